@@ -1,0 +1,138 @@
+"""Loss bounds of the paper and the quantities they are stated in (R, gamma).
+
+Every bound is a function of plain numbers, so the book can put it next to a
+measured cumulative loss; :func:`radius` and :func:`empirical_margin` measure ``R``
+and ``gamma`` on a data set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron._validation import check_positive
+from predtron.problems.base import Problem
+
+NORMS = ("fro", "l1", "group")
+
+
+def radius(problem: Problem, X) -> float:
+    """``R = max_tau ||X_tau||``, in the norm the problem's scoring uses (Theorem 1).
+
+    For vector inputs this is the Euclidean norm; for ranking inputs the operator
+    norm of the document matrix (Corollary 5).
+    """
+    return max(problem.scoring.instance_norm(x) for x in problem.scoring.split(X))
+
+
+def parameter_norm(W: np.ndarray, norm: str = "fro") -> float:
+    """Norm of a parameter matrix: ``"fro"`` (Frobenius / l2), ``"l1"`` (entrywise) or
+    ``"group"`` (the (2,1) group norm: sum of the l2 norms of the columns, Section 5)."""
+    W = np.asarray(W, dtype=float)
+    if norm == "fro":
+        return float(np.linalg.norm(W))
+    if norm == "l1":
+        return float(np.abs(W).sum())
+    if norm == "group":
+        return float(np.linalg.norm(W.reshape(W.shape[0], -1) if W.ndim > 1 else W[:, None],
+                                    axis=0).sum())
+    raise ValueError(f"norm must be one of {list(NORMS)}; got {norm!r}")
+
+
+def empirical_margin(problem: Problem, W: np.ndarray, X, Y, norm: str = "fro") -> float:
+    """Margin ``gamma`` of ``W / ||W||`` on a data set (Section 2.2).
+
+    The smallest margin over the examples of the scores of the normalised ``W``
+    (``problem.margin``); positive exactly when the normalised ``W`` separates the data.
+    """
+    scale = parameter_norm(W, norm)
+    if scale == 0:
+        raise ValueError("W is zero; the margin of the zero matrix is not defined")
+    W = np.asarray(W, dtype=float) / scale
+    xs = problem.scoring.split(X)
+    if len(xs) != len(Y):
+        raise ValueError(f"X and Y must have the same length; got {len(xs)} and {len(Y)}")
+    return min(problem.margin(problem.scoring.scores(W, x), problem.check_label(y))
+               for x, y in zip(xs, Y, strict=True))
+
+
+def theorem1_eta(R: float, c_L: float) -> float:
+    """The step size ``eta = c_L / (4 R^2)`` of Theorem 1."""
+    return check_positive(c_L, "c_L") / (4 * check_positive(R, "R") ** 2)
+
+
+def theorem1_bound(R: float, gamma: float, c_L: float, C_L: float, eta: float | None = None) -> float:
+    """Theorem 1: ``sum_tau L <= 4 R^2 C_L^2 / (c_L gamma^2)`` for separable data.
+
+    With ``eta`` given, the bound of the same proof for that step size,
+    ``C_L^2 / (2 eta gamma^2 (1 - 2 eta R^2 / c_L))``, valid for ``eta < c_L / (2 R^2)``;
+    it equals the headline bound at ``eta = c_L / (4 R^2)``.
+    """
+    R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
+    c_L, C_L = check_positive(c_L, "c_L"), check_positive(C_L, "C_L")
+    if eta is None:
+        return 4 * R**2 * C_L**2 / (c_L * gamma**2)
+    eta = check_positive(eta, "eta")
+    shrink = 1 - 2 * eta * R**2 / c_L
+    if shrink <= 0:
+        raise ValueError(f"the bound needs eta < c_L / (2 R^2) = {c_L / (2 * R**2)!r}; got {eta!r}")
+    return C_L**2 / (2 * eta * gamma**2 * shrink)
+
+
+def predtron_bound(problem: Problem, R: float, gamma: float) -> float:
+    """Theorem 1 with the problem's own ``c_L`` and ``C_L``."""
+    return theorem1_bound(R, gamma, problem.c_L, problem.C_L)
+
+
+def corollary2_bound(R: float, gamma: float, cost_pos: float, cost_neg: float) -> float:
+    """Corollary 2 (weighted binary loss): ``4 R^2 alpha_1^2 / (alpha_2 gamma^2)``,
+    ``alpha_1 >= alpha_2`` the larger and smaller cost."""
+    high, low = max(cost_pos, cost_neg), min(cost_pos, cost_neg)
+    return theorem1_bound(R, gamma, low, high)
+
+
+def ordinal_bound(R: float, gamma: float, n_levels: int) -> float:
+    """Ordinal regression by the multiclass reduction: ``4 (l - 1)^2 R^2 / gamma^2``."""
+    return theorem1_bound(R, gamma, 1.0, float(n_levels - 1))
+
+
+def reject_bound(R: float, gamma: float, reject_cost_pos: float, reject_cost_neg: float) -> float:
+    """REJECT option, from Theorem 1 (``C_L = 1``, ``c_L = beta_2``): ``4 R^2 / (beta_2 gamma^2)``.
+
+    This is the bound we can prove from Theorem 1; see :func:`reject_bound_paper` for
+    the form printed in the paper.
+    """
+    return theorem1_bound(R, gamma, min(reject_cost_pos, reject_cost_neg), 1.0)
+
+
+def reject_bound_paper(R: float, gamma: float, reject_cost_pos: float, reject_cost_neg: float) -> float:
+    """The REJECT bound as printed in Section 3, ``4 R^2 beta_1^2 / (beta_2^2 gamma^2)``.
+
+    Its proof (Appendix C.1) is not available to us; the book checks it empirically
+    only.
+    """
+    b1, b2 = max(reject_cost_pos, reject_cost_neg), min(reject_cost_pos, reject_cost_neg)
+    return 4 * R**2 * b1**2 / (b2**2 * check_positive(gamma, "gamma") ** 2)
+
+
+def loss_driven_bound(R: float, gamma: float, C_L: float, c_L: float | None = None,
+                      update: str = "prediction") -> float:
+    """Bounds for Predtron.LD (our derivation, see the book's appendix).
+
+    ``update="prediction"`` (any ``eta``): ``sum L <= 4 R^2 C_L / gamma^2``.
+    ``update="oracle"`` (``eta = 1 / (4 R^2)``): ``sum L^2 <= 4 R^2 C_L^2 / gamma^2``,
+    so ``sum L <= 4 R^2 C_L^2 / (c_L gamma^2)``; this needs ``c_L``.
+    """
+    R, gamma, C_L = check_positive(R, "R"), check_positive(gamma, "gamma"), check_positive(C_L, "C_L")
+    if update == "prediction":
+        return 4 * R**2 * C_L / gamma**2
+    if update == "oracle":
+        if c_L is None:
+            raise ValueError("update='oracle' needs c_L")
+        return 4 * R**2 * C_L**2 / (check_positive(c_L, "c_L") * gamma**2)
+    raise ValueError(f"update must be 'prediction' or 'oracle'; got {update!r}")
+
+
+def loss_driven_squared_bound(R: float, gamma: float, C_L: float) -> float:
+    """Predtron.LD with the oracle and ``eta = 1 / (4 R^2)``: ``sum L^2 <= 4 R^2 C_L^2 / gamma^2``."""
+    return 4 * check_positive(R, "R") ** 2 * check_positive(C_L, "C_L") ** 2 / check_positive(
+        gamma, "gamma") ** 2

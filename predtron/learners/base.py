@@ -1,0 +1,229 @@
+"""Shared machinery of the online learners: validation, the online loop, history, scoring.
+
+A learner consumes any :class:`~predtron.problems.Problem` through its five operations
+and its ``scoring`` map; it never looks at which problem it has.  Subclasses decide
+how parameters are stored and updated (primal matrix, mirror-descent dual, kernel
+expansion) by implementing :meth:`OnlineLearner._scores` and :meth:`OnlineLearner._apply`.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from predtron._validation import check_choice, check_int, check_positive
+from predtron.problems.base import Problem
+
+UPDATES = ("oracle", "prediction")
+
+
+class OnlineLearner(ABC):
+    """Base class of the mistake-driven learners (Algorithm 1 and its variants).
+
+    Parameters
+    ----------
+    problem : Problem
+        The prediction problem.
+    eta : float
+        Step size ``eta > 0``.
+    update : {"oracle", "prediction"}
+        Which prediction enters the update on a mistake round: ``"oracle"`` uses the
+        loss-augmented argmax ``sigma~`` (Algorithm 1, line 8); ``"prediction"`` uses the
+        prediction ``sigma_tau`` itself (the classic perceptron-style variant, whose
+        predictions do not depend on ``eta`` because ``W_1 = 0``).
+
+    Attributes
+    ----------
+    loss_history_ : ndarray of shape (n_rounds,)
+        Loss suffered in every online round, in order.
+    n_updates_ : int
+        Number of rounds with an update (rounds with non-zero loss).
+    n_features_in_ : int
+        Number of input features seen by the first call to ``partial_fit``.
+    """
+
+    def __init__(self, problem: Problem, eta: float = 1.0, update: str = "oracle"):
+        self.problem = problem
+        self.eta = eta
+        self.update = update
+
+    # ------------------------------------------------------------ scikit-learn
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters, as in scikit-learn."""
+        import inspect
+
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {name: getattr(self, name) for name in names}
+
+    def set_params(self, **params) -> OnlineLearner:
+        """Set constructor parameters, as in scikit-learn."""
+        valid = self.get_params()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"unknown parameter {key!r}; valid parameters are {sorted(valid)}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # --------------------------------------------------------------- subclasses
+    @abstractmethod
+    def _init_state(self, n_features: int) -> None:
+        """Create the learned state for inputs with ``n_features`` features."""
+
+    @abstractmethod
+    def _scores(self, x: np.ndarray) -> np.ndarray:
+        """Scores ``t`` of one instance under the current parameters."""
+
+    @abstractmethod
+    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
+        """Move the parameters by ``-step * A_x^*(g)``."""
+
+    def _step_scale(self, loss: float) -> float:
+        """Multiplier of ``eta`` on a mistake round (1 for Algorithm 1)."""
+        return 1.0
+
+    # ---------------------------------------------------------------- checking
+    def _validate_params(self) -> None:
+        if not isinstance(self.problem, Problem):
+            raise ValueError(
+                "problem must be a predtron.problems.Problem instance (e.g. Binary()); "
+                f"got {type(self.problem).__name__}"
+            )
+        check_positive(self.eta, "eta")
+        check_choice(self.update, "update", UPDATES)
+
+    def _check_data(self, X, Y=None) -> tuple[list[np.ndarray], list | None]:
+        xs = self.problem.scoring.split(X)
+        if hasattr(self, "n_features_in_"):
+            for i, x in enumerate(xs):
+                got = self.problem.scoring.n_features(x)
+                if got != self.n_features_in_:
+                    raise ValueError(
+                        f"X[{i}] has {got} features, but this learner was fitted with "
+                        f"{self.n_features_in_} features"
+                    )
+        if Y is None:
+            return xs, None
+        if len(Y) != len(xs):
+            raise ValueError(
+                f"X and Y must have the same number of examples; got {len(xs)} inputs and "
+                f"{len(Y)} labels"
+            )
+        ys = []
+        for i, y in enumerate(Y):
+            try:
+                ys.append(self.problem.check_label(y))
+            except ValueError as exc:
+                raise ValueError(f"Y[{i}]: {exc}") from None
+        if hasattr(self.problem, "check_pair"):
+            for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+                self.problem.check_pair(x, y, i)
+        return xs, ys
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "n_features_in_"):
+            raise ValueError(
+                f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first"
+            )
+
+    # -------------------------------------------------------------- online loop
+    def reset(self) -> OnlineLearner:
+        """Forget everything learned (back to ``W_1 = 0``)."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+        return self
+
+    def partial_fit(self, X, Y) -> OnlineLearner:
+        """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-14).
+
+        Parameters
+        ----------
+        X : array-like
+            Inputs in the form the problem's ``scoring`` takes (a 2-D array of shape
+            ``(n_samples, n_features)``, or a list of per-instance matrices for ranking).
+        Y : sequence
+            One label per input, in the problem's label convention.
+        """
+        self._validate_params()
+        xs, ys = self._check_data(X, Y)
+        if not hasattr(self, "n_features_in_"):
+            if not xs:
+                raise ValueError("X is empty; at least one example is needed to start learning")
+            self.n_features_in_ = self.problem.scoring.n_features(xs[0])
+            self._init_state(self.n_features_in_)
+            self._losses: list[float] = []
+            self.n_updates_ = 0
+        for x, y in zip(xs, ys, strict=True):
+            self._round(x, y)
+        return self
+
+    def _round(self, x: np.ndarray, y) -> None:
+        problem = self.problem
+        t = self._scores(x)
+        sigma = problem.pred(t)
+        loss = float(problem.loss(sigma, y))
+        self._losses.append(loss)
+        if loss > 0:
+            chosen = problem.oracle(t, y) if self.update == "oracle" else sigma
+            g = problem.rep(chosen) - problem.rep(problem.correct(y))
+            self._apply(g, x, self.eta * self._step_scale(loss))
+            self.n_updates_ += 1
+
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False) -> OnlineLearner:
+        """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data in order.
+
+        Parameters
+        ----------
+        epochs : int
+            Number of passes; the loss history covers all of them.
+        verbose : bool
+            Print one line per pass (loss suffered and updates) to stderr.
+        """
+        epochs = check_int(epochs, "epochs", minimum=1)
+        self.reset()
+        for epoch in range(epochs):
+            before = len(getattr(self, "_losses", []))
+            updates = getattr(self, "n_updates_", 0)
+            self.partial_fit(X, Y)
+            if verbose:
+                pass_losses = self._losses[before:]
+                print(
+                    f"epoch {epoch + 1}/{epochs}: mean loss {np.mean(pass_losses):.4f}, "
+                    f"{self.n_updates_ - updates} updates",
+                    file=sys.stderr,
+                )
+        return self
+
+    @property
+    def loss_history_(self) -> np.ndarray:
+        """Loss suffered in each online round so far."""
+        self._check_fitted()
+        return np.asarray(self._losses, dtype=float)
+
+    # ------------------------------------------------------------- prediction
+    def decision_function(self, X) -> np.ndarray | list:
+        """Scores ``t`` for each input (an array, or a list when sizes differ)."""
+        self._check_fitted()
+        xs, _ = self._check_data(X)
+        scores = [self._scores(x) for x in xs]
+        sizes = {s.shape for s in scores}
+        return np.asarray(scores) if len(sizes) <= 1 else scores
+
+    def predict(self, X):
+        """Predictions ``pred(t)`` for each input."""
+        self._check_fitted()
+        xs, _ = self._check_data(X)
+        return self.problem.stack(self.problem.pred(self._scores(x)) for x in xs)
+
+    def score(self, X, Y) -> float:
+        """Mean loss ``L(pred(t), y)`` on ``(X, Y)`` (lower is better)."""
+        self._check_fitted()
+        xs, ys = self._check_data(X, Y)
+        problem = self.problem
+        losses = [problem.loss(problem.pred(self._scores(x)), y) for x, y in zip(xs, ys, strict=True)]
+        return float(np.mean(losses))

@@ -1,0 +1,181 @@
+"""Multilabel classification (Section 3) with oracles that never enumerate 2^m subsets.
+
+Labels and predictions are 0/1 vectors of length ``m``.  With ``s_j = 2 y_j - 1`` and
+``a_j = 2 s_j t_j / sqrt(m)``, the representation of Section 3 gives
+
+    <rep(y) - rep(sigma), t> = sum of a_j over the error set E = {j : sigma_j != y_j},
+
+so the loss-augmented argmax is a choice of error set; each loss below picks it in
+``O(m)`` or ``O(m log m)`` time.  These oracles are our derivation (the paper's
+Appendix C.2 is not available); :mod:`predtron.testing` checks them against brute force.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from predtron._validation import check_binary_vector, check_choice, check_int
+from predtron.problems.base import Problem
+from predtron.scoring import VectorScoring
+
+LOSSES = ("hamming", "subset", "errorset")
+
+#: Largest ``m`` for which the error-set margin is computed by enumeration.
+MAX_ENUMERATED_LABELS = 16
+
+
+class Multilabel(Problem):
+    """Multilabel classification: ``rep(sigma) = (2 sigma - 1) / sqrt(m)``, ``pred = sign``.
+
+    Parameters
+    ----------
+    n_labels : int
+        ``m``, the number of labels.
+    loss : {"hamming", "subset", "errorset"}
+        * ``"hamming"``: ``|sigma union y| - |sigma intersect y|``, the number of wrong
+          labels (unnormalised, as in the paper; see ``normalize``);
+        * ``"subset"``: the subset 0-1 loss, 1 unless ``sigma == y``;
+        * ``"errorset"``: the error-set size, the number of pairs (relevant label
+          missed, irrelevant label predicted) = false negatives x false positives.
+    normalize : bool
+        Divide the Hamming loss by ``m`` (only with ``loss="hamming"``).
+
+    Notes
+    -----
+    A score of exactly 0 decodes to 1 (label predicted), as in :class:`~predtron.problems.Binary`.
+    """
+
+    def __init__(self, n_labels: int, loss: str = "hamming", *, normalize: bool = False):
+        self.n_labels = check_int(n_labels, "n_labels", minimum=1)
+        self.loss_name = check_choice(loss, "loss", LOSSES)
+        if normalize and loss != "hamming":
+            raise ValueError(f"normalize=True applies only to loss='hamming'; got loss={loss!r}")
+        if loss == "errorset" and self.n_labels < 2:
+            raise ValueError("loss='errorset' needs n_labels >= 2 (it counts pairs of labels)")
+        self.normalize = bool(normalize)
+        self.scoring = VectorScoring(self.n_labels)
+        self._scale = 1.0 / np.sqrt(self.n_labels)
+
+    def get_params(self) -> dict:
+        return {"n_labels": self.n_labels, "loss": self.loss_name, "normalize": self.normalize}
+
+    # ------------------------------------------------------------------ basics
+    def check_label(self, y) -> np.ndarray:
+        return check_binary_vector(y, "label", self.n_labels)
+
+    def rep(self, sigma) -> np.ndarray:
+        return (2.0 * np.asarray(sigma, dtype=float) - 1.0) * self._scale
+
+    def pred(self, t) -> np.ndarray:
+        return (np.asarray(t, dtype=float) >= 0).astype(np.int64)
+
+    def correct(self, y) -> np.ndarray:
+        return np.asarray(y, dtype=np.int64)
+
+    def loss(self, sigma, y) -> float:
+        sigma, y = np.asarray(sigma), np.asarray(y)
+        if self.loss_name == "hamming":
+            wrong = float(np.count_nonzero(sigma != y))
+            return wrong / self.n_labels if self.normalize else wrong
+        if self.loss_name == "subset":
+            return float(np.any(sigma != y))
+        false_neg = np.count_nonzero((y == 1) & (sigma == 0))
+        false_pos = np.count_nonzero((y == 0) & (sigma == 1))
+        return float(false_neg * false_pos)
+
+    def _gains(self, t, y) -> np.ndarray:
+        """``a_j``: how much ``<rep(y) - rep(sigma), t>`` grows when label ``j`` is wrong."""
+        return 2.0 * (2.0 * np.asarray(y) - 1.0) * np.asarray(t, dtype=float) * self._scale
+
+    def _flip(self, y, errors: np.ndarray) -> np.ndarray:
+        sigma = np.array(y, dtype=np.int64)
+        sigma[errors] = 1 - sigma[errors]
+        return sigma
+
+    # ------------------------------------------------------------------ oracle
+    def oracle(self, t, y) -> np.ndarray:
+        a = self._gains(t, y)
+        y = np.asarray(y)
+        if self.loss_name == "hamming":
+            unit = 1.0 / self.n_labels if self.normalize else 1.0
+            return self._flip(y, unit - a > 0)
+        if self.loss_name == "subset":
+            errors = a < 0
+            if not errors.any():
+                errors[int(np.argmin(a))] = True
+            value = 1.0 - a[errors].sum()
+            return self._flip(y, errors) if value > 0 else y.astype(np.int64)
+        return self._flip(y, _errorset_choice(a, y == 1))
+
+    # ------------------------------------------------------------------ margin
+    def margin(self, t, y) -> float:
+        if self.loss_name == "errorset":
+            y = np.asarray(y)
+            if y.all() or not y.any():
+                return np.inf
+            if self.n_labels > MAX_ENUMERATED_LABELS:
+                raise ValueError(
+                    f"the error-set margin is computed by enumeration, for n_labels <= "
+                    f"{MAX_ENUMERATED_LABELS}; got n_labels={self.n_labels}"
+                )
+            return super().margin(t, y)
+        a = self._gains(t, y)
+        negative = a[a < 0]
+        return float(negative.sum()) if negative.size else float(a.min())
+
+    # ------------------------------------------------------------- enumeration
+    def predictions(self, y=None):
+        return (np.array(bits, dtype=np.int64)
+                for bits in itertools.product((1, 0), repeat=self.n_labels))
+
+    def labels(self):
+        return self.predictions()
+
+    def random_label(self, rng):
+        return rng.integers(0, 2, self.n_labels).astype(np.int64)
+
+    def pred_default(self):
+        return np.ones(self.n_labels, dtype=np.int64)
+
+    @property
+    def c_L(self) -> float:
+        if self.loss_name == "hamming" and self.normalize:
+            return 1.0 / self.n_labels
+        return 1.0
+
+    @property
+    def C_L(self) -> float:
+        if self.loss_name == "hamming":
+            return 1.0 if self.normalize else float(self.n_labels)
+        if self.loss_name == "subset":
+            return 1.0
+        half = self.n_labels // 2
+        return float(half * (self.n_labels - half))
+
+
+def _errorset_choice(a: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """Error set maximising ``p * n - sum_{E} a`` with ``p`` relevant, ``n`` irrelevant labels.
+
+    For a fixed ``p`` the best labels to get wrong are the ``p`` relevant labels with the
+    smallest ``a`` (and likewise for ``n``), and the value is concave in ``n`` with
+    increments ``p - a_(n)``, so the best ``n`` is the number of sorted irrelevant gains
+    below ``p``.  Sorting dominates: ``O(m log m)``.
+    """
+    pos_idx = np.flatnonzero(relevant)
+    neg_idx = np.flatnonzero(~relevant)
+    pos_order = pos_idx[np.argsort(a[pos_idx], kind="stable")]
+    neg_order = neg_idx[np.argsort(a[neg_idx], kind="stable")]
+    pos_sorted, neg_sorted = a[pos_order], a[neg_order]
+    pos_prefix = np.concatenate([[0.0], np.cumsum(pos_sorted)])
+    neg_prefix = np.concatenate([[0.0], np.cumsum(neg_sorted)])
+    p = np.arange(len(pos_idx) + 1)
+    n = np.searchsorted(neg_sorted, p, side="left")
+    values = p * n - pos_prefix[p] - neg_prefix[n]
+    best = int(np.argmax(values))
+    errors = np.zeros(len(a), dtype=bool)
+    if values[best] > 0:
+        errors[pos_order[:best]] = True
+        errors[neg_order[: n[best]]] = True
+    return errors

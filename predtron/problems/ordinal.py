@@ -1,0 +1,30 @@
+"""Ordinal regression by reduction to multiclass (Section 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron._validation import check_int
+from predtron.problems.multiclass import Multiclass
+
+
+class Ordinal(Multiclass):
+    """Ordinal regression with the absolute loss ``L(sigma, y) = |sigma - y|``.
+
+    Labels and predictions are levels ``0..l-1``; the representation is the standard
+    basis of ``R^l`` (the multiclass reduction), so Theorem 1 gives the bound
+    ``4 (l - 1)^2 R^2 / gamma^2`` (``C_L = l - 1``, ``c_L = 1``).
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels ``l >= 2``.
+    """
+
+    def __init__(self, n_levels: int):
+        levels = np.arange(check_int(n_levels, "n_levels", minimum=2))
+        super().__init__(len(levels), np.abs(levels[:, None] - levels[None, :]).astype(float))
+        self.n_levels = len(levels)
+
+    def get_params(self) -> dict:
+        return {"n_levels": self.n_levels}

@@ -1,0 +1,155 @@
+"""Brute-force references and shared checks for problems and learners.
+
+Everything here enumerates the prediction space, so it is for small instances and
+tests only.  :func:`check_problem` is the contract every problem must satisfy; run it
+on your own :class:`~predtron.problems.Problem` subclass before trusting it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron.problems.base import Problem
+
+
+def brute_force_pred(problem: Problem, t: np.ndarray, y=None):
+    """``argmax_sigma <rep(sigma), t>`` by enumeration; returns ``(sigma, value)``."""
+    best, best_value = None, -np.inf
+    for sigma in problem.predictions(y):
+        value = float(problem.rep(sigma) @ t)
+        if value > best_value:
+            best, best_value = sigma, value
+    return best, best_value
+
+
+def brute_force_oracle(problem: Problem, t: np.ndarray, y):
+    """Loss-augmented argmax by enumeration; returns ``(sigma~, phi(t, y))``."""
+    best, best_value = None, -np.inf
+    for sigma in problem.predictions(y):
+        value = problem.objective(sigma, t, y)
+        if value > best_value:
+            best, best_value = sigma, value
+    return best, best_value
+
+
+def _tol(*values: float) -> float:
+    return 1e-9 * (1.0 + max(abs(v) for v in values))
+
+
+def _random_scores(problem: Problem, y, rng: np.random.Generator) -> np.ndarray:
+    d = problem.rep(problem.correct(y)).shape
+    kind = rng.integers(4)
+    if kind == 0:  # integer scores: plenty of ties
+        return rng.integers(-2, 3, size=d).astype(float)
+    if kind == 1:  # tiny scores: the loss term dominates
+        return 0.01 * rng.standard_normal(d)
+    if kind == 2:  # a scaled correct representation plus noise
+        return 3 * problem.rep(problem.correct(y)) + rng.standard_normal(d)
+    return rng.standard_normal(d) * rng.choice([0.3, 1.0, 5.0])
+
+
+def check_problem(problem: Problem, n_trials: int = 60, seed: int = 0, labels=None) -> None:
+    """Assert the contract of Section 2 on random scores and labels.
+
+    Checks, for random ``(t, y)`` (including tied and tiny scores):
+
+    * every ``rep(sigma)`` has unit norm and ``pred(rep(sigma)) = sigma``;
+    * ``pred(t)`` maximises ``<rep(sigma), t>`` (value equal to brute force) and
+      ``pred(c t) = pred(t)`` for ``c > 0`` (homogeneity);
+    * ``L(correct(y), y) = 0`` and every loss is ``>= 0``;
+    * the fast ``oracle`` attains the brute-force maximum of eq. (2), and ``surrogate``
+      equals it;
+    * ``surrogate(t, y) >= L(pred(t), y) >= 0``, ``surrogate(0, y) = max_sigma L(sigma,
+      y)``, and ``surrogate(c rep(sigma_y), y) = 0`` for ``c`` large enough.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem small enough to enumerate.
+    n_trials : int
+        Number of random ``(t, y)`` pairs.
+    seed : int
+        Seed of the random draws.
+    labels : list, optional
+        Labels to draw from (default: ``problem.random_label``).
+    """
+    rng = np.random.default_rng(seed)
+    draw = (lambda: labels[int(rng.integers(len(labels)))]) if labels else (
+        lambda: problem.random_label(rng))
+    checked_reps = set()
+    for _ in range(n_trials):
+        y = problem.check_label(draw())
+        sigma_y = problem.correct(y)
+        preds = list(problem.predictions(y))
+        key = len(preds)
+        assert problem.loss(sigma_y, y) == 0, f"correct({y!r}) has non-zero loss"
+        if key not in checked_reps:
+            checked_reps.add(key)
+            for sigma in preds:
+                r = problem.rep(sigma)
+                assert abs(np.linalg.norm(r) - 1) < 1e-9, f"rep({sigma!r}) is not unit norm"
+                assert problem.same(problem.pred(r), sigma), f"pred(rep({sigma!r})) != {sigma!r}"
+        losses = [problem.loss(s, y) for s in preds]
+        assert min(losses) >= 0, "a loss value is negative"
+
+        t = _random_scores(problem, y, rng)
+        sigma = problem.pred(t)
+        _, best = brute_force_pred(problem, t, y)
+        got = float(problem.rep(sigma) @ t)
+        assert got >= best - _tol(best), f"pred({t}) = {sigma!r} is not a maximiser"
+        for c in (0.5, 7.0):
+            assert problem.same(problem.pred(c * t), sigma), "pred is not homogeneous"
+
+        tilde = problem.oracle(t, y)
+        _, phi = brute_force_oracle(problem, t, y)
+        value = problem.objective(tilde, t, y)
+        assert abs(value - phi) <= _tol(phi), (
+            f"oracle value {value} != brute force {phi} for t={t}, y={y!r}")
+        surrogate = problem.surrogate(t, y)
+        assert abs(surrogate - phi) <= _tol(phi), "surrogate disagrees with brute force"
+        assert surrogate >= problem.loss(sigma, y) - _tol(surrogate) >= -_tol(surrogate), (
+            "surrogate is below the loss of pred(t)")
+
+        zero = np.zeros_like(t)
+        assert abs(problem.surrogate(zero, y) - max(losses)) <= _tol(max(losses)), (
+            "surrogate(0, y) should be the largest loss")
+        rep_y = problem.rep(sigma_y)
+        gaps = [1.0 - problem.rep(s) @ rep_y for s in preds if not problem.same(s, sigma_y)]
+        if gaps:
+            c = (max(losses) + 1.0) / max(min(gaps), 1e-12)
+            assert problem.surrogate(c * rep_y, y) <= _tol(c), (
+                "surrogate of a far-scaled correct representation should be 0")
+
+
+def check_learner(make_learner, problem: Problem, X, Y) -> None:
+    """Shared behaviour of every learner class on one problem and data set.
+
+    ``make_learner(problem)`` must return an unfitted learner.  Checks that fitting
+    records one loss per round, that ``fit`` restarts from zero and is deterministic,
+    that ``predict``, ``decision_function`` and ``score`` agree, and that a fitted
+    learner refuses inputs with another number of features.
+    """
+    learner = make_learner(problem)
+    params = learner.get_params()
+    learner.fit(X, Y, epochs=2)
+    assert learner.get_params() == params, "fit must not change constructor parameters"
+    n = len(Y)
+    assert learner.loss_history_.shape == (2 * n,), "one loss per online round"
+    assert np.all(learner.loss_history_ >= 0)
+    assert learner.n_updates_ == int(np.count_nonzero(learner.loss_history_))
+    first = learner.predict(X)
+    again = make_learner(problem).fit(X, Y, epochs=2).predict(X)
+    assert _equal(first, again), "fit is not deterministic"
+    learner.fit(X, Y, epochs=2)
+    assert _equal(first, learner.predict(X)), "fit must restart from W_1 = 0"
+    scores = learner.decision_function(X)
+    preds = [problem.pred(t) for t in scores]
+    assert all(problem.same(a, b) for a, b in zip(preds, first, strict=True))
+    mean = np.mean([problem.loss(p, problem.check_label(y)) for p, y in zip(preds, Y, strict=True)])
+    assert abs(learner.score(X, Y) - mean) < 1e-12
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, list) or isinstance(b, list):
+        return len(a) == len(b) and all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
+    return bool(np.array_equal(a, b))
