@@ -52,3 +52,49 @@ def plot_timings(ax, sizes: Sequence[float], seconds: Sequence[float], label: st
     ax.set_ylabel("seconds")
     ax.legend()
     return ax
+
+
+def plot_loss_matrix(ax, matrix, row_labels: Sequence[str], col_labels: Sequence[str],
+                     title: str | None = None, cmap: str = "Blues"):
+    """A ``k x l`` loss matrix as an annotated heat map (predictions down, labels across).
+
+    Zero entries (the correct predictions ``Sigma_y`` of each label, Section 2.1) are
+    printed in bold so every column visibly has one.
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.shape != (len(row_labels), len(col_labels)):
+        raise ValueError(
+            f"matrix has shape {matrix.shape} but {len(row_labels)} row labels and "
+            f"{len(col_labels)} column labels were given"
+        )
+    top = float(matrix.max()) if matrix.size else 1.0
+    ax.imshow(matrix, cmap=cmap, vmin=0, vmax=top if top > 0 else 1.0, aspect="auto")
+    for (i, j), value in np.ndenumerate(matrix):
+        ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=8,
+                fontweight="bold" if value == 0 else "normal",
+                color="white" if value > 0.6 * top else "black")
+    ax.set_xticks(range(len(col_labels)), labels=list(col_labels))
+    ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
+    ax.set_xlabel("label $y$")
+    ax.set_ylabel("prediction $\\sigma$")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_tradeoff(ax, costs, abstention, error, reference: float | None = None,
+                  reference_label: str = "error without abstaining"):
+    """Abstention rate and error rate on the accepted examples against the reject cost.
+
+    For the REJECT option of Section 3: as abstaining gets cheaper the classifier
+    abstains more and errs less on what it does not abstain on.  ``reference`` draws
+    the error rate of a classifier that never abstains.
+    """
+    ax.plot(costs, abstention, marker="o", label="abstention rate")
+    ax.plot(costs, error, marker="s", label="error rate on accepted examples")
+    if reference is not None:
+        ax.axhline(reference, linestyle="--", color="gray", label=reference_label)
+    ax.set_xlabel("reject cost $\\beta$")
+    ax.set_ylabel("rate on the test set")
+    ax.legend()
+    return ax

@@ -19,7 +19,7 @@ def check_loss_matrix(loss_matrix, name: str = "loss_matrix") -> np.ndarray:
         )
     if np.any(L < 0):
         i, j = np.argwhere(L < 0)[0]
-        raise ValueError(f"{name} must be non-negative; entry [{i}, {j}] is {L[i, j]!r}")
+        raise ValueError(f"{name} must be non-negative; entry [{i}, {j}] is {float(L[i, j]):g}")
     no_zero = np.flatnonzero(~np.any(L == 0, axis=0))
     if no_zero.size:
         raise ValueError(

@@ -6,7 +6,7 @@ import numpy as np
 
 from predtron._validation import check_int
 from predtron.problems.base import first_argmax
-from predtron.problems.general import General
+from predtron.problems.general import General, check_loss_matrix
 
 
 class Multiclass(General):
@@ -34,7 +34,7 @@ class Multiclass(General):
         shape = np.shape(matrix)
         if shape != (k, k):
             raise ValueError(f"loss must be a ({k}, {k}) matrix for n_classes={k}; got shape {shape}")
-        super().__init__(matrix, np.eye(k))
+        super().__init__(check_loss_matrix(matrix, "loss"), np.eye(k))
         self.n_classes = k
 
     def get_params(self) -> dict:

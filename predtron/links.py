@@ -1,0 +1,330 @@
+"""Link functions for Predtron.Link (online mirror descent, Section 4 and Corollaries 6 and 8).
+
+A link is the gradient of a convex potential ``psi`` on parameter matrices.  The
+mirror-descent learner (:class:`~predtron.learners.link.PredtronLink`) keeps a dual
+matrix ``Theta`` that receives the plain Predtron updates and predicts with
+``W = grad psi*(Theta) = (grad psi)^{-1}(Theta)``; the paper's Section 4 writes this as
+``w_{tau+1} = (grad psi)^{-1}(grad psi(w_tau) - r_tau)``.
+
+Every link here has the form ``psi(W) = 1/2 ||W||^2`` for a norm, so (PAPER.md,
+Section 3, with ``s = r / (r - 1)``):
+
+* :class:`PNormLink`: ``psi(w) = 1/2 ||w||_r^2`` on all entries; ``grad psi(w)_i =
+  sign(w_i) |w_i|^{r-1} / ||w||_r^{r-2}`` and its inverse is the same map with ``s``
+  (the gradient of ``psi*(theta) = 1/2 ||theta||_s^2``).  ``r`` close to 1 suits an
+  ``l_1`` margin (Corollary 6).
+* :class:`GroupNormLink`: ``psi(W) = 1/2 ||W||_{2,r}^2``, the ``l_r`` norm of the
+  Euclidean norms of the columns; ``grad psi(W)_g = ||W||_{2,r}^{2-r} ||W_g||_2^{r-2}
+  W_g`` for column ``g`` (Corollary 8).
+* :class:`SchattenLink`: ``psi(W) = 1/2 ||W||_{S_r}^2``, the ``l_r`` norm of the
+  singular values; the map acts on the singular values and keeps the singular
+  vectors (``r`` close to 1 approximates the trace norm).
+* :class:`EuclideanLink`: ``psi = 1/2 ||W||_F^2``, the identity; with it Predtron.Link
+  is plain Predtron.
+
+All maps send zero to zero, are positively homogeneous of degree one and are exact
+inverses of each other in exact arithmetic.  With ``r = 2`` every family reduces to
+the identity, which the code returns as a plain copy so that Predtron.Link reproduces
+Predtron bit for bit.
+
+Default exponent: ``r = log p / (log p - 1)`` (Corollaries 6 and 8), where ``p``
+counts what the norm sums over (entries, columns or singular values).  It is resolved
+from the shape of the array each map is applied to, so a learner fixes it at its
+first update (:meth:`Link.exponent` reports it).  The formula lies in ``(1, 2]`` only
+for ``p >= e^2`` (``p >= 8``); for ``p = 3..7`` it exceeds 2 (``psi`` would no longer
+be strongly convex), for ``p = 2`` it is negative and for ``p = 1`` it is zero.  For
+``p < e^2`` the default is therefore ``r = 2``, the value the formula itself reaches
+at ``p = e^2``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from predtron._validation import as_finite_array
+
+
+def default_exponent(p: int) -> float:
+    """The exponent ``r = log p / (log p - 1)`` of Corollaries 6 and 8, or 2 for ``p < e^2``.
+
+    Parameters
+    ----------
+    p : int
+        Number of terms the norm sums over (entries, columns or singular values).
+
+    Returns
+    -------
+    float
+        ``log p / (log p - 1)`` when ``log p >= 2`` (a value in ``(1, 2]``), otherwise 2:
+        below ``p = e^2`` the formula leaves ``(1, 2]`` (it is negative for ``p = 2``
+        and undefined in spirit for ``p = 1``), and ``r = 2`` is where it ends.
+    """
+    if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
+        raise ValueError(f"p must be an integer >= 1 (a number of terms); got {p!r}")
+    log_p = float(np.log(p))
+    if log_p < 2.0:
+        return 2.0
+    return log_p / (log_p - 1.0)
+
+
+def check_exponent(r, name: str = "r") -> float | None:
+    """Validate a norm exponent: ``None`` (use the default) or a finite real ``r > 1``."""
+    if r is None:
+        return None
+    if isinstance(r, bool) or not isinstance(r, numbers.Real):
+        raise ValueError(f"{name} must be a real number > 1 or None; got {r!r}")
+    r = float(r)
+    if not np.isfinite(r) or r <= 1.0:
+        raise ValueError(
+            f"{name} must be finite and > 1 (psi = 1/2 ||.||_{name}^2 needs a norm with a "
+            f"differentiable square); got {r!r}"
+        )
+    return r
+
+
+def conjugate_exponent(r: float) -> float:
+    """Hölder conjugate ``s = r / (r - 1)``, so that ``1/r + 1/s = 1``."""
+    return r / (r - 1.0)
+
+
+def pnorm(v: np.ndarray, r: float) -> float:
+    """``||v||_r`` over all entries, computed without overflow or underflow."""
+    a = np.abs(np.ravel(v))
+    top = float(a.max()) if a.size else 0.0
+    if top == 0.0:
+        return 0.0
+    if r == 2.0:
+        return float(np.linalg.norm(a))
+    return top * float(np.sum((a / top) ** r)) ** (1.0 / r)
+
+
+def pnorm_map(v: np.ndarray, r: float) -> np.ndarray:
+    """Gradient of ``1/2 ||v||_r^2``: ``sign(v_i) |v_i|^{r-1} ||v||_r^{2-r}`` (zero at zero).
+
+    The entries are divided by ``max |v_i|`` before taking powers, so the result is
+    accurate for very large and very small inputs.  For ``r = 2`` a copy of ``v``.
+    """
+    v = np.asarray(v, dtype=float)
+    if r == 2.0:
+        return v.copy()
+    a = np.abs(v)
+    top = float(a.max()) if a.size else 0.0
+    if top == 0.0:
+        return np.zeros_like(v)
+    u = a / top
+    norm_u = float(np.sum(u ** r)) ** (1.0 / r)
+    return np.sign(v) * top * u ** (r - 1.0) * norm_u ** (2.0 - r)
+
+
+class Link(ABC):
+    """A mirror map ``grad psi`` between primal parameters ``W`` and dual parameters ``Theta``.
+
+    Subclasses define the potential through a norm: ``psi(W) = 1/2 ||W||^2`` and
+    ``psi*(Theta) = 1/2 ||Theta||_*^2`` (the dual norm).
+
+    Parameters
+    ----------
+    r : float or None
+        Exponent of the norm (``r > 1``), or ``None`` for the default of
+        :func:`default_exponent` resolved from the array's shape.
+    """
+
+    def __init__(self, r: float | None = None):
+        self.r = check_exponent(r)
+
+    def get_params(self) -> dict:
+        """Constructor parameters."""
+        return {"r": self.r}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(r={self.r!r})"
+
+    # -------------------------------------------------------------- subclasses
+    @abstractmethod
+    def n_terms(self, shape: tuple[int, ...]) -> int:
+        """Number of terms ``p`` the norm sums over, for an array of this shape."""
+
+    @abstractmethod
+    def _norm(self, W: np.ndarray, r: float) -> float:
+        """The norm with exponent ``r`` (its dual is the same norm with ``s``)."""
+
+    @abstractmethod
+    def _map(self, W: np.ndarray, r: float) -> np.ndarray:
+        """Gradient of ``1/2 ||W||^2`` for the norm with exponent ``r``."""
+
+    def _check_shape(self, W: np.ndarray, name: str) -> None:
+        """Reject shapes the norm is not defined on (default: any shape is fine)."""
+        return None
+
+    # ------------------------------------------------------------------ public
+    def exponent(self, shape: tuple[int, ...]) -> float:
+        """The exponent ``r`` used for arrays of ``shape`` (``self.r`` or the default)."""
+        if self.r is not None:
+            return self.r
+        return default_exponent(max(self.n_terms(tuple(shape)), 1))
+
+    def dual_exponent(self, shape: tuple[int, ...]) -> float:
+        """The conjugate exponent ``s = r / (r - 1)`` used by :meth:`to_primal`."""
+        return conjugate_exponent(self.exponent(shape))
+
+    def _validated(self, W, name: str) -> np.ndarray:
+        W = as_finite_array(W, name)
+        self._check_shape(W, name)
+        return W
+
+    def psi(self, W) -> float:
+        """The potential ``psi(W) = 1/2 ||W||^2``."""
+        W = self._validated(W, "W")
+        return 0.5 * self._norm(W, self.exponent(W.shape)) ** 2
+
+    def psi_star(self, theta) -> float:
+        """The convex conjugate ``psi*(Theta) = 1/2 ||Theta||_*^2`` (dual norm, exponent ``s``)."""
+        theta = self._validated(theta, "theta")
+        return 0.5 * self._norm(theta, self.dual_exponent(theta.shape)) ** 2
+
+    def to_dual(self, W) -> np.ndarray:
+        """``grad psi(W)``: primal parameters to dual parameters."""
+        W = self._validated(W, "W")
+        return self._map(W, self.exponent(W.shape))
+
+    def to_primal(self, theta) -> np.ndarray:
+        """``grad psi*(Theta) = (grad psi)^{-1}(Theta)``: dual parameters to primal ones."""
+        theta = self._validated(theta, "theta")
+        return self._map(theta, self.dual_exponent(theta.shape))
+
+
+class EuclideanLink(Link):
+    """``psi(W) = 1/2 ||W||_F^2``: both maps are the identity (plain Predtron, Algorithm 1)."""
+
+    def __init__(self):
+        super().__init__(2.0)
+
+    def get_params(self) -> dict:
+        return {}
+
+    def __repr__(self) -> str:
+        return "EuclideanLink()"
+
+    def n_terms(self, shape):
+        return int(np.prod(shape, dtype=np.int64))
+
+    def _norm(self, W, r):
+        return float(np.linalg.norm(np.ravel(W)))
+
+    def _map(self, W, r):
+        return np.array(W, dtype=float, copy=True)
+
+
+class PNormLink(Link):
+    """``psi(w) = 1/2 ||w||_r^2`` over all entries of ``w`` (Section 4, Corollary 6).
+
+    Parameters
+    ----------
+    r : float or None
+        Exponent ``r > 1``.  ``None``: ``r = log p / (log p - 1)`` with ``p`` the number
+        of entries (``r = 2`` when ``p < e^2``; see :func:`default_exponent`).  Values of
+        ``r`` close to 1 make the learner adapt to an ``l_1`` margin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> link = PNormLink(r=1.5)
+    >>> w = np.array([3.0, -1.0, 0.0])
+    >>> bool(np.allclose(link.to_primal(link.to_dual(w)), w))
+    True
+    """
+
+    def n_terms(self, shape):
+        return int(np.prod(shape, dtype=np.int64))
+
+    def _norm(self, W, r):
+        return pnorm(W, r)
+
+    def _map(self, W, r):
+        return pnorm_map(W, r)
+
+
+def _as_columns(W: np.ndarray) -> np.ndarray:
+    """A 1-D parameter ``w`` is a single row: each entry is its own column."""
+    return W[None, :] if W.ndim == 1 else W
+
+
+def _check_matrix(W: np.ndarray, name: str, link: str) -> None:
+    if W.ndim not in (1, 2):
+        raise ValueError(
+            f"{link} acts on a 1-D vector or a 2-D matrix; got {name} with shape {W.shape}"
+        )
+
+
+class GroupNormLink(Link):
+    """``psi(W) = 1/2 ||W||_{2,r}^2``: the ``l_r`` norm of the column norms (Corollary 8).
+
+    Column ``g`` of ``W`` (the weights of input feature ``g`` for ``t = W x``) is one
+    group.  The map applies :func:`pnorm_map` to the vector of column norms and keeps
+    each column's direction, which is the formula ``grad psi(W)_g = ||W||_{2,r}^{2-r}
+    ||W_g||_2^{r-2} W_g`` (zero columns stay zero).  A 1-D ``w`` is treated as one row,
+    so every entry is a group and the link equals :class:`PNormLink`.
+
+    Parameters
+    ----------
+    r : float or None
+        Exponent ``r > 1``.  ``None``: ``r = log p / (log p - 1)`` with ``p`` the number
+        of columns (``r = 2`` when ``p < e^2``; see :func:`default_exponent`).
+    """
+
+    def n_terms(self, shape):
+        return int(shape[-1]) if shape else 1
+
+    def _check_shape(self, W, name):
+        _check_matrix(W, name, "GroupNormLink")
+
+    def _norm(self, W, r):
+        return pnorm(np.linalg.norm(_as_columns(W), axis=0), r)
+
+    def _map(self, W, r):
+        if r == 2.0:
+            return np.array(W, dtype=float, copy=True)
+        M = _as_columns(W)
+        norms = np.linalg.norm(M, axis=0)
+        new = pnorm_map(norms, r)
+        scale = np.zeros_like(norms)
+        nonzero = norms > 0
+        scale[nonzero] = new[nonzero] / norms[nonzero]
+        return (M * scale[None, :]).reshape(W.shape)
+
+
+class SchattenLink(Link):
+    """``psi(W) = 1/2 ||W||_{S_r}^2``, the ``l_r`` norm of the singular values.
+
+    With ``W = U diag(sv) V^T`` (thin SVD) the map is ``U diag(pnorm_map(sv, r)) V^T``:
+    a unitarily invariant potential has its gradient on the same singular vectors.
+    ``r`` close to 1 approximates the trace norm (low-rank ``W``).  A 1-D ``w`` is a
+    single row, whose only singular value is ``||w||_2``, so the link is then Euclidean.
+
+    Parameters
+    ----------
+    r : float or None
+        Exponent ``r > 1``.  ``None``: ``r = log q / (log q - 1)`` with ``q =
+        min(shape)`` the number of singular values (``r = 2`` when ``q < e^2``; see
+        :func:`default_exponent`).
+    """
+
+    def n_terms(self, shape):
+        return int(min(shape)) if len(shape) == 2 else 1
+
+    def _check_shape(self, W, name):
+        _check_matrix(W, name, "SchattenLink")
+
+    def _norm(self, W, r):
+        if W.ndim == 1 or W.size == 0:
+            return float(np.linalg.norm(W))
+        return pnorm(np.linalg.svd(W, compute_uv=False), r)
+
+    def _map(self, W, r):
+        if r == 2.0 or W.ndim == 1 or W.size == 0:
+            return np.array(W, dtype=float, copy=True)
+        U, sv, Vt = np.linalg.svd(W, full_matrices=False)
+        return (U * pnorm_map(sv, r)[None, :]) @ Vt

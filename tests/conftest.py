@@ -1,0 +1,36 @@
+"""Shared fixtures: the problems of the core issue, small enough to enumerate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from predtron.problems import Binary, BinaryReject, General, Multiclass, Multilabel, Ordinal
+
+
+def core_problems():
+    """One instance of every core problem class (and the interesting loss variants)."""
+    rng = np.random.default_rng(3)
+    return [
+        Binary(),
+        Binary(cost_pos=2.0, cost_neg=0.5),
+        BinaryReject(0.4, 0.3),
+        Multiclass(4),
+        Multiclass(3, loss=[[0, 1, 2], [1, 0, 1], [2, 1, 0]]),
+        Ordinal(5),
+        Multilabel(4, "hamming"),
+        Multilabel(3, "hamming", normalize=True),
+        Multilabel(4, "subset"),
+        Multilabel(5, "errorset"),
+        General([[0, 1, 2], [1, 0, 1], [3, 2, 0]], rng.standard_normal((3, 4))),
+    ]
+
+
+def separable_problems():
+    """Problems for which random separable data have a positive margin."""
+    return [p for p in core_problems() if getattr(p, "loss_name", "") != "errorset"]
+
+
+@pytest.fixture(params=core_problems(), ids=repr)
+def problem(request):
+    return request.param
