@@ -44,6 +44,9 @@ class OnlineLearner(ABC):
         Number of input features seen by the first call to ``partial_fit``.
     """
 
+    #: Names of the array attributes that hold the learned parameters (for :mod:`predtron.persistence`).
+    _state_attributes: tuple[str, ...] = ()
+
     def __init__(self, problem: Problem, eta: float = 1.0, update: str = "oracle"):
         self.problem = problem
         self.eta = eta

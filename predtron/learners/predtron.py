@@ -44,6 +44,8 @@ class Predtron(OnlineLearner):
     [1, -1, 1]
     """
 
+    _state_attributes = ("coef_",)
+
     def _init_state(self, n_features: int) -> None:
         self.coef_ = self.problem.scoring.init_params(n_features)
 
