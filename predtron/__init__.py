@@ -6,9 +6,27 @@ algorithms.  A *problem* (:mod:`predtron.problems`) defines ``rep``, ``pred``, t
 a correct prediction and the loss-augmented oracle; *learners* consume any problem.
 """
 
-from predtron import problems
-from predtron.learners import OnlineLearner, Predtron, PredtronLD
+from predtron import kernels, links, problems
+from predtron.learners import KernelPredtron, OnlineLearner, Predtron, PredtronLD, PredtronLink
+from predtron.links import EuclideanLink, GroupNormLink, PNormLink, SchattenLink
+from predtron.persistence import load, save
 
 __version__ = "0.1.0"
 
-__all__ = ["OnlineLearner", "Predtron", "PredtronLD", "__version__", "problems"]
+__all__ = [
+    "EuclideanLink",
+    "GroupNormLink",
+    "KernelPredtron",
+    "OnlineLearner",
+    "PNormLink",
+    "Predtron",
+    "PredtronLD",
+    "PredtronLink",
+    "SchattenLink",
+    "__version__",
+    "kernels",
+    "links",
+    "load",
+    "problems",
+    "save",
+]

@@ -6,8 +6,10 @@ matrix ``Theta`` that receives the plain Predtron updates and predicts with
 ``W = grad psi*(Theta) = (grad psi)^{-1}(Theta)``; the paper's Section 4 writes this as
 ``w_{tau+1} = (grad psi)^{-1}(grad psi(w_tau) - r_tau)``.
 
-Every link here has the form ``psi(W) = 1/2 ||W||^2`` for a norm, so (PAPER.md,
-Section 3, with ``s = r / (r - 1)``):
+Every link here has the form ``psi(W) = 1/2 ||W||^2`` for a norm, whose conjugate is
+``psi*(Theta) = 1/2 ||Theta||_*^2`` with the dual norm (exponent ``s = r / (r - 1)``).
+The maps below follow the paper's Section 4 and Corollaries 6 and 8; the group and
+Schatten inverses are our derivation (the paper's appendix is not available):
 
 * :class:`PNormLink`: ``psi(w) = 1/2 ||w||_r^2`` on all entries; ``grad psi(w)_i =
   sign(w_i) |w_i|^{r-1} / ||w||_r^{r-2}`` and its inverse is the same map with ``s``
@@ -29,8 +31,8 @@ Predtron bit for bit.
 
 Default exponent: ``r = log p / (log p - 1)`` (Corollaries 6 and 8), where ``p``
 counts what the norm sums over (entries, columns or singular values).  It is resolved
-from the shape of the array each map is applied to, so a learner fixes it at its
-first update (:meth:`Link.exponent` reports it).  The formula lies in ``(1, 2]`` only
+from the shape of the array each map is applied to, so a learner fixes it when it
+first sees data and learns the parameter shape (:meth:`Link.exponent` reports it).  The formula lies in ``(1, 2]`` only
 for ``p >= e^2`` (``p >= 8``); for ``p = 3..7`` it exceeds 2 (``psi`` would no longer
 be strongly convex), for ``p = 2`` it is negative and for ``p = 1`` it is zero.  For
 ``p < e^2`` the default is therefore ``r = 2``, the value the formula itself reaches
@@ -58,9 +60,10 @@ def default_exponent(p: int) -> float:
     Returns
     -------
     float
-        ``log p / (log p - 1)`` when ``log p >= 2`` (a value in ``(1, 2]``), otherwise 2:
-        below ``p = e^2`` the formula leaves ``(1, 2]`` (it is negative for ``p = 2``
-        and undefined in spirit for ``p = 1``), and ``r = 2`` is where it ends.
+        ``log p / (log p - 1)`` when ``log p >= 2`` (a value in ``(1, 2]``), otherwise 2.
+        Below ``p = e^2`` the formula leaves ``(1, 2]``: it is 0 for ``p = 1``, negative
+        for ``p = 2`` and above 2 for ``p = 3..7`` (where ``1/2 ||.||_r^2`` is no longer
+        strongly convex); ``r = 2`` is the value it takes at ``p = e^2``.
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
         raise ValueError(f"p must be an integer >= 1 (a number of terms); got {p!r}")
@@ -252,6 +255,13 @@ def _as_columns(W: np.ndarray) -> np.ndarray:
     return W[None, :] if W.ndim == 1 else W
 
 
+def _column_norms(M: np.ndarray) -> np.ndarray:
+    """Euclidean norms of the columns, scaled first so that squaring cannot under- or overflow."""
+    top = np.abs(M).max(axis=0) if M.size else np.zeros(M.shape[1])
+    safe = np.where(top > 0, top, 1.0)
+    return top * np.sqrt(np.sum((M / safe) ** 2, axis=0))
+
+
 def _check_matrix(W: np.ndarray, name: str, link: str) -> None:
     if W.ndim not in (1, 2):
         raise ValueError(
@@ -282,13 +292,13 @@ class GroupNormLink(Link):
         _check_matrix(W, name, "GroupNormLink")
 
     def _norm(self, W, r):
-        return pnorm(np.linalg.norm(_as_columns(W), axis=0), r)
+        return pnorm(_column_norms(_as_columns(W)), r)
 
     def _map(self, W, r):
         if r == 2.0:
             return np.array(W, dtype=float, copy=True)
         M = _as_columns(W)
-        norms = np.linalg.norm(M, axis=0)
+        norms = _column_norms(M)
         new = pnorm_map(norms, r)
         scale = np.zeros_like(norms)
         nonzero = norms > 0
@@ -296,11 +306,25 @@ class GroupNormLink(Link):
         return (M * scale[None, :]).reshape(W.shape)
 
 
+def _clean_singular_values(sv: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Set singular values below the rank tolerance ``max(shape) * eps * sv_max`` to zero.
+
+    They are rounding noise of the SVD (a rank-deficient matrix has exact zeros there),
+    and for ``r < 2`` the map ``x -> x^{r-1}`` would blow them up.
+    """
+    cut = max(shape) * np.finfo(float).eps * (float(sv[0]) if sv.size else 0.0)
+    return np.where(sv > cut, sv, 0.0)
+
+
 class SchattenLink(Link):
     """``psi(W) = 1/2 ||W||_{S_r}^2``, the ``l_r`` norm of the singular values.
 
     With ``W = U diag(sv) V^T`` (thin SVD) the map is ``U diag(pnorm_map(sv, r)) V^T``:
     a unitarily invariant potential has its gradient on the same singular vectors.
+    Singular values below the rank tolerance ``max(shape) * eps * sv_max`` (rounding
+    noise of the SVD) are treated as zero, so rank-deficient matrices keep their rank;
+    the matrix is divided by its largest entry before the SVD (the map is positively
+    homogeneous), so very large and very small matrices are handled accurately.
     ``r`` close to 1 approximates the trace norm (low-rank ``W``).  A 1-D ``w`` is a
     single row, whose only singular value is ``||w||_2``, so the link is then Euclidean.
 
@@ -321,10 +345,17 @@ class SchattenLink(Link):
     def _norm(self, W, r):
         if W.ndim == 1 or W.size == 0:
             return float(np.linalg.norm(W))
-        return pnorm(np.linalg.svd(W, compute_uv=False), r)
+        top = float(np.abs(W).max())
+        if top == 0.0:
+            return 0.0
+        sv = np.linalg.svd(W / top, compute_uv=False)
+        return top * pnorm(_clean_singular_values(sv, W.shape), r)
 
     def _map(self, W, r):
         if r == 2.0 or W.ndim == 1 or W.size == 0:
             return np.array(W, dtype=float, copy=True)
-        U, sv, Vt = np.linalg.svd(W, full_matrices=False)
-        return (U * pnorm_map(sv, r)[None, :]) @ Vt
+        top = float(np.abs(W).max())
+        if top == 0.0:
+            return np.zeros_like(W)
+        U, sv, Vt = np.linalg.svd(W / top, full_matrices=False)
+        return top * ((U * pnorm_map(_clean_singular_values(sv, W.shape), r)[None, :]) @ Vt)

@@ -18,10 +18,11 @@ FORMAT = "predtron-learner/1"
 
 def _registry() -> dict[str, type]:
     import predtron
+    import predtron.links as links
     import predtron.problems as problems
 
     classes: dict[str, type] = {}
-    for module in (problems, predtron):
+    for module in (problems, predtron, links):
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
             if isinstance(obj, type):
@@ -43,6 +44,9 @@ def save(learner, path) -> Path:
     learner._check_fitted()
     params = dict(learner.get_params())
     problem = params.pop("problem")
+    for key, value in params.items():
+        if hasattr(value, "get_params") and hasattr(value, "to_dual"):  # a link object
+            params[key] = {"__class__": type(value).__name__, "params": value.get_params()}
     header = {
         "format": FORMAT,
         "learner": type(learner).__name__,
@@ -52,9 +56,13 @@ def save(learner, path) -> Path:
         "n_features_in_": learner.n_features_in_,
         "n_updates_": learner.n_updates_,
     }
-    arrays = {name: np.asarray(getattr(learner, name)) for name in learner._state_attributes}
+    ragged = ValueError(f"{type(learner).__name__} keeps ragged state that save() cannot store")
+    try:
+        arrays = {name: np.asarray(getattr(learner, name)) for name in learner._state_attributes}
+    except ValueError:
+        raise ragged from None
     if any(a.dtype == object for a in arrays.values()):
-        raise ValueError(f"{type(learner).__name__} keeps ragged state that save() cannot store")
+        raise ragged
     try:
         text = json.dumps(header)
     except TypeError as exc:
@@ -77,7 +85,13 @@ def load(path):
             if header[key] not in classes:
                 raise ValueError(f"{path} names an unknown {key} class {header[key]!r}")
         problem = classes[header["problem"]](**header["problem_params"])
-        learner = classes[header["learner"]](problem, **header["params"])
+        params = header["params"]
+        for key, value in params.items():
+            if isinstance(value, dict) and "__class__" in value:
+                if value["__class__"] not in classes:
+                    raise ValueError(f"{path} names an unknown class {value['__class__']!r}")
+                params[key] = classes[value["__class__"]](**value["params"])
+        learner = classes[header["learner"]](problem, **params)
         learner.n_features_in_ = header["n_features_in_"]
         learner.n_updates_ = header["n_updates_"]
         learner._losses = [float(v) for v in data["__losses__"]]

@@ -42,3 +42,14 @@ def test_errors(tmp_path):
     np.savez(tmp_path / "evil.npz", __header__=np.array(header))
     with pytest.raises(ValueError, match=r"unknown learner class 'os\.system'"):
         load(tmp_path / "evil.npz")
+
+
+def test_link_learner_round_trip(tmp_path):
+    from predtron import PNormLink, PredtronLink
+
+    problem = Multiclass(3)
+    data = make_separable(problem, 60, 12, margin=0.05, seed=2)
+    model = PredtronLink(problem, link=PNormLink(1.5), eta=0.5).fit(data.X, data.Y)
+    again = load(save(model, tmp_path / "link.npz"))
+    assert isinstance(again.link, PNormLink) and again.link.r == 1.5
+    np.testing.assert_array_equal(again.predict(data.X), model.predict(data.X))

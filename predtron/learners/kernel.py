@@ -7,7 +7,7 @@ from collections import deque
 
 import numpy as np
 
-from predtron.kernels import get_kernel
+from predtron.kernels import KernelFunction, get_kernel
 from predtron.learners.base import OnlineLearner
 from predtron.problems.base import Problem
 
@@ -70,6 +70,12 @@ class KernelPredtron(OnlineLearner):
     loss_history_, n_updates_, n_features_in_
         See :class:`~predtron.learners.base.OnlineLearner`.
 
+    Notes
+    -----
+    :mod:`predtron.persistence` can store the support of vector inputs with a named
+    kernel; ranking supports (one matrix per query) are ragged and a callable kernel
+    is code, so those learners cannot be saved.
+
     Examples
     --------
     >>> import numpy as np
@@ -89,7 +95,7 @@ class KernelPredtron(OnlineLearner):
         self.budget = budget
         self.kernel_params = kernel_params
 
-    def _resolve_kernel(self):
+    def _resolve_kernel(self) -> KernelFunction:
         if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
             raise ValueError(
                 f"kernel_params must be a dict of kernel parameters or None; got "
@@ -108,12 +114,17 @@ class KernelPredtron(OnlineLearner):
             raise ValueError(f"budget must be None or an integer >= 1; got {self.budget!r}")
         self._resolve_kernel()
 
+    #: Learned state for :mod:`predtron.persistence` (vector inputs; ranking support is ragged).
+    _state_attributes = ("support_", "dual_coef_", "n_removed_")
+
+    def _maxlen(self) -> int | None:
+        return None if self.budget is None else int(self.budget)
+
     def _init_state(self, n_features: int) -> None:
-        self.kernel_ = self._resolve_kernel()
-        maxlen = None if self.budget is None else int(self.budget)
-        self._support: deque[np.ndarray] = deque(maxlen=maxlen)
-        self._coefs: deque[np.ndarray] = deque(maxlen=maxlen)
-        self.n_removed_ = 0
+        self._kernel = self._resolve_kernel()
+        self._support: deque[np.ndarray] = deque(maxlen=self._maxlen())
+        self._coefs: deque[np.ndarray] = deque(maxlen=self._maxlen())
+        self._n_removed = 0
 
     def _scores(self, x: np.ndarray) -> np.ndarray:
         return self.problem.scoring.kernel_scores(self.kernel_, list(self._support), list(self._coefs), x)
@@ -122,7 +133,7 @@ class KernelPredtron(OnlineLearner):
         if not np.any(g):
             return
         if self._support.maxlen is not None and len(self._support) == self._support.maxlen:
-            self.n_removed_ += 1  # the deques drop their oldest entry on append
+            self._n_removed += 1  # the deques drop their oldest entry on append
         self._support.append(np.array(x, dtype=float, copy=True))
         self._coefs.append(-step * np.asarray(g, dtype=float))
 
@@ -130,16 +141,42 @@ class KernelPredtron(OnlineLearner):
         return loss if self.loss_driven else 1.0
 
     @property
+    def kernel_(self) -> KernelFunction:
+        """The resolved kernel (:class:`~predtron.kernels.KernelFunction`)."""
+        self._check_fitted()
+        if getattr(self, "_kernel", None) is None:
+            self._kernel = self._resolve_kernel()
+        return self._kernel
+
+    @property
     def support_(self) -> list[np.ndarray]:
         """Stored support inputs, oldest first."""
         self._check_fitted()
         return list(self._support)
+
+    @support_.setter
+    def support_(self, value) -> None:
+        self._support = deque((np.array(v, dtype=float) for v in value), maxlen=self._maxlen())
 
     @property
     def dual_coef_(self) -> list[np.ndarray]:
         """Coefficients of the stored support inputs, in the same order."""
         self._check_fitted()
         return list(self._coefs)
+
+    @dual_coef_.setter
+    def dual_coef_(self, value) -> None:
+        self._coefs = deque((np.array(v, dtype=float) for v in value), maxlen=self._maxlen())
+
+    @property
+    def n_removed_(self) -> int:
+        """Number of support examples removed by the budget."""
+        self._check_fitted()
+        return self._n_removed
+
+    @n_removed_.setter
+    def n_removed_(self, value) -> None:
+        self._n_removed = int(value)
 
     @property
     def n_support_(self) -> int:

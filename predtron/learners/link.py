@@ -70,6 +70,8 @@ class PredtronLink(OnlineLearner):
     [1, -1, 1]
     """
 
+    _state_attributes = ("theta_", "coef_")
+
     def __init__(self, problem: Problem, link: Link | None = None, eta: float = 1.0,
                  update: str = "oracle", loss_driven: bool = False):
         super().__init__(problem, eta=eta, update=update)
@@ -91,8 +93,13 @@ class PredtronLink(OnlineLearner):
 
     def _init_state(self, n_features: int) -> None:
         self.theta_ = self.problem.scoring.init_params(n_features)
-        self.r_ = self._link().exponent(self.theta_.shape)
         self.coef_ = self._link().to_primal(self.theta_)
+
+    @property
+    def r_(self) -> float:
+        """Exponent the link uses for parameters of this shape (``link.exponent``)."""
+        self._check_fitted()
+        return self._link().exponent(self.theta_.shape)
 
     def _scores(self, x: np.ndarray) -> np.ndarray:
         return self.problem.scoring.scores(self.coef_, x)
