@@ -6,7 +6,7 @@ algorithms.  A *problem* (:mod:`predtron.problems`) defines ``rep``, ``pred``, t
 a correct prediction and the loss-augmented oracle; *learners* consume any problem.
 """
 
-from predtron import kernels, links, problems
+from predtron import baselines, kernels, links, problems
 from predtron.learners import KernelPredtron, OnlineLearner, Predtron, PredtronLD, PredtronLink
 from predtron.links import EuclideanLink, GroupNormLink, PNormLink, SchattenLink
 from predtron.persistence import load, save
@@ -24,6 +24,7 @@ __all__ = [
     "PredtronLink",
     "SchattenLink",
     "__version__",
+    "baselines",
     "kernels",
     "links",
     "load",
