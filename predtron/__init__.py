@@ -6,7 +6,7 @@ algorithms.  A *problem* (:mod:`predtron.problems`) defines ``rep``, ``pred``, t
 a correct prediction and the loss-augmented oracle; *learners* consume any problem.
 """
 
-from predtron import baselines, kernels, links, problems
+from predtron import baselines, kernels, links, metrics, pa, problems
 from predtron.learners import KernelPredtron, OnlineLearner, Predtron, PredtronLD, PredtronLink
 from predtron.links import EuclideanLink, GroupNormLink, PNormLink, SchattenLink
 from predtron.persistence import load, save
@@ -28,6 +28,8 @@ __all__ = [
     "kernels",
     "links",
     "load",
+    "metrics",
+    "pa",
     "problems",
     "save",
 ]
