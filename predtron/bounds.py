@@ -136,3 +136,82 @@ def loss_driven_squared_bound(R: float, gamma: float, C_L: float) -> float:
     """Predtron.LD with the oracle and ``eta = 1 / (4 R^2)``: ``sum L^2 <= 4 R^2 C_L^2 / gamma^2``."""
     return 4 * check_positive(R, "R") ** 2 * check_positive(C_L, "C_L") ** 2 / check_positive(
         gamma, "gamma") ** 2
+
+
+# ------------------------------------------------------------------ ranking (Sections 4-5)
+def operator_norm_radius(X) -> float:
+    """``R = max_tau ||X_tau||_op`` (largest singular value) over a list of query matrices (Corollary 5)."""
+    from predtron.scoring import DocumentScoring
+
+    return max(float(np.linalg.norm(x, 2)) for x in DocumentScoring().split(X))
+
+
+def column_norm_radius(X) -> float:
+    """``R = max_tau max_j ||X_tau[:, j]||_2``, the largest column norm of a query matrix (Corollary 6)."""
+    from predtron.scoring import DocumentScoring
+
+    return max(float(np.linalg.norm(x, axis=0).max()) for x in DocumentScoring().split(X))
+
+
+def l2_radius(X) -> float:
+    """``R = max_tau ||x_tau||_2`` over the rows of a 2-D input array (Corollary 7)."""
+    from predtron.scoring import VectorScoring
+
+    return max(float(np.linalg.norm(x)) for x in VectorScoring(1).split(X))
+
+
+def linf_radius(X) -> float:
+    """``R = max_tau ||x_tau||_inf`` over the rows of a 2-D input array (Corollary 8)."""
+    from predtron.scoring import VectorScoring
+
+    return max(float(np.abs(x).max()) for x in VectorScoring(1).split(X))
+
+
+def _ranking_factor(R: float, gamma: float, n_items: int, y_max: int) -> float:
+    from predtron._validation import check_int
+
+    R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
+    m = check_int(n_items, "n_items", minimum=1)
+    y_max = check_int(y_max, "y_max", minimum=0)
+    return 2.0 ** (y_max + 3) * m**2 * np.log2(2 * m) ** 2 * R**2 / gamma**2
+
+
+def _log_dimension(p: int, name: str) -> float:
+    from predtron._validation import check_int
+
+    p = check_int(p, name, minimum=3)
+    return float(np.log(p))
+
+
+def corollary5_bound(R: float, gamma: float, n_items: int, y_max: int) -> float:
+    """Corollary 5 (subset ranking, NDCG): ``sum L <= 2^{Ymax+3} m^2 log2^2(2m) R^2 / gamma^2``.
+
+    ``R`` bounds the operator norm of every query matrix (:func:`operator_norm_radius`),
+    ``gamma`` is the margin of a unit-l2-norm ``w*`` (Lemma 4), ``m`` the largest number
+    of documents in a query and ``Ymax`` the largest relevance grade.  It follows from
+    Theorem 1 with ``C_L <= 1`` and ``c_L >= 1 / (2^{Ymax+1} m^2 log2^2(2m))``.
+    """
+    return _ranking_factor(R, gamma, n_items, y_max)
+
+
+def corollary6_bound(R: float, gamma: float, n_items: int, y_max: int, n_features: int) -> float:
+    """Corollary 6 (l1 margin, Predtron.Link with ``psi = 1/2 ||w||_r^2``): Corollary 5 times ``9 ln p0``.
+
+    ``R = max_tau max_j ||X_tau[:, j]||_2`` (:func:`column_norm_radius`), ``gamma`` the
+    margin of a unit-l1-norm ``w*``.  ``ln`` is the natural logarithm; ``p0 >= 3`` so that
+    ``r = ln p0 / (ln p0 - 1) > 1``.
+    """
+    return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_items, y_max)
+
+
+def corollary7_bound(R: float, gamma: float, n_labels: int, y_max: int) -> float:
+    """Corollary 7 (multilabel ranking, NDCG): ``2^{Ymax+3} m^2 log2^2(2m) R^2 / gamma^2`` with
+    ``||x||_2 <= R`` (:func:`l2_radius`) and ``gamma`` the margin of a unit-Frobenius ``W*``."""
+    return _ranking_factor(R, gamma, n_labels, y_max)
+
+
+def corollary8_bound(R: float, gamma: float, n_labels: int, y_max: int, n_features: int) -> float:
+    """Corollary 8 (group (2,1) margin, Predtron.Link with ``psi = 1/2 ||W||_{2,r}^2``): Corollary 7
+    times ``9 ln p``, with ``||x||_inf <= R`` (:func:`linf_radius`), ``gamma`` the margin of a ``W*``
+    of unit (2,1) norm and ``p >= 3`` features."""
+    return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_labels, y_max)

@@ -27,6 +27,13 @@ class LinearScoring(ABC):
     def split(self, X) -> list[np.ndarray]:
         """Validate a batch of inputs and return one array per instance."""
 
+    def group_rows(self, X, Y=None, qid=None, group=None) -> tuple[list[np.ndarray], list | None]:
+        """Split a flat one-row-per-item layout into instances (ranking inputs only)."""
+        raise ValueError(
+            f"qid and group describe ranking inputs (one row per document); this problem takes "
+            f"{type(self).__name__} inputs, one row per example"
+        )
+
     @abstractmethod
     def n_features(self, x: np.ndarray) -> int:
         """Number of input features of one instance (what the parameters are sized by)."""
@@ -121,6 +128,15 @@ class DocumentScoring(LinearScoring):
                 )
             out.append(x)
         return out
+
+    def group_rows(self, X, Y=None, qid=None, group=None):
+        """Split the flat layout (an ``(N, p0)`` matrix with query ids or group sizes, as
+        LightGBM and XGBoost take it) into per-query matrices and relevance arrays."""
+        from predtron.data.ranking import split_queries
+
+        n_rows = np.shape(X)[0] if np.ndim(X) else 0
+        xs, ys = split_queries(X, np.zeros(n_rows, dtype=int) if Y is None else Y, qid=qid, group=group)
+        return xs, (None if Y is None else ys)
 
     def n_features(self, x: np.ndarray) -> int:
         return int(x.shape[1])

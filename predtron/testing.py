@@ -153,3 +153,41 @@ def _equal(a, b) -> bool:
     if isinstance(a, list) or isinstance(b, list):
         return len(a) == len(b) and all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
     return bool(np.array_equal(a, b))
+
+
+def brute_force_ranking(problem: Problem, t: np.ndarray, y) -> dict:
+    """Everything about one ranking instance by enumerating its ``m!`` rankings (``m <= 8``).
+
+    Uses ``problem.predictions(y)``, ``rep`` and ``loss`` only, so it checks the fast
+    ranking operations against the definitions of Section 2.  ``t`` is one score vector
+    or a 2-D array of them (one per row; the per-score entries are then arrays).
+    Returns a dict with the rankings (``"rankings"``, shape ``(m!, m)``), their losses
+    (``"losses"``), the best value of ``<rep(sigma), t>`` (``"pred_value"``), the largest
+    objective of eq. (2) (``"phi"``) and the margin by its definition (``"margin"``, with
+    the compatibility convention of :meth:`~predtron.problems.base.Problem.margin`).
+    """
+    y = problem.check_label(y)
+    if len(y) > 8:
+        raise ValueError(f"brute_force_ranking enumerates m! rankings, for m <= 8; got m = {len(y)}")
+    T = np.asarray(t, dtype=float)
+    single = T.ndim == 1
+    T = np.atleast_2d(T)
+    rankings = np.array(list(problem.predictions(y)))
+    reps = np.array([problem.rep(s) for s in rankings])
+    losses = np.array([problem.loss(s, y) for s in rankings])
+    values = reps @ T.T  # (m!, n_scores)
+    base = problem.rep(problem.correct(y)) @ T.T
+    phi = np.max(losses[:, None] - (base[None, :] - values), axis=0)
+    good, bad = values[losses == 0], values[losses > 0]
+    if bad.size == 0:
+        margin = np.full(len(T), np.inf)
+    else:
+        gap = good.min(axis=0) - bad.max(axis=0)
+        tol = 1e-12 * (1.0 + np.max(np.abs(T), axis=1, initial=0.0))
+        compatible = good.max(axis=0) - good.min(axis=0) <= tol
+        margin = np.where(compatible, gap, np.minimum(gap, 0.0))
+    out = {"rankings": rankings, "losses": losses, "pred_value": values.max(axis=0), "phi": phi,
+           "margin": margin}
+    if single:
+        out.update({key: float(out[key][0]) for key in ("pred_value", "phi", "margin")})
+    return out

@@ -100,7 +100,9 @@ class OnlineLearner(ABC):
         check_positive(self.eta, "eta")
         check_choice(self.update, "update", UPDATES)
 
-    def _check_data(self, X, Y=None) -> tuple[list[np.ndarray], list | None]:
+    def _check_data(self, X, Y=None, qid=None, group=None) -> tuple[list[np.ndarray], list | None]:
+        if qid is not None or group is not None:
+            X, Y = self.problem.scoring.group_rows(X, Y, qid=qid, group=group)
         xs = self.problem.scoring.split(X)
         if hasattr(self, "n_features_in_"):
             for i, x in enumerate(xs):
@@ -141,7 +143,7 @@ class OnlineLearner(ABC):
             delattr(self, name)
         return self
 
-    def partial_fit(self, X, Y) -> OnlineLearner:
+    def partial_fit(self, X, Y, *, qid=None, group=None) -> OnlineLearner:
         """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-14).
 
         Parameters
@@ -151,9 +153,13 @@ class OnlineLearner(ABC):
             ``(n_samples, n_features)``, or a list of per-instance matrices for ranking).
         Y : sequence
             One label per input, in the problem's label convention.
+        qid, group : array-like, optional
+            Ranking only: ``X`` is one flat ``(N, p0)`` matrix of documents and ``Y`` their
+            ``(N,)`` relevance grades, with a query id per row (``qid``, as XGBoost) or the
+            number of rows of each query (``group``, as LightGBM).
         """
         self._validate_params()
-        xs, ys = self._check_data(X, Y)
+        xs, ys = self._check_data(X, Y, qid, group)
         if not hasattr(self, "n_features_in_"):
             if not xs:
                 raise ValueError("X is empty; at least one example is needed to start learning")
@@ -177,7 +183,7 @@ class OnlineLearner(ABC):
             self._apply(g, x, self.eta * self._step_scale(loss))
             self.n_updates_ += 1
 
-    def fit(self, X, Y, epochs: int = 1, verbose: bool = False) -> OnlineLearner:
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None) -> OnlineLearner:
         """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data in order.
 
         Parameters
@@ -186,8 +192,12 @@ class OnlineLearner(ABC):
             Number of passes; the loss history covers all of them.
         verbose : bool
             Print one line per pass (loss suffered and updates) to stderr.
+        qid, group : array-like, optional
+            Flat ranking input, as in :meth:`partial_fit`.
         """
         epochs = check_int(epochs, "epochs", minimum=1)
+        if qid is not None or group is not None:
+            X, Y = self.problem.scoring.group_rows(X, Y, qid=qid, group=group)
         self.reset()
         for epoch in range(epochs):
             before = len(getattr(self, "_losses", []))
@@ -209,24 +219,24 @@ class OnlineLearner(ABC):
         return np.asarray(self._losses, dtype=float)
 
     # ------------------------------------------------------------- prediction
-    def decision_function(self, X) -> np.ndarray | list:
+    def decision_function(self, X, *, qid=None, group=None) -> np.ndarray | list:
         """Scores ``t`` for each input (an array, or a list when sizes differ)."""
         self._check_fitted()
-        xs, _ = self._check_data(X)
+        xs, _ = self._check_data(X, None, qid, group)
         scores = [self._scores(x) for x in xs]
         sizes = {s.shape for s in scores}
         return np.asarray(scores) if len(sizes) <= 1 else scores
 
-    def predict(self, X):
-        """Predictions ``pred(t)`` for each input."""
+    def predict(self, X, *, qid=None, group=None):
+        """Predictions ``pred(t)`` for each input (``qid``/``group``: flat ranking input)."""
         self._check_fitted()
-        xs, _ = self._check_data(X)
+        xs, _ = self._check_data(X, None, qid, group)
         return self.problem.stack(self.problem.pred(self._scores(x)) for x in xs)
 
-    def score(self, X, Y) -> float:
+    def score(self, X, Y, *, qid=None, group=None) -> float:
         """Mean loss ``L(pred(t), y)`` on ``(X, Y)`` (lower is better)."""
         self._check_fitted()
-        xs, ys = self._check_data(X, Y)
+        xs, ys = self._check_data(X, Y, qid, group)
         problem = self.problem
         losses = [problem.loss(problem.pred(self._scores(x)), y) for x, y in zip(xs, ys, strict=True)]
         return float(np.mean(losses))

@@ -1,0 +1,354 @@
+"""Ranking data: the flat learning-to-rank layout, separable generators, the Figure-1 generator.
+
+Learners take ranking data as a list of per-query document matrices and a list of
+relevance arrays.  Libraries such as LightGBM and XGBoost take one ``(N, p0)`` matrix
+with a relevance array and either query ids or group sizes; :func:`split_queries` and
+:func:`flatten_queries` convert between the two.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from predtron._validation import as_finite_array, check_int, check_positive
+from predtron.data.generators import SeparableData
+from predtron.problems.ranking import RankingProblem, check_relevance
+from predtron.scoring import DocumentScoring, VectorScoring
+
+
+# ---------------------------------------------------------------- flat <-> per query
+def _matrix(X, name: str) -> np.ndarray:
+    if isinstance(X, (list, tuple)) and X and isinstance(X[0], (list, tuple, np.ndarray)):
+        lengths = {len(row) for row in X}
+        if len(lengths) > 1:
+            raise ValueError(f"{name} is ragged: its rows have lengths {sorted(lengths)}; expected one "
+                             "length (the number of features)")
+    X = as_finite_array(X, name)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D (n_documents, n_features) array; got shape {X.shape}")
+    return X
+
+
+def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Split the flat layout (one row per document) into per-query matrices and relevance arrays.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, p0)
+        All documents.
+    y : array-like of shape (N,)
+        Integer relevance grades ``>= 0``.
+    qid : array-like of shape (N,), optional
+        Query id of each row (XGBoost's ``qid``).  A query's rows must be contiguous
+        unless ``sort=True``.
+    group : array-like of ints, optional
+        Number of rows of each query, in order (LightGBM's ``group``); they must sum to
+        ``N``.  Give exactly one of ``qid`` and ``group``.
+    sort : bool, default False
+        With ``qid``: gather each query's rows in order of first appearance (stable)
+        instead of rejecting queries whose rows are not contiguous.
+
+    Returns
+    -------
+    Xs, ys : lists
+        One ``(m_q, p0)`` matrix and one ``(m_q,)`` int relevance array per query.
+    """
+    X = _matrix(X, "X")
+    n = X.shape[0]
+    rel = check_relevance(y, "y")
+    if rel.shape != (n,):
+        raise ValueError(f"y must have one relevance grade per row of X ({n}); got {rel.shape[0]}")
+    if (qid is None) == (group is None):
+        raise ValueError("give exactly one of qid (a query id per row) and group (rows per query)")
+    if group is not None:
+        sizes = np.asarray(group)
+        if sizes.ndim != 1 or sizes.dtype.kind not in "iu":
+            raise ValueError(f"group must be a 1-D array of integer group sizes; got {sizes!r}")
+        if np.any(sizes <= 0):
+            raise ValueError(f"group sizes must be >= 1; got {sizes[sizes <= 0][0]}")
+        if sizes.sum() != n:
+            raise ValueError(f"group sizes sum to {int(sizes.sum())} but X has {n} rows")
+        cuts = np.cumsum(sizes)[:-1]
+        return list(np.split(X, cuts)), list(np.split(rel, cuts))
+    qid = np.asarray(qid)
+    if qid.shape != (n,):
+        raise ValueError(f"qid must have one query id per row of X ({n}); got shape {qid.shape}")
+    starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+    runs = qid[starts]
+    _, first = np.unique(runs, return_index=True)
+    if len(first) != len(runs):
+        if not sort:
+            seen: set = set()
+            for q in runs.tolist():
+                if q in seen:
+                    raise ValueError(
+                        f"the rows of query {q!r} are not contiguous; sort the rows by query or pass "
+                        "sort=True to gather them"
+                    )
+                seen.add(q)
+        _, first_rows, inverse = np.unique(qid, return_index=True, return_inverse=True)
+        order = np.argsort(np.argsort(first_rows))[inverse]  # query number by first appearance
+        rows = np.argsort(order, kind="stable")
+        X, rel, qid = X[rows], rel[rows], qid[rows]
+        starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+    return list(np.split(X, starts[1:])), list(np.split(rel, starts[1:]))
+
+
+def flatten_queries(Xs, ys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The inverse of :func:`split_queries`: ``(X, y, group)`` from per-query lists."""
+    Xs = DocumentScoring().split(Xs)
+    if len(ys) != len(Xs):
+        raise ValueError(f"Xs and ys must have one entry per query; got {len(Xs)} and {len(ys)}")
+    widths = {x.shape[1] for x in Xs}
+    if len(widths) > 1:
+        raise ValueError(f"every query must have the same number of features; got {sorted(widths)}")
+    rels = []
+    for i, (x, y) in enumerate(zip(Xs, ys, strict=True)):
+        rel = check_relevance(y, f"ys[{i}]")
+        if len(rel) != x.shape[0]:
+            raise ValueError(f"Xs[{i}] has {x.shape[0]} documents but ys[{i}] has {len(rel)} grades")
+        rels.append(rel)
+    group = np.array([x.shape[0] for x in Xs], dtype=np.int64)
+    return np.concatenate(Xs), np.concatenate(rels), group
+
+
+# ---------------------------------------------------------------- separable data
+def _n_items(n_items, rng: np.random.Generator) -> int:
+    if isinstance(n_items, tuple):
+        lo, hi = (check_int(v, "n_items", minimum=1) for v in n_items)
+        if lo > hi:
+            raise ValueError(f"n_items=(low, high) needs low <= high; got {n_items}")
+        return int(rng.integers(lo, hi + 1))
+    return check_int(n_items, "n_items", minimum=1)
+
+
+def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: int, margin: float,
+                           n_items=(3, 8), y_max: int = 2, noise: float = 1.0, jitter: float = 0.5,
+                           seed: int = 0, max_tries: int = 1000) -> SeparableData:
+    """Ranking data on which a random unit-norm ``W*`` has margin at least ``margin``.
+
+    The subset-ranking ``w*`` is a standard Gaussian vector scaled to unit l2 norm.
+
+    For each example a label ``y`` is drawn (grades uniform on ``0..y_max``; for
+    multilabel ranking ``y_max`` is the problem's), target scores with margin
+    ``margin`` on ``y`` are built by Lemma 4 (``problem.separating_scores``: constant
+    within a grade, with the smallest allowed drop at each grade boundary times a random
+    factor in ``[1, 1 + jitter)``), and an input whose scores under ``W*`` are exactly
+    these targets is built:
+
+    * subset ranking (``t = X w``): ``X`` = Gaussian noise with its component along
+      ``w*`` replaced, ``X = N - (N w*) w*^T + t w*^T``;
+    * multilabel ranking (``t = W x``): ``W*`` has orthonormal rows scaled by
+      ``1 / sqrt(m)`` (unit Frobenius norm, every singular value equal, so inputs stay
+      small), and ``x = W*^+ t + (I - W*^+ W*) n`` with Gaussian ``n`` (needs
+      ``n_features >= n_labels``).
+
+    Labels whose zero-loss rankings cannot be separated (NDCG@k or precision@k with a
+    grade straddling the cut-off) and labels on which every ranking has zero loss are
+    drawn again, up to ``max_tries`` times per example.
+
+    Parameters
+    ----------
+    problem : RankingProblem
+        A :class:`~predtron.problems.subset_ranking.SubsetRanking` or
+        :class:`~predtron.problems.multilabel_ranking.MultilabelRanking`.
+    n_samples, n_features : int
+        Number of examples, and ``p0`` (subset ranking) or ``p`` (multilabel ranking).
+    margin : float
+        Target margin ``gamma > 0``.
+    n_items : int or (int, int)
+        Documents per query (subset ranking only): a number, or a range drawn uniformly.
+    y_max : int
+        Largest grade (subset ranking only).
+    noise : float
+        Standard deviation of the Gaussian noise.
+    jitter : float
+        Spread of the grade gaps above the minimum.
+    seed : int
+        Seed of all draws.
+
+    Returns
+    -------
+    SeparableData
+        ``X`` (list of matrices, or an ``(n, p)`` array), ``Y``, ``W_star``, the exact
+        smallest margin of ``W_star`` (``problem.margin``) and ``R`` (operator norm or
+        Euclidean norm, ``problem.scoring.instance_norm``).
+    """
+    if not isinstance(problem, RankingProblem):
+        raise ValueError(f"problem must be a ranking problem; got {type(problem).__name__}")
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    n_features = check_int(n_features, "n_features", minimum=1)
+    margin = check_positive(margin, "margin")
+    noise = check_positive(noise, "noise", allow_zero=True)
+    jitter = check_positive(jitter, "jitter", allow_zero=True)
+    rng = np.random.default_rng(seed)
+    vector = isinstance(problem.scoring, VectorScoring)
+    if vector:
+        m_fixed = problem.scoring.dim
+        if n_features < m_fixed:
+            raise ValueError(f"multilabel ranking needs n_features >= n_labels = {m_fixed}; got {n_features}")
+        Q, _ = np.linalg.qr(rng.standard_normal((n_features, m_fixed)))
+        W = Q.T / np.sqrt(m_fixed)  # orthonormal rows scaled to unit Frobenius norm
+        pinv = np.linalg.pinv(W)
+        null = np.eye(n_features) - pinv @ W
+    else:
+        W = rng.standard_normal(n_features)
+        W /= np.linalg.norm(W)
+    X, Y, margins = [], [], []
+    for _ in range(n_samples):
+        for _ in range(max_tries):
+            y = (problem.random_label(rng) if vector
+                 else rng.integers(0, check_int(y_max, "y_max", minimum=1) + 1, size=_n_items(n_items, rng)))
+            allowed = problem.zero_loss_pattern(y)
+            try:
+                t = problem.separating_scores(y, margin, jitter=jitter, rng=rng) if not allowed.all() else None
+            except ValueError:
+                t = None
+            if t is not None:
+                break
+        else:
+            raise ValueError(
+                f"no separable label with a non-zero loss found in {max_tries} draws; "
+                "use loss='ndcg' or other n_items / y_max"
+            )
+        if vector:
+            x = pinv @ t + noise * (null @ rng.standard_normal(n_features))
+        else:
+            N = noise * rng.standard_normal((len(y), n_features))
+            x = N - np.outer(N @ W, W) + np.outer(t, W)
+        X.append(x)
+        Y.append(np.asarray(y, dtype=np.int64))
+        margins.append(problem.margin(problem.scoring.scores(W, x), y))
+    radius = max(problem.scoring.instance_norm(x) for x in X)
+    return SeparableData(np.array(X) if vector else X, Y, W, float(min(margins)), radius)
+
+
+# ---------------------------------------------------------------- Figure 1
+class Figure1Data(NamedTuple):
+    """Data of the paper's synthetic experiment (Section 6, Figure 1).
+
+    Attributes
+    ----------
+    X : list of ndarray
+        One ``(m, p0)`` document matrix per query.
+    Y : list of ndarray
+        Relevance ``y(i) = m - j`` for documents whose score falls in band ``j``.
+    w_star : ndarray
+        The target ``w*``.
+    thresholds : ndarray
+        ``zeta_1 = +inf, zeta_j = 1/j (2 <= j <= m), zeta_{m+1} = -inf``.
+    centres : ndarray
+        The score ``<mu_i, w*>`` each document ``i`` is placed at.
+    """
+
+    X: list
+    Y: list
+    w_star: np.ndarray
+    thresholds: np.ndarray
+    centres: np.ndarray
+
+
+def figure1_thresholds(n_items: int) -> np.ndarray:
+    """``zeta_1 = +inf``, ``zeta_j = 1/j`` for ``2 <= j <= m``, ``zeta_{m+1} = -inf`` (Section 6)."""
+    m = check_int(n_items, "n_items", minimum=2)
+    return np.concatenate([[np.inf], 1.0 / np.arange(2, m + 1), [-np.inf]])
+
+
+def figure1_centres(n_items: int) -> np.ndarray:
+    """The score each document is centred at: the middle of band ``i`` for document ``i``.
+
+    Band ``j`` is ``[zeta_{j+1}, zeta_j]``.  The outer bands are unbounded, so document 1
+    is put half a band-2 width above ``1/2`` and document ``m`` half a band-``(m-1)``
+    width below ``1/m`` (our choice; the paper does not give the means).
+    """
+    m = check_int(n_items, "n_items", minimum=2)
+    zeta = figure1_thresholds(m)
+    centres = np.empty(m)
+    inner = np.arange(2, m)  # bands 2..m-1, 1-based
+    centres[1:-1] = (zeta[inner - 1] + zeta[inner]) / 2
+    if m == 2:
+        centres[:] = [0.75, 0.25]
+        return centres
+    centres[0] = zeta[1] + (zeta[1] - zeta[2]) / 2
+    centres[-1] = zeta[m - 1] - (zeta[m - 2] - zeta[m - 1]) / 2
+    return centres
+
+
+def figure1_labels(scores: np.ndarray, n_items: int) -> np.ndarray:
+    """``y(i) = m - j`` iff ``zeta_{j+1} <= score_i <= zeta_j`` (a score on a threshold takes the upper band)."""
+    zeta = figure1_thresholds(n_items)
+    descending = -zeta[1:-1]  # -1/2, -1/3, ..., increasing
+    band = np.searchsorted(descending, -np.asarray(scores), side="left") + 1
+    return (n_items - band).astype(np.int64)
+
+
+def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30, noise: float = 1e-3,
+                         sparsity: int | None = None, seed: int = 0) -> Figure1Data:
+    """The synthetic data of Figure 1 (Section 6), with the choices the paper leaves open.
+
+    Given by the paper: ``X_tau`` in ``R^{m x p0}`` with independent spherical Gaussian
+    rows centred at ``mu_i``, a target ``w*``, the thresholds ``zeta_j = 1/j`` and the
+    labels ``y(i) = m - j`` for scores in band ``j`` (:func:`figure1_labels`).
+
+    Our choices (not in the paper):
+
+    * dense ``w*`` (panels a, b): standard Gaussian, scaled to unit l2 norm;
+      ``mu_i = c_i w*`` with ``c_i`` the centre of band ``i``
+      (:func:`figure1_centres`), so that document ``i`` falls in band ``i``; each row
+      is ``mu_i + noise * N(0, I)``.  The default ``noise = 1e-3`` is about 0.4 of the
+      narrowest band's width for ``m = 20`` (``1/380``), so the lower documents
+      sometimes swap bands (ties and swaps in ``y``);
+    * sparse variant (panel c, ``sparsity = s``): ``w*`` has ``s`` non-zero entries
+      uniform on ``[-1, 1]`` at random coordinates (not normalised; the thresholds act
+      on the raw scores); every coordinate of a document is uniform on ``[-1, 1]``
+      except on the support, where it is ``c_i w*_S / ||w*_S||^2`` plus Gaussian noise
+      of standard deviation ``noise / ||w*_S||`` (so the score noise is ``noise``, as in
+      the dense case), clipped to ``[-1, 1]``; data stay in ``[-1, 1]^{p0}``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of queries.
+    n_items : int
+        ``m``, documents per query (``>= 2``).
+    n_features : int
+        ``p0``.
+    noise : float
+        Standard deviation of the Gaussian noise.
+    sparsity : int, optional
+        Number of non-zero entries of ``w*`` (panel c); ``None`` for a dense ``w*``.
+    seed : int
+        Seed of all draws (``w*`` included).
+    """
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    m = check_int(n_items, "n_items", minimum=2)
+    p0 = check_int(n_features, "n_features", minimum=1)
+    noise = check_positive(noise, "noise", allow_zero=True)
+    rng = np.random.default_rng(seed)
+    centres = figure1_centres(m)
+    X, Y = [], []
+    if sparsity is None:
+        w = rng.standard_normal(p0)
+        w /= np.linalg.norm(w)
+        for _ in range(n_samples):
+            x = np.outer(centres, w) + noise * rng.standard_normal((m, p0))
+            X.append(x)
+            Y.append(figure1_labels(x @ w, m))
+    else:
+        s = check_int(sparsity, "sparsity", minimum=1)
+        if s > p0:
+            raise ValueError(f"sparsity must be <= n_features = {p0}; got {s}")
+        support = np.sort(rng.choice(p0, size=s, replace=False))
+        w = np.zeros(p0)
+        w[support] = rng.uniform(-1.0, 1.0, size=s)
+        direction = w[support] / (w[support] @ w[support])
+        scale = noise / np.linalg.norm(w[support])
+        for _ in range(n_samples):
+            x = rng.uniform(-1.0, 1.0, size=(m, p0))
+            x[:, support] = np.clip(np.outer(centres, direction)
+                                    + scale * rng.standard_normal((m, s)), -1.0, 1.0)
+            X.append(x)
+            Y.append(figure1_labels(x @ w, m))
+    return Figure1Data(X, Y, w, figure1_thresholds(m), centres)

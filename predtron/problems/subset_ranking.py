@@ -1,0 +1,103 @@
+"""Subset ranking (Section 4): rank the ``m`` documents of a query with ``t = X w``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron._validation import check_int
+from predtron.problems.ranking import RankingProblem, check_relevance
+from predtron.scoring import DocumentScoring
+
+
+class SubsetRanking(RankingProblem):
+    """Subset ranking: a query is a matrix ``X`` (one row per document), scores ``t = X w``.
+
+    Predictions are rankings ``sigma`` (``sigma[i]`` = 0-based position of document
+    ``i``), labels are integer relevance vectors ``y >= 0`` of the query's length, and
+    ``rep(sigma)_i = f(sigma[i] + 1) / Z``.  Queries may have different numbers of
+    documents; ``w`` is shared.  With the Predtron, line 9 of Algorithm 1 becomes
+    ``w <- w - eta X^T (rep(sigma~) - rep(sigma_y))`` (Corollary 5).  See
+    :mod:`predtron.problems.ranking` for the losses, the oracle (Lemma 3) and the margin
+    (Lemma 4).
+
+    Parameters
+    ----------
+    f : str or callable, default "linear"
+        ``"linear"`` (``-i``), ``"inverse"`` (``1/i``), ``"power1.1"``, ``"square"``,
+        ``"discount"`` or a strictly decreasing callable on 1-based positions.
+    loss : {"ndcg", "precision"}, default "ndcg"
+        ``1 - NDCG`` (NDCG@k with ``k``) or ``1 - precision@k`` (normalised by
+        ``min(k, #relevant)``).
+    k : int, optional
+        Cut-off.
+    gain : {"exponential", "linear"}, default "exponential"
+        NDCG gain ``2^y - 1`` or ``y``.
+    oracle : {"auto", "assignment", "sort"}, default "auto"
+        See :class:`~predtron.problems.ranking.RankingProblem`.
+
+    Notes
+    -----
+    * All-zero relevance (or no relevant document for precision): every ranking has
+      loss 0, so the query never triggers an update.
+    * ``c_L`` and ``C_L`` depend on the labels (the number of documents and the
+      grades); they are not properties of this problem.  Use
+      :meth:`loss_bounds_for` on the labels of a data set, or :meth:`loss_bounds` for
+      every label in ``{0..y_max}^m``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.problems.subset_ranking import SubsetRanking
+    >>> problem = SubsetRanking()
+    >>> problem.pred(np.array([0.2, 0.9, 0.5])).tolist()
+    [2, 0, 1]
+    >>> round(problem.loss(np.array([2, 0, 1]), np.array([0, 2, 1])), 6)
+    0.0
+    """
+
+    def __init__(self, f="linear", loss: str = "ndcg", k: int | None = None,
+                 gain: str = "exponential", oracle: str = "auto"):
+        super().__init__(f=f, loss=loss, k=k, gain=gain, oracle=oracle)
+        self.scoring = DocumentScoring()
+
+    def check_label(self, y) -> np.ndarray:
+        return check_relevance(y, "label")
+
+    def check_pair(self, x: np.ndarray, y: np.ndarray, i: int) -> None:
+        """Check that query ``i`` has one relevance grade per document."""
+        if x.shape[0] != len(y):
+            raise ValueError(
+                f"X[{i}] has {x.shape[0]} documents but Y[{i}] has {len(y)} relevance grades"
+            )
+
+    def random_label(self, rng: np.random.Generator, n_items: int | None = None,
+                     y_max: int = 2) -> np.ndarray:
+        """Grades uniform on ``0..y_max`` for ``n_items`` documents (default: uniform on 1..6)."""
+        m = int(rng.integers(1, 7)) if n_items is None else check_int(n_items, "n_items", minimum=1)
+        return rng.integers(0, check_int(y_max, "y_max", minimum=0) + 1, size=m).astype(np.int64)
+
+    def label_for(self, sigma) -> np.ndarray:
+        """The relevance ``m - 1 - sigma``: all grades distinct, sorted by ``sigma``."""
+        sigma = self._check_sigma(sigma)
+        return (len(sigma) - 1 - sigma).astype(np.int64)
+
+    def pred_default(self):
+        raise ValueError("SubsetRanking has no fixed number of documents; pass a label y")
+
+    def stack(self, predictions) -> list:
+        """Rankings as a list (queries differ in size)."""
+        return list(predictions)
+
+    @property
+    def c_L(self) -> float:
+        raise ValueError(
+            "SubsetRanking's loss values depend on the labels; use loss_bounds_for(Y) or "
+            "loss_bounds(m, y_max) to get (c_L, C_L)"
+        )
+
+    @property
+    def C_L(self) -> float:
+        raise ValueError(
+            "SubsetRanking's loss values depend on the labels; use loss_bounds_for(Y) or "
+            "loss_bounds(m, y_max) to get (c_L, C_L)"
+        )

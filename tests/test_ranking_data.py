@@ -1,0 +1,245 @@
+"""Ranking data: flat <-> per-query conversion, LETOR loader, separable and Figure-1 generators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from predtron.bounds import empirical_margin
+from predtron.data.letor import load_letor
+from predtron.data.ranking import (
+    figure1_centres,
+    figure1_labels,
+    figure1_thresholds,
+    flatten_queries,
+    make_figure1_ranking,
+    make_separable_ranking,
+    split_queries,
+)
+from predtron.problems.binary import Binary
+from predtron.problems.multilabel_ranking import MultilabelRanking
+from predtron.problems.subset_ranking import SubsetRanking
+
+MQ2008 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "letor-mq2008-fold1"
+
+
+# ------------------------------------------------------------------ flat layout
+def _flat():
+    X = np.arange(14, dtype=float).reshape(7, 2)
+    y = np.array([0, 1, 2, 0, 0, 1, 3])
+    return X, y
+
+
+def test_split_by_group_and_by_qid_agree_and_round_trip():
+    X, y = _flat()
+    Xs, ys = split_queries(X, y, group=[3, 1, 3])
+    Xq, yq = split_queries(X, y, qid=[7, 7, 7, 2, 5, 5, 5])
+    assert [len(v) for v in ys] == [3, 1, 3]
+    for a, b in zip(Xs + ys, Xq + yq, strict=True):
+        assert np.array_equal(a, b)
+    X2, y2, group = flatten_queries(Xs, ys)
+    assert np.array_equal(X2, X) and np.array_equal(y2, y) and group.tolist() == [3, 1, 3]
+
+
+def test_non_contiguous_qids_rejected_or_gathered():
+    X, y = _flat()
+    qid = [4, 4, 9, 4, 9, 1, 1]
+    with pytest.raises(ValueError, match="rows of query 4 are not contiguous"):
+        split_queries(X, y, qid=qid)
+    Xs, ys = split_queries(X, y, qid=qid, sort=True)
+    assert [x[:, 0].tolist() for x in Xs] == [[0, 2, 6], [4, 8], [10, 12]]
+    assert [v.tolist() for v in ys] == [[0, 1, 0], [2, 0], [1, 3]]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({}, "exactly one of qid"),
+    ({"qid": [1] * 7, "group": [7]}, "exactly one of qid"),
+    ({"group": [3, 3]}, "group sizes sum to 6 but X has 7 rows"),
+    ({"group": [3, 0, 4]}, "group sizes must be >= 1"),
+    ({"group": [3.0, 4.0]}, "integer group sizes"),
+    ({"qid": [1, 2]}, "one query id per row"),
+])
+def test_split_bad_grouping(kwargs, message):
+    X, y = _flat()
+    with pytest.raises(ValueError, match=message):
+        split_queries(X, y, **kwargs)
+
+
+def test_split_bad_values():
+    X, y = _flat()
+    with pytest.raises(ValueError, match="relevance grades >= 0"):
+        split_queries(X, np.where(y == 3, -1, y), group=[7])
+    with pytest.raises(ValueError, match="contains NaN"):
+        split_queries(X, np.where(y == 3, np.nan, y), group=[7])
+    with pytest.raises(ValueError, match="one relevance grade per row"):
+        split_queries(X, y[:5], group=[7])
+    bad = X.copy()
+    bad[2, 1] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        split_queries(bad, y, group=[7])
+    with pytest.raises(ValueError, match="ragged"):
+        split_queries([[1.0, 2.0], [3.0]], [0, 1], group=[2])
+    with pytest.raises(ValueError, match="2-D"):
+        split_queries(np.ones(7), y, group=[7])
+
+
+def test_flatten_bad_input():
+    with pytest.raises(ValueError, match="same number of features"):
+        flatten_queries([np.ones((2, 3)), np.ones((1, 2))], [[0, 1], [1]])
+    with pytest.raises(ValueError, match=r"Xs\[0\] has 2 documents but ys\[0\] has 3"):
+        flatten_queries([np.ones((2, 3))], [[0, 1, 1]])
+    with pytest.raises(ValueError, match="one entry per query"):
+        flatten_queries([np.ones((2, 3))], [[0, 1], [1]])
+    with pytest.raises(ValueError, match="X must be a list of 2-D arrays"):
+        flatten_queries("abc", [[0]])
+
+
+# ------------------------------------------------------------------ LETOR loader
+LETOR_TEXT = """2 qid:10 1:0.5 3:1.0 #docid = A-1 inc = 1 prob = 0.2
+0 qid:10 2:0.25 #docid = A-2 inc = 0
+1 qid:3 1:1 2:2 3:3
+"""
+
+
+def test_load_letor_small_file(tmp_path):
+    path = tmp_path / "small.txt"
+    path.write_text(LETOR_TEXT + "\n")
+    data = load_letor(path)
+    assert data.qids.tolist() == [10, 3]
+    assert [y.tolist() for y in data.Y] == [[2, 0], [1]]
+    assert np.array_equal(data.X[0], [[0.5, 0, 1.0], [0, 0.25, 0]])
+    assert data.docids == [["A-1", "A-2"], [None]]
+    assert load_letor(path, n_features=5).X[1].shape == (1, 5)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1 1:0.5\n", "line 1: expected '<relevance> qid:<id>"),
+    ("x qid:1 1:0.5\n", "relevance 'x' is not a number"),
+    ("-1 qid:1 1:0.5\n", "relevance must be an integer >= 0"),
+    ("1.5 qid:1 1:0.5\n", "relevance must be an integer >= 0"),
+    ("1 qid:1 1:0.5\n0 qid:1 0:2\n", "line 2: expected '<index>:<value>'"),
+    ("1 qid:1 1:nan\n", "finite value"),
+    ("1 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n", "rows of query 1 are not contiguous"),
+    ("# only a comment\n", "contains no data lines"),
+])
+def test_load_letor_bad_files(tmp_path, text, message):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_letor(path)
+
+
+def test_load_letor_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"nope\.txt"):
+        load_letor(tmp_path / "nope.txt")
+    path = tmp_path / "small.txt"
+    path.write_text(LETOR_TEXT)
+    with pytest.raises(ValueError, match="feature index 3 > n_features = 2"):
+        load_letor(path, n_features=2)
+
+
+def test_load_mq2008_validation_fold():
+    path = MQ2008 / "vali.txt"
+    if not path.exists():
+        pytest.skip(f"MQ2008 data not present: {path}")
+    data = load_letor(path)
+    assert len(data.X) == 157 and sum(len(y) for y in data.Y) == 2707
+    assert {x.shape[1] for x in data.X} == {46}
+    assert min(len(y) for y in data.Y) >= 6 and max(len(y) for y in data.Y) <= 119
+    assert set(np.concatenate(data.Y).tolist()) == {0, 1, 2}
+    assert data.docids[0][0].startswith("GX")
+
+
+# ------------------------------------------------------------------ separable data
+@pytest.mark.parametrize("problem", [SubsetRanking(), SubsetRanking(f="inverse", k=3),
+                                     SubsetRanking(loss="precision", k=2)], ids=["ndcg", "ndcg@3", "p@2"])
+def test_separable_subset_ranking(problem):
+    data = make_separable_ranking(problem, 25, 6, margin=0.05, n_items=(1, 7), seed=3)
+    assert data.margin >= 0.05
+    assert empirical_margin(problem, data.W_star, data.X, data.Y) == pytest.approx(data.margin)
+    assert np.linalg.norm(data.W_star) == pytest.approx(1.0)
+    assert all(x.shape == (len(y), 6) for x, y in zip(data.X, data.Y, strict=True))
+    again = make_separable_ranking(problem, 25, 6, margin=0.05, n_items=(1, 7), seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip(data.X, again.X, strict=True))
+
+
+def test_separable_multilabel_ranking():
+    problem = MultilabelRanking(5, f="square", y_max=2)
+    data = make_separable_ranking(problem, 30, 8, margin=0.1, seed=1)
+    assert data.X.shape == (30, 8) and data.margin >= 0.1
+    assert empirical_margin(problem, data.W_star, data.X, data.Y) == pytest.approx(data.margin)
+    assert np.linalg.norm(data.W_star) == pytest.approx(1.0)
+
+
+def test_separable_ranking_errors():
+    with pytest.raises(ValueError, match="must be a ranking problem"):
+        make_separable_ranking(Binary(), 3, 2, 0.1)
+    with pytest.raises(ValueError, match="n_features >= n_labels = 5"):
+        make_separable_ranking(MultilabelRanking(5), 3, 4, 0.1)
+    with pytest.raises(ValueError, match="no separable label with a non-zero loss"):
+        make_separable_ranking(SubsetRanking(), 3, 2, 0.1, n_items=1, max_tries=5)
+    with pytest.raises(ValueError, match="low <= high"):
+        make_separable_ranking(SubsetRanking(), 3, 2, 0.1, n_items=(5, 2))
+    with pytest.raises(ValueError, match="margin must be finite and > 0"):
+        make_separable_ranking(SubsetRanking(), 3, 2, 0.0)
+
+
+# ------------------------------------------------------------------ Figure 1
+def test_figure1_thresholds_bands_and_labels():
+    zeta = figure1_thresholds(5)
+    assert zeta[0] == np.inf and zeta[-1] == -np.inf
+    assert np.allclose(zeta[1:-1], [1 / 2, 1 / 3, 1 / 4, 1 / 5])
+    centres = figure1_centres(20)
+    assert figure1_labels(centres, 20).tolist() == list(range(19, -1, -1))
+    assert figure1_labels(np.array([0.5, 0.49, 1 / 3, 0.01, 10.0]), 20).tolist() == [19, 18, 18, 0, 19]
+    assert figure1_labels(figure1_centres(2), 2).tolist() == [1, 0]
+
+
+def test_figure1_dense_and_sparse():
+    data = make_figure1_ranking(5, n_items=20, n_features=30, seed=4)
+    assert len(data.X) == 5 and data.X[0].shape == (20, 30)
+    for x, y in zip(data.X, data.Y, strict=True):
+        assert np.array_equal(y, figure1_labels(x @ data.w_star, 20))
+    assert np.linalg.norm(data.w_star) == pytest.approx(1.0)
+    top = np.array([y[:10] for y in data.Y])
+    assert np.array_equal(top, np.tile(np.arange(19, 9, -1), (5, 1)))  # upper bands are wide
+    sparse = make_figure1_ranking(3, n_items=10, n_features=200, sparsity=15, seed=4)
+    assert np.count_nonzero(sparse.w_star) == 15
+    assert all(np.abs(x).max() <= 1 for x in sparse.X)
+    for x, y in zip(sparse.X, sparse.Y, strict=True):
+        assert np.array_equal(y, figure1_labels(x @ sparse.w_star, 10))
+    again = make_figure1_ranking(3, n_items=10, n_features=200, sparsity=15, seed=4)
+    assert np.array_equal(again.X[2], sparse.X[2])
+
+
+def test_figure1_errors():
+    with pytest.raises(ValueError, match="sparsity must be <= n_features = 5"):
+        make_figure1_ranking(2, n_features=5, sparsity=6)
+    with pytest.raises(ValueError, match="n_items must be an integer >= 2"):
+        make_figure1_ranking(2, n_items=1)
+    with pytest.raises(ValueError, match="noise must be finite and >= 0"):
+        make_figure1_ranking(2, noise=-1.0)
+
+
+def test_learners_take_the_flat_layout():
+    from predtron import Predtron
+    from predtron.data import flatten_queries
+    from predtron.problems import Binary, SubsetRanking
+
+    rng = np.random.default_rng(0)
+    Xs = [rng.standard_normal((m, 4)) for m in (3, 5, 1, 4)]
+    ys = [rng.integers(0, 3, m) for m in (3, 5, 1, 4)]
+    X, y, group = flatten_queries(Xs, ys)
+    qid = np.repeat([10, 11, 12, 13], group)
+    by_list = Predtron(SubsetRanking()).fit(Xs, ys, epochs=2)
+    by_qid = Predtron(SubsetRanking()).fit(X, y, epochs=2, qid=qid)
+    by_group = Predtron(SubsetRanking()).fit(X, y, epochs=2, group=[3, 5, 1, 4])
+    np.testing.assert_array_equal(by_list.coef_, by_qid.coef_)
+    np.testing.assert_array_equal(by_list.coef_, by_group.coef_)
+    flat_predictions = by_qid.predict(X, qid=qid)
+    assert all(np.array_equal(a, b) for a, b in zip(flat_predictions, by_list.predict(Xs), strict=True))
+    assert by_group.score(X, y, group=[3, 5, 1, 4]) == by_list.score(Xs, ys)
+    with pytest.raises(ValueError, match="qid and group describe ranking inputs"):
+        Predtron(Binary()).fit(np.ones((2, 2)), [1, -1], qid=[0, 1])

@@ -1,0 +1,68 @@
+"""Property tests (hypothesis) of the ranking machinery against enumeration."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from predtron.problems.ranking import best_with_forced_pair, block_margin, block_structure, lemma4_margin
+from predtron.problems.subset_ranking import SubsetRanking
+from predtron.testing import brute_force_ranking
+
+sizes = st.integers(min_value=1, max_value=5)
+
+
+@st.composite
+def instances(draw):
+    m = draw(sizes)
+    y = np.array(draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)))
+    t = np.array(draw(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.5]) | st.floats(-3, 3),
+                               min_size=m, max_size=m)))
+    f = draw(st.sampled_from(["linear", "inverse", "power1.1", "square", "discount"]))
+    config = draw(st.sampled_from([{}, {"k": 1}, {"k": 2}, {"loss": "precision", "k": 2},
+                                   {"gain": "linear"}, {"loss": "precision", "k": 1}]))
+    return SubsetRanking(f=f, **config), y, t
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances())
+def test_oracle_and_margin_match_enumeration(case):
+    problem, y, t = case
+    brute = brute_force_ranking(problem, t, y)
+    phi = problem.objective(problem.oracle(t, y), t, y)
+    assert abs(phi - brute["phi"]) <= 1e-9 * (1 + abs(phi))
+    assert problem.rep(problem.pred(t)) @ t >= brute["pred_value"] - 1e-12
+    margin, want = problem.margin(t, y), brute["margin"]
+    assert margin == want or abs(margin - want) <= 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=1, max_size=5), st.data())
+def test_best_with_forced_pair(scores, data):
+    t = np.array(scores)
+    m = len(t)
+    fvals = np.sort(np.array(data.draw(st.lists(st.floats(-2, 2), min_size=m, max_size=m))))[::-1]
+    got = best_with_forced_pair(t, fvals)
+    want = np.full((m, m), -np.inf)
+    for perm in itertools.permutations(range(m)):
+        sigma = np.array(perm)
+        value = fvals[sigma] @ t
+        rows = np.arange(m)
+        want[rows, sigma] = np.maximum(want[rows, sigma], value)
+    assert np.allclose(got, want, atol=1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=5), st.data())
+def test_lemma4_equals_block_margin_of_ndcg(grades, data):
+    y = np.array(grades)
+    t = np.array(data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.0]), min_size=len(y), max_size=len(y))))
+    problem = SubsetRanking(f="inverse")
+    blocks = block_structure(problem.zero_loss_pattern(y))
+    fvals = problem.rep(np.arange(len(y)))
+    expected = block_margin(t, blocks, fvals)
+    got = lemma4_margin(t, y, "inverse")
+    assert got == expected or abs(got - expected) <= 1e-12
