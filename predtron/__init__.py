@@ -7,16 +7,29 @@ a correct prediction and the loss-augmented oracle; *learners* consume any probl
 """
 
 from predtron import baselines, kernels, links, metrics, pa, problems
-from predtron.learners import KernelPredtron, OnlineLearner, Predtron, PredtronLD, PredtronLink
+from predtron.learners import (
+    SGDSVM,
+    BatchPerceptron,
+    KernelPredtron,
+    OnlineLearner,
+    Predtron,
+    PredtronLD,
+    PredtronLink,
+)
 from predtron.links import EuclideanLink, GroupNormLink, PNormLink, SchattenLink
 from predtron.persistence import load, save
+from predtron.reductions import AllPairs, OneVsAll
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "SGDSVM",
+    "AllPairs",
+    "BatchPerceptron",
     "EuclideanLink",
     "GroupNormLink",
     "KernelPredtron",
+    "OneVsAll",
     "OnlineLearner",
     "PNormLink",
     "Predtron",

@@ -29,14 +29,16 @@ def test_multiclass_zero_one_is_permutation_equivariant(t, y, perm):
     # relabelling classes permutes the scores: the surrogate is unchanged
     inverse = np.argsort(perm)
     assert np.isclose(problem.surrogate(t, y), problem.surrogate(t[inverse], perm[y]))
-    assert problem.surrogate(t, y) >= problem.loss(problem.pred(t), y) >= 0
+    # pred breaks near-ties (within 1e-12 relative) towards the first index, so the
+    # inequality holds up to that rounding
+    assert problem.surrogate(t, y) >= problem.loss(problem.pred(t), y) - 1e-9 >= -1e-9
 
 
 @settings(max_examples=200, deadline=None)
 @given(t=arrays(float, 4, elements=finite), y=st.integers(0, 3), c=st.floats(0.01, 100))
 def test_ordinal_surrogate_and_homogeneity(t, y, c):
     problem = Ordinal(4)
-    assert problem.surrogate(t, y) >= problem.loss(problem.pred(t), y) >= 0
+    assert problem.surrogate(t, y) >= problem.loss(problem.pred(t), y) - 1e-9 >= -1e-9
     assert problem.pred(c * t) == problem.pred(t)
 
 

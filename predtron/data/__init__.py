@@ -10,17 +10,20 @@ from predtron.data.ranking import (
     make_separable_ranking,
     split_queries,
 )
+from predtron.data.sequences import SequenceData, make_sequences
 
 __all__ = [
     "Figure1Data",
     "LetorData",
     "MultilabelData",
     "SeparableData",
+    "SequenceData",
     "flatten_queries",
     "load_arff",
     "load_letor",
     "make_figure1_ranking",
     "make_separable",
     "make_separable_ranking",
+    "make_sequences",
     "split_queries",
 ]

@@ -178,10 +178,14 @@ class Problem(ABC):
 
 
 def first_argmax(values: np.ndarray) -> int:
-    """Index of the first maximum, with a tolerance so rounding does not break ties."""
+    """Index of the first maximum, with a relative tolerance so rounding does not break ties.
+
+    The tolerance is relative to the largest magnitude, so the choice is unchanged when
+    all values are multiplied by a positive constant (``pred`` stays homogeneous).
+    """
     values = np.asarray(values, dtype=float)
     top = values.max()
-    tol = TIE_TOLERANCE * (1.0 + abs(top))
+    tol = TIE_TOLERANCE * float(np.abs(values).max())
     return int(np.flatnonzero(values >= top - tol)[0])
 
 

@@ -8,6 +8,10 @@ Labels and predictions are 0/1 vectors of length ``m``.  With ``s_j = 2 y_j - 1`
 so the loss-augmented argmax is a choice of error set; each loss below picks it in
 ``O(m)`` or ``O(m log m)`` time.  These oracles are our derivation (the paper's
 Appendix C.2 is not available); :mod:`predtron.testing` checks them against brute force.
+
+The multivariate measures of bipartite ranking (UML Section 17.5: F1, F-beta, balanced
+accuracy, precision@k, recall@k) live in :mod:`predtron.problems.bipartite`; this class
+dispatches to it for those losses.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ import numpy as np
 
 from predtron._validation import check_binary_vector, check_choice, check_int
 from predtron.problems.base import Problem
+from predtron.problems.bipartite import BIPARTITE_LOSSES, BipartiteMeasure
 from predtron.scoring import VectorScoring
 
-LOSSES = ("hamming", "subset", "errorset")
+LOSSES = ("hamming", "subset", "errorset", *BIPARTITE_LOSSES)
 
 #: Largest ``m`` for which the error-set margin is computed by enumeration.
 MAX_ENUMERATED_LABELS = 16
@@ -33,33 +38,55 @@ class Multilabel(Problem):
     ----------
     n_labels : int
         ``m``, the number of labels.
-    loss : {"hamming", "subset", "errorset"}
+    loss : {"hamming", "subset", "errorset", "f1", "fbeta", "balanced", "precision@k", "recall@k"}
         * ``"hamming"``: ``|sigma union y| - |sigma intersect y|``, the number of wrong
           labels (unnormalised, as in the paper; see ``normalize``);
         * ``"subset"``: the subset 0-1 loss, 1 unless ``sigma == y``;
         * ``"errorset"``: the error-set size, the number of pairs (relevant label
-          missed, irrelevant label predicted) = false negatives x false positives.
+          missed, irrelevant label predicted) = false negatives x false positives;
+        * ``"f1"``, ``"fbeta"``, ``"balanced"``, ``"precision@k"``, ``"recall@k"``: one
+          minus a multivariate measure of UML Section 17.5; ``"recall@k"`` predictions
+          switch on at most ``k`` labels and ``"precision@k"`` predictions at least ``k``.
+          Definitions and degenerate-case conventions: :mod:`predtron.problems.bipartite`.
     normalize : bool
         Divide the Hamming loss by ``m`` (only with ``loss="hamming"``).
+    beta : float
+        ``beta > 0`` of ``loss="fbeta"`` (only with that loss).
+    k : int, optional
+        ``1 <= k <= m`` for ``loss="precision@k"`` and ``"recall@k"`` (required there).
 
     Notes
     -----
     A score of exactly 0 decodes to 1 (label predicted), as in :class:`~predtron.problems.Binary`.
     """
 
-    def __init__(self, n_labels: int, loss: str = "hamming", *, normalize: bool = False):
+    def __init__(self, n_labels: int, loss: str = "hamming", *, normalize: bool = False,
+                 beta: float = 1.0, k: int | None = None):
         self.n_labels = check_int(n_labels, "n_labels", minimum=1)
         self.loss_name = check_choice(loss, "loss", LOSSES)
         if normalize and loss != "hamming":
             raise ValueError(f"normalize=True applies only to loss='hamming'; got loss={loss!r}")
         if loss == "errorset" and self.n_labels < 2:
             raise ValueError("loss='errorset' needs n_labels >= 2 (it counts pairs of labels)")
+        if beta != 1.0 and loss != "fbeta":
+            raise ValueError(f"beta applies only to loss='fbeta'; got loss={loss!r}")
+        if k is not None and loss not in ("precision@k", "recall@k"):
+            raise ValueError(f"k applies only to loss='precision@k' or 'recall@k'; got loss={loss!r}")
+        self._measure = (BipartiteMeasure(loss, self.n_labels, beta, k)
+                         if loss in BIPARTITE_LOSSES else None)
+        self.beta = beta
+        self.k = k
         self.normalize = bool(normalize)
         self.scoring = VectorScoring(self.n_labels)
         self._scale = 1.0 / np.sqrt(self.n_labels)
 
     def get_params(self) -> dict:
-        return {"n_labels": self.n_labels, "loss": self.loss_name, "normalize": self.normalize}
+        params = {"n_labels": self.n_labels, "loss": self.loss_name, "normalize": self.normalize}
+        if self.loss_name == "fbeta":
+            params["beta"] = self.beta
+        if self.k is not None:
+            params["k"] = self.k
+        return params
 
     # ------------------------------------------------------------------ basics
     def check_label(self, y) -> np.ndarray:
@@ -69,12 +96,18 @@ class Multilabel(Problem):
         return (2.0 * np.asarray(sigma, dtype=float) - 1.0) * self._scale
 
     def pred(self, t) -> np.ndarray:
+        if self._measure is not None:
+            return self._measure.pred(t)
         return (np.asarray(t, dtype=float) >= 0).astype(np.int64)
 
     def correct(self, y) -> np.ndarray:
+        if self._measure is not None:
+            return self._measure.correct(y)
         return np.asarray(y, dtype=np.int64)
 
     def loss(self, sigma, y) -> float:
+        if self._measure is not None:
+            return self._measure.loss(sigma, y)
         sigma, y = np.asarray(sigma), np.asarray(y)
         if self.loss_name == "hamming":
             wrong = float(np.count_nonzero(sigma != y))
@@ -96,6 +129,8 @@ class Multilabel(Problem):
 
     # ------------------------------------------------------------------ oracle
     def oracle(self, t, y) -> np.ndarray:
+        if self._measure is not None:
+            return self._measure.oracle(t, y)
         a = self._gains(t, y)
         y = np.asarray(y)
         if self.loss_name == "hamming":
@@ -111,13 +146,13 @@ class Multilabel(Problem):
 
     # ------------------------------------------------------------------ margin
     def margin(self, t, y) -> float:
-        if self.loss_name == "errorset":
+        if self.loss_name in ("errorset", "precision@k", "recall@k"):
             y = np.asarray(y)
-            if y.all() or not y.any():
+            if self.loss_name == "errorset" and (y.all() or not y.any()):
                 return np.inf
             if self.n_labels > MAX_ENUMERATED_LABELS:
                 raise ValueError(
-                    f"the error-set margin is computed by enumeration, for n_labels <= "
+                    f"the {self.loss_name} margin is computed by enumeration, for n_labels <= "
                     f"{MAX_ENUMERATED_LABELS}; got n_labels={self.n_labels}"
                 )
             return super().margin(t, y)
@@ -127,26 +162,35 @@ class Multilabel(Problem):
 
     # ------------------------------------------------------------- enumeration
     def predictions(self, y=None):
-        return (np.array(bits, dtype=np.int64)
-                for bits in itertools.product((1, 0), repeat=self.n_labels))
+        if self._measure is not None:
+            return self._measure.predictions()
+        return self.labels()
 
     def labels(self):
-        return self.predictions()
+        return (np.array(bits, dtype=np.int64)
+                for bits in itertools.product((1, 0), repeat=self.n_labels))
 
     def random_label(self, rng):
         return rng.integers(0, 2, self.n_labels).astype(np.int64)
 
     def pred_default(self):
+        if self._measure is not None:
+            return self._measure.default_prediction()
         return np.ones(self.n_labels, dtype=np.int64)
 
     @property
     def c_L(self) -> float:
+        if self._measure is not None:
+            values = self._measure.loss_values()
+            return float(values[values > 1e-12].min())
         if self.loss_name == "hamming" and self.normalize:
             return 1.0 / self.n_labels
         return 1.0
 
     @property
     def C_L(self) -> float:
+        if self._measure is not None:
+            return float(self._measure.loss_values().max())
         if self.loss_name == "hamming":
             return 1.0 if self.normalize else float(self.n_labels)
         if self.loss_name == "subset":

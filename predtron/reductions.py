@@ -1,0 +1,182 @@
+"""Multiclass prediction by reduction to binary classification (UML Section 17.1).
+
+* One-vs-all trains, for every class ``i``, a binary classifier ``h_i`` on the whole
+  sample relabelled ``+1`` for class ``i`` and ``-1`` otherwise, and predicts
+  ``argmax_i h_i(x)``.
+* All-pairs trains, for every pair ``i < j``, a classifier ``h_ij`` on the examples of
+  classes ``i`` and ``j`` only (``+1`` for ``i``, ``-1`` for ``j``), and predicts
+  ``argmax_i sum_{j != i} sign(j - i) h_ij(x)`` where ``h_ij`` for ``i > j`` means
+  ``h_ji``: every classifier votes for one of its two classes.
+
+The binary learner is any object with ``fit(X, y)`` and ``decision_function(X)`` (a
+real score, positive for ``+1``) -- ours (``Predtron(Binary())``) or, say, a
+scikit-learn classifier -- produced by a factory so that every sub-problem gets a
+fresh one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from predtron._validation import as_finite_array, check_choice
+from predtron.problems.base import first_argmax
+
+VOTES = ("sign", "score")
+
+
+def _binary_scores(learner: Any, X: np.ndarray) -> np.ndarray:
+    """The real-valued output of a fitted binary learner, as a 1-D array."""
+    scores = np.asarray(learner.decision_function(X), dtype=float)
+    if scores.size != X.shape[0]:
+        raise ValueError(
+            f"the binary learner's decision_function must return one score per example; got shape "
+            f"{scores.shape} for {X.shape[0]} examples"
+        )
+    return scores.reshape(X.shape[0])
+
+
+class _Reduction:
+    """Shared validation of the two reductions."""
+
+    def __init__(self, factory: Callable[[], Any], fit_params: dict | None = None):
+        self.factory = factory
+        self.fit_params = fit_params
+
+    def _check(self, X, Y=None):
+        if not callable(self.factory):
+            raise ValueError(
+                "factory must be a callable returning a fresh binary learner, e.g. "
+                f"lambda: Predtron(Binary()); got {type(self.factory).__name__}"
+            )
+        X = as_finite_array(X, "X")
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D array of shape (n_samples, n_features); got shape {X.shape}")
+        if Y is None:
+            return X, None
+        Y = np.asarray(Y)
+        if Y.shape != (X.shape[0],):
+            raise ValueError(f"Y must hold one label per row of X ({X.shape[0]}); got shape {Y.shape}")
+        return X, Y
+
+    def _train(self, X: np.ndarray, y: np.ndarray):
+        learner = self.factory()
+        for name in ("fit", "decision_function"):
+            if not callable(getattr(learner, name, None)):
+                raise ValueError(
+                    f"the factory must return a binary learner with fit and decision_function; "
+                    f"{type(learner).__name__} has no {name}"
+                )
+        learner.fit(X, y, **(self.fit_params or {}))
+        return learner
+
+    def _check_fitted(self):
+        if not hasattr(self, "classes_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the highest score; ties go to the first class in ``classes_``."""
+        scores = self.decision_function(X)
+        return self.classes_[[first_argmax(row) for row in scores]]
+
+    def score(self, X, Y) -> float:
+        """Mean 0-1 loss on ``(X, Y)`` (lower is better)."""
+        return float(np.mean(self.predict(X) != np.asarray(Y)))
+
+
+class OneVsAll(_Reduction):
+    """One-vs-all (UML Section 17.1, first algorithm).
+
+    Parameters
+    ----------
+    factory : callable
+        ``factory()`` returns an unfitted binary learner with ``fit(X, y)`` (labels
+        ``-1``/``+1``) and ``decision_function(X)``.
+    fit_params : dict, optional
+        Extra keyword arguments of every ``fit`` call (e.g. ``{"epochs": 5}``).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The sorted classes seen by ``fit``.
+    estimators_ : list
+        ``h_i``, one fitted binary learner per class.
+    """
+
+    def fit(self, X, Y) -> OneVsAll:
+        X, Y = self._check(X, Y)
+        classes = np.unique(Y)
+        if classes.size < 2:
+            raise ValueError(f"Y must contain at least 2 classes; got {classes.tolist()}")
+        self.estimators_ = [self._train(X, np.where(Y == c, 1, -1)) for c in classes]
+        self.classes_ = classes
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """``(n_samples, n_classes)`` matrix of ``h_i(x)``."""
+        self._check_fitted()
+        X, _ = self._check(X)
+        return np.column_stack([_binary_scores(h, X) for h in self.estimators_])
+
+
+class AllPairs(_Reduction):
+    """All-pairs (UML Section 17.1, second algorithm).
+
+    Parameters
+    ----------
+    factory : callable
+        As in :class:`OneVsAll`.
+    fit_params : dict, optional
+        Extra keyword arguments of every ``fit`` call.
+    vote : {"sign", "score"}, default "sign"
+        ``"sign"``: the textbook's rule, each ``h_ij`` casts one vote ``sign(h_ij(x))``
+        (a score of exactly 0 casts none); ``"score"``: sum the real-valued scores.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The sorted classes.
+    estimators_ : dict
+        ``{(i, j): h_ij}`` for class indices ``i < j``; ``h_ij > 0`` votes for class ``i``.
+
+    Notes
+    -----
+    Votes tie often; ``predict`` then returns the first tied class in ``classes_`` (the
+    smallest).  A pair whose two classes never both appear cannot exist, since every
+    class in ``classes_`` comes from the data.
+    """
+
+    def __init__(self, factory: Callable[[], Any], fit_params: dict | None = None, vote: str = "sign"):
+        super().__init__(factory, fit_params)
+        self.vote = vote
+
+    def fit(self, X, Y) -> AllPairs:
+        check_choice(self.vote, "vote", VOTES)
+        X, Y = self._check(X, Y)
+        classes = np.unique(Y)
+        if classes.size < 2:
+            raise ValueError(f"Y must contain at least 2 classes; got {classes.tolist()}")
+        estimators = {}
+        for i, j in combinations(range(classes.size), 2):
+            keep = (Y == classes[i]) | (Y == classes[j])
+            estimators[(i, j)] = self._train(X[keep], np.where(Y[keep] == classes[i], 1, -1))
+        self.estimators_ = estimators
+        self.classes_ = classes
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """``(n_samples, n_classes)`` matrix of ``sum_j sign(j - i) h_ij(x)`` (votes or scores)."""
+        self._check_fitted()
+        check_choice(self.vote, "vote", VOTES)
+        X, _ = self._check(X)
+        totals = np.zeros((X.shape[0], self.classes_.size))
+        for (i, j), h in self.estimators_.items():
+            s = _binary_scores(h, X)
+            if self.vote == "sign":
+                s = np.sign(s)
+            totals[:, i] += s
+            totals[:, j] -= s
+        return totals

@@ -1,0 +1,169 @@
+"""The multiclass batch perceptron and the multiclass SVM by SGD (UML Sections 17.2.3-17.2.5)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from predtron.data.generators import make_separable
+from predtron.data.sequences import make_sequences
+from predtron.learners.batch_perceptron import BatchPerceptron, NotSeparatedWarning
+from predtron.learners.sgd import SGDSVM, generalized_hinge
+from predtron.problems import Multiclass
+from predtron.problems.chain import Chain
+from predtron.problems.joint import JointMulticlass
+from predtron.problems.psi import MultivectorMap
+
+COST = [[0, 1, 2], [1, 0, 1], [2, 1, 0]]
+
+
+def _separable(seed=0, n=80, p=4, margin=0.1):
+    return make_separable(Multiclass(3), n, p, margin, seed=seed)
+
+
+def test_batch_perceptron_separates_within_the_perceptron_bound():
+    data = _separable()
+    problem = JointMulticlass(MultivectorMap(3))
+    model = BatchPerceptron(problem).fit(data.X, data.Y)
+    assert model.converged_
+    assert model.score(data.X, data.Y) == 0.0
+    # no example is violated (ties included) at the end
+    assert all(model.violation(t, y) is None for t, y in zip(model.decision_function(data.X), data.Y,
+                                                              strict=True))
+    assert model.n_updates_ <= (2 * data.radius / data.margin) ** 2
+    # the last sweep made no update
+    assert np.all(model.loss_history_[-len(data.Y):] == 0)
+
+
+def test_batch_perceptron_counts_ties_as_violations():
+    problem = JointMulticlass(MultivectorMap(3))
+    model = BatchPerceptron(problem, max_epochs=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotSeparatedWarning)
+        model.fit([[1.0, 0.0]], [0])
+    # w = 0 ties every class: the example is violated although pred(0) = 0 is right
+    assert model.n_updates_ == 1
+    assert model.loss_history_.tolist() == [0.0]
+    assert not model.converged_
+
+
+def test_batch_perceptron_flags_non_separable_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    Y = [int(v) for v in rng.integers(0, 3, 30)]
+    with pytest.warns(NotSeparatedWarning, match=r"violated examples after max_epochs=4 sweeps"):
+        model = BatchPerceptron(Multiclass(3), max_epochs=4).fit(X, Y)
+    assert not model.converged_ and model.n_epochs_ == 4
+
+
+def test_batch_perceptron_on_a_chain():
+    data = make_sequences(30, 4, 3, 6, noise=0.0, seed=2)
+    model = BatchPerceptron(Chain(3, 4)).fit(data.X, data.Y)
+    assert model.converged_ and model.score(data.X, data.Y) == 0.0
+
+
+def _sgd_reference(X, Y, lam, T, seed):
+    """The textbook's SGD written out with explicit Psi vectors (multivector construction)."""
+    k, n = 3, X.shape[1]
+
+    def psi(x, y):
+        out = np.zeros(k * n)
+        out[y * n:(y + 1) * n] = x
+        return out
+
+    rng = np.random.default_rng(seed)
+    theta, ws = np.zeros(k * n), []
+    for t in range(1, T + 1):
+        w = theta / (lam * t)
+        ws.append(w)
+        i = int(rng.integers(len(X)))
+        values = [COST[c][Y[i]] + w @ (psi(X[i], c) - psi(X[i], Y[i])) for c in range(k)]
+        c = int(np.argmax(values))
+        theta = theta - (psi(X[i], c) - psi(X[i], Y[i]))
+    return np.mean(ws, axis=0)
+
+
+def test_sgd_follows_the_textbook_updates():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((12, 3))
+    Y = [int(v) for v in rng.integers(0, 3, 12)]
+    model = SGDSVM(JointMulticlass(MultivectorMap(3), loss=COST), lam=0.1, seed=4).fit(X, Y, epochs=3)
+    assert model.n_iter_ == 36
+    assert np.allclose(model.coef_, _sgd_reference(X, np.array(Y), 0.1, 36, 4))
+
+
+def _svm_qp(problem, X, Y, lam):
+    """The multiclass SVM objective solved exactly as a QP with slacks (SLSQP)."""
+    d = 3 * X.shape[1]
+    m = len(Y)
+    psis = [np.array([problem.feature_map(x, c) for c in range(3)]) for x in X]
+
+    def objective(z):
+        return 0.5 * lam * z[:d] @ z[:d] + z[d:].mean()
+
+    cons = []
+    for i in range(m):
+        for c in range(3):
+            row = psis[i][c] - psis[i][Y[i]]
+            cons.append({"type": "ineq", "fun": lambda z, i=i, c=c, row=row:
+                         z[d + i] - COST[c][Y[i]] - row @ z[:d]})
+    z0 = np.concatenate([np.zeros(d), 3 * np.ones(m)])
+    result = minimize(objective, z0, constraints=cons, method="SLSQP", options={"maxiter": 500})
+    return result.fun
+
+
+def test_sgd_reaches_the_svm_optimum():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((25, 3))
+    Y = [int(v) for v in np.argmax(X @ rng.standard_normal((3, 3)).T + 0.5 * rng.standard_normal((25, 3)),
+                                   axis=1)]
+    problem = JointMulticlass(MultivectorMap(3), loss=COST)
+    lam = 0.1
+    optimum = _svm_qp(problem, X, Y, lam)
+    model = SGDSVM(problem, lam=lam).fit(X, Y, epochs=400)
+    assert optimum <= model.objective(X, Y) <= optimum + 0.02
+    last = SGDSVM(problem, lam=lam, average=False).fit(X, Y, epochs=400)
+    assert last.objective(X, Y) >= optimum - 1e-6
+
+
+def test_generalized_hinge_is_the_surrogate_and_bounds_the_loss():
+    data = _separable(seed=3)
+    problem = JointMulticlass(MultivectorMap(3), loss=COST)
+    model = SGDSVM(problem, lam=0.05).fit(data.X, data.Y, epochs=5)
+    hinge = generalized_hinge(problem, model.coef_, data.X, data.Y)
+    losses = [problem.loss(p, y) for p, y in zip(model.predict(data.X), data.Y, strict=True)]
+    assert np.all(hinge >= np.array(losses) - 1e-12)
+    t = problem.scoring.scores(model.coef_, data.X[0])
+    assert np.isclose(hinge[0], problem.surrogate(t, data.Y[0]))
+    assert model.hinge_history_.shape == model.loss_history_.shape == (5 * len(data.Y),)
+    assert np.all(model.hinge_history_ >= model.loss_history_ - 1e-12)
+
+
+def test_sgd_partial_fit_continues():
+    data = _separable(seed=4, n=20)
+    a = SGDSVM(Multiclass(3), lam=0.1).fit(data.X, data.Y, epochs=2)
+    b = SGDSVM(Multiclass(3), lam=0.1).fit(data.X, data.Y).partial_fit(data.X, data.Y)
+    assert np.allclose(a.coef_, b.coef_) and a.n_iter_ == b.n_iter_ == 40
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: SGDSVM(Multiclass(3), lam=0).fit([[1.0]], [0]), r"lam must be finite and > 0"),
+        (lambda: SGDSVM("svm").fit([[1.0]], [0]), r"problem must be a predtron.problems.Problem"),
+        (lambda: SGDSVM(Multiclass(3), seed=-1).fit([[1.0]], [0]), r"seed must be an integer >= 0"),
+        (lambda: SGDSVM(Multiclass(3)).predict([[1.0]]), r"not fitted yet"),
+        (lambda: SGDSVM(Multiclass(3)).fit(np.zeros((0, 2)), []), r"X is empty"),
+        (lambda: BatchPerceptron(Multiclass(3), max_epochs=0).fit([[1.0]], [0]),
+         r"max_epochs must be an integer >= 1"),
+        (lambda: BatchPerceptron(Multiclass(3)).fit([[1.0]], [3]), r"Y\[0\]: label must be an integer in 0..2"),
+        (lambda: generalized_hinge(Multiclass(3), np.zeros((3, 1)), [[1.0]], [0, 1]),
+         r"X and Y must have the same number of examples"),
+    ],
+)
+def test_errors(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
