@@ -19,11 +19,11 @@ times ``x``.  The prediction is the first level whose threshold exceeds ``w . x`
 
 from __future__ import annotations
 
-import sys
 from typing import NamedTuple
 
 import numpy as np
 
+from predtron._estimator import Estimator
 from predtron._validation import as_finite_array, check_int, check_int_label, check_positive
 
 
@@ -48,7 +48,7 @@ def _directions(y: int, n_thresholds: int) -> np.ndarray:
     return np.where(np.arange(n_thresholds) < y, 1.0, -1.0)
 
 
-class PRank:
+class PRank(Estimator):
     """PRank: a perceptron with ``l - 1`` ordered thresholds (Crammer and Singer, 2001).
 
     Parameters
@@ -86,22 +86,6 @@ class PRank:
     def __init__(self, n_levels: int):
         self.n_levels = n_levels
 
-    # ------------------------------------------------------------ scikit-learn
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters, as in scikit-learn."""
-        return {"n_levels": self.n_levels}
-
-    def set_params(self, **params) -> PRank:
-        """Set constructor parameters, as in scikit-learn."""
-        for key, value in params.items():
-            if key != "n_levels":
-                raise ValueError(f"unknown parameter {key!r}; the only parameter is 'n_levels'")
-            self.n_levels = value
-        return self
-
-    def __repr__(self) -> str:
-        return f"PRank(n_levels={self.n_levels!r})"
-
     # ---------------------------------------------------------------- checking
     def _check_data(self, X, y=None) -> tuple[np.ndarray, list[int] | None]:
         X = _check_inputs(X)
@@ -125,17 +109,7 @@ class PRank:
                 raise ValueError(f"y[{i}]: {exc}") from None
         return X, labels
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "n_features_in_"):
-            raise ValueError("this PRank is not fitted yet; call fit or partial_fit first")
-
     # -------------------------------------------------------------- online loop
-    def reset(self) -> PRank:
-        """Forget everything learned (back to ``w = 0``, ``b = 0``)."""
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)
-        return self
-
     def partial_fit(self, X, y) -> PRank:
         """One online pass over ``(X, y)`` in order, updating on every mistake.
 
@@ -182,25 +156,7 @@ class PRank:
         verbose : bool
             Print one line per pass (mean loss and updates) to stderr.
         """
-        epochs = check_int(epochs, "epochs", minimum=1)
-        self.reset()
-        for epoch in range(epochs):
-            before = len(getattr(self, "_losses", []))
-            updates = getattr(self, "n_updates_", 0)
-            self.partial_fit(X, y)
-            if verbose:
-                print(
-                    f"epoch {epoch + 1}/{epochs}: mean loss {np.mean(self._losses[before:]):.4f}, "
-                    f"{self.n_updates_ - updates} updates",
-                    file=sys.stderr,
-                )
-        return self
-
-    @property
-    def loss_history_(self) -> np.ndarray:
-        """Absolute loss suffered in each online round so far."""
-        self._check_fitted()
-        return np.asarray(self._losses, dtype=float)
+        return self._passes(X, y, epochs, verbose)
 
     # ------------------------------------------------------------- prediction
     def decision_function(self, X) -> np.ndarray:

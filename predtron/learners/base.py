@@ -8,18 +8,18 @@ expansion) by implementing :meth:`OnlineLearner._scores` and :meth:`OnlineLearne
 
 from __future__ import annotations
 
-import sys
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-from predtron._validation import check_choice, check_int, check_positive
+from predtron._estimator import Estimator
+from predtron._validation import check_choice, check_positive
 from predtron.problems.base import Problem
 
 UPDATES = ("oracle", "prediction")
 
 
-class OnlineLearner(ABC):
+class OnlineLearner(Estimator, ABC):
     """Base class of the mistake-driven learners (Algorithm 1 and its variants).
 
     Parameters
@@ -51,27 +51,6 @@ class OnlineLearner(ABC):
         self.problem = problem
         self.eta = eta
         self.update = update
-
-    # ------------------------------------------------------------ scikit-learn
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters, as in scikit-learn."""
-        import inspect
-
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {name: getattr(self, name) for name in names}
-
-    def set_params(self, **params) -> OnlineLearner:
-        """Set constructor parameters, as in scikit-learn."""
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"unknown parameter {key!r}; valid parameters are {sorted(valid)}")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
     # --------------------------------------------------------------- subclasses
     @abstractmethod
@@ -130,19 +109,7 @@ class OnlineLearner(ABC):
                 self.problem.check_pair(x, y, i)
         return xs, ys
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "n_features_in_"):
-            raise ValueError(
-                f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first"
-            )
-
     # -------------------------------------------------------------- online loop
-    def reset(self) -> OnlineLearner:
-        """Forget everything learned (back to ``W_1 = 0``)."""
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)
-        return self
-
     def partial_fit(self, X, Y, *, qid=None, group=None) -> OnlineLearner:
         """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-14).
 
@@ -195,28 +162,9 @@ class OnlineLearner(ABC):
         qid, group : array-like, optional
             Flat ranking input, as in :meth:`partial_fit`.
         """
-        epochs = check_int(epochs, "epochs", minimum=1)
         if qid is not None or group is not None:
             X, Y = self.problem.scoring.group_rows(X, Y, qid=qid, group=group)
-        self.reset()
-        for epoch in range(epochs):
-            before = len(getattr(self, "_losses", []))
-            updates = getattr(self, "n_updates_", 0)
-            self.partial_fit(X, Y)
-            if verbose:
-                pass_losses = self._losses[before:]
-                print(
-                    f"epoch {epoch + 1}/{epochs}: mean loss {np.mean(pass_losses):.4f}, "
-                    f"{self.n_updates_ - updates} updates",
-                    file=sys.stderr,
-                )
-        return self
-
-    @property
-    def loss_history_(self) -> np.ndarray:
-        """Loss suffered in each online round so far."""
-        self._check_fitted()
-        return np.asarray(self._losses, dtype=float)
+        return self._passes(X, Y, epochs, verbose)
 
     # ------------------------------------------------------------- prediction
     def decision_function(self, X, *, qid=None, group=None) -> np.ndarray | list:

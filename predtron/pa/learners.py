@@ -18,10 +18,9 @@ These learners update on whole batches, so they do not subclass
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
+from predtron._estimator import Estimator
 from predtron._validation import (
     as_finite_array,
     check_binary_vector,
@@ -36,32 +35,8 @@ from predtron.pa.streams import balanced_pairs, balanced_rounds
 from predtron.problems.base import first_argmax
 
 
-class _BatchPA:
+class _BatchPA(Estimator):
     """Parameters, validation and bookkeeping shared by the batch passive-aggressive learners."""
-
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters, as in scikit-learn."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {name: getattr(self, name) for name in names}
-
-    def set_params(self, **params):
-        """Set constructor parameters, as in scikit-learn."""
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"unknown parameter {key!r}; valid parameters are {sorted(valid)}")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-    def reset(self):
-        """Forget everything learned (back to ``w = 0``)."""
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)
-        return self
 
     def _validate_params(self) -> None:
         check_choice(self.rule, "rule", RULES)
@@ -78,10 +53,6 @@ class _BatchPA:
                 f"X has {X.shape[1]} features, but this learner was fitted with {self.n_features_in_} features"
             )
         return X
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "n_features_in_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
 
     def _start(self, n_features: int, n_models: int) -> None:
         if not hasattr(self, "n_features_in_"):
