@@ -58,3 +58,15 @@ def test_generator_reaches_its_margin(problem):
 def test_generator_gives_up_clearly():
     with pytest.raises(ValueError, match=r"only \d+ of 10 inputs reached margin 5"):
         make_separable(Binary(), 10, 3, margin=5.0, max_draws=100)
+
+
+def test_noisy_generator():
+    from predtron.data import make_noisy
+    from predtron.problems import SubsetRanking
+
+    X, Y = make_noisy(Multiclass(3), 30, 4, noise=0.5, seed=1)
+    assert X.shape == (30, 4) and len(Y) == 30 and set(Y) <= {0, 1, 2}
+    again = make_noisy(Multiclass(3), 30, 4, noise=0.5, seed=1)
+    np.testing.assert_array_equal(X, again[0])
+    with pytest.raises(ValueError, match="make_noisy draws vector inputs"):
+        make_noisy(SubsetRanking(), 3, 2)

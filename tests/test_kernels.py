@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import core_problems
 
+from predtron.data.generators import make_noisy
 from predtron.kernels import KernelFunction, get_kernel, linear_kernel, poly_kernel, rbf_kernel
 from predtron.learners.kernel import KernelPredtron
 from predtron.learners.predtron import Predtron, PredtronLD
@@ -15,14 +16,8 @@ from predtron.testing import check_learner
 
 
 def noisy_stream(problem, n=120, p=5, seed=0):
-    """A non-separable stream (many updates), labels from a noisy linear model."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p))
-    W = rng.standard_normal((problem.scoring.dim, p))
-    scores = X @ W.T + 0.8 * rng.standard_normal((n, problem.scoring.dim))
-    labels = [problem.label_for(problem.pred(t)) for t in scores]
-    Y = [y if y is not None else problem.random_label(rng) for y in labels]
-    return X, Y
+    """A non-separable stream (many updates, so the comparisons see many rounds)."""
+    return make_noisy(problem, n, p, noise=0.8, seed=seed)
 
 
 def ranking_stream(n, p0, seed):

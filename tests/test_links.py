@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
+from predtron.data.generators import make_noisy
 from predtron.learners.link import PredtronLink
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.links import (
@@ -247,13 +248,7 @@ def test_link_repr_and_params():
 # --------------------------------------------------------------- the learner
 def noisy_stream(problem, n=150, p=6, seed=0):
     """A non-separable stream (many updates, so the comparisons see many rounds)."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p))
-    W = rng.standard_normal((problem.scoring.dim, p))
-    scores = X @ W.T + 0.8 * rng.standard_normal((n, problem.scoring.dim))
-    labels = [problem.label_for(problem.pred(t)) for t in scores]
-    Y = [y if y is not None else problem.random_label(rng) for y in labels]
-    return X, Y
+    return make_noisy(problem, n, p, noise=0.8, seed=seed)
 
 
 REDUCTION_PROBLEMS = [Binary(), Multiclass(4), Multilabel(4, "hamming"), Multilabel(3, "subset")]

@@ -1,6 +1,6 @@
 """Data: seeded generators of separable data and loaders of real benchmark files."""
 
-from predtron.data.generators import SeparableData, make_separable
+from predtron.data.generators import SeparableData, make_noisy, make_separable
 from predtron.data.letor import LetorData, load_letor
 from predtron.data.mulan import MultilabelData, load_arff
 from predtron.data.ranking import (
@@ -22,6 +22,7 @@ __all__ = [
     "load_arff",
     "load_letor",
     "make_figure1_ranking",
+    "make_noisy",
     "make_separable",
     "make_separable_ranking",
     "make_sequences",

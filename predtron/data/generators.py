@@ -91,3 +91,33 @@ def make_separable(problem: Problem, n_samples: int, n_features: int, margin: fl
             Y.append(y)
             margins.append(gamma)
     return SeparableData(np.array(X), Y, W, float(min(margins)), radius)
+
+
+def make_noisy(problem: Problem, n_samples: int, n_features: int, noise: float = 0.8,
+               seed: int = 0) -> tuple[np.ndarray, list]:
+    """A non-separable data set: labels of a random linear model with Gaussian score noise.
+
+    Inputs are standard Gaussian; the label of ``x`` is ``label_for(pred(W x + noise))``
+    with ``W`` standard Gaussian (a random label where no label fits).  Learners make
+    many updates on such a stream, which makes it the usual input of equivalence tests.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem with vector inputs.
+    n_samples, n_features : int
+        Size of the data set.
+    noise : float
+        Standard deviation of the Gaussian noise added to each score.
+    seed : int
+        Seed of the draws.
+    """
+    if not isinstance(problem.scoring, VectorScoring):
+        raise ValueError(f"make_noisy draws vector inputs; this problem scores {type(problem.scoring).__name__} inputs")
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((check_int(n_samples, "n_samples", minimum=1), check_int(n_features, "n_features",
+                                                                                      minimum=1)))
+    W = rng.standard_normal((problem.scoring.dim, n_features))
+    scores = X @ W.T + check_positive(noise, "noise", allow_zero=True) * rng.standard_normal((n_samples, W.shape[0]))
+    labels = [problem.label_for(problem.pred(t)) for t in scores]
+    return X, [y if y is not None else problem.random_label(rng) for y in labels]
