@@ -98,3 +98,28 @@ def plot_tradeoff(ax, costs, abstention, error, reference: float | None = None,
     ax.set_ylabel("rate on the test set")
     ax.legend()
     return ax
+
+
+def plot_mean_bands(ax, x, runs_by_label: dict, floor: float | None = None, log: bool = False,
+                    band: str = "minmax"):
+    """Several :func:`plot_mean_band` curves on one axis, one per entry of ``runs_by_label``.
+
+    ``runs_by_label`` maps a legend label to an array of shape ``(n_runs, len(x))``.
+    With ``floor`` every value is raised to at least ``floor`` before averaging, so a
+    log axis can show runs whose loss is exactly zero (they are drawn at ``floor``);
+    ``log=True`` sets a logarithmic y axis.
+    """
+    if floor is not None and floor <= 0:
+        raise ValueError(f"floor must be > 0 (it is drawn on a log axis); got {floor!r}")
+    for label, runs in runs_by_label.items():
+        runs = np.atleast_2d(np.asarray(runs, dtype=float))
+        if runs.shape[1] != len(x):
+            raise ValueError(
+                f"runs for {label!r} have {runs.shape[1]} columns but x has {len(x)} points"
+            )
+        if floor is not None:
+            runs = np.maximum(runs, floor)
+        plot_mean_band(ax, x, runs, label=label, band=band)
+    if log:
+        ax.set_yscale("log")
+    return ax
