@@ -198,7 +198,7 @@ def test_figure1_thresholds_bands_and_labels():
 
 
 def test_figure1_dense_and_sparse():
-    data = make_figure1_ranking(5, n_items=20, n_features=30, seed=4)
+    data = make_figure1_ranking(5, n_items=20, n_features=30, seed=4, shuffle=False)
     assert len(data.X) == 5 and data.X[0].shape == (20, 30)
     for x, y in zip(data.X, data.Y, strict=True):
         assert np.array_equal(y, figure1_labels(x @ data.w_star, 20))
@@ -212,6 +212,20 @@ def test_figure1_dense_and_sparse():
         assert np.array_equal(y, figure1_labels(x @ sparse.w_star, 10))
     again = make_figure1_ranking(3, n_items=10, n_features=200, sparsity=15, seed=4)
     assert np.array_equal(again.X[2], sparse.X[2])
+
+
+def test_figure1_rows_are_shuffled_by_default():
+    from predtron.problems import SubsetRanking
+
+    plain = make_figure1_ranking(4, n_items=12, n_features=8, seed=2, shuffle=False)
+    mixed = make_figure1_ranking(4, n_items=12, n_features=8, seed=2)
+    problem = SubsetRanking()
+    untrained = [problem.loss(problem.pred(np.zeros(12)), y) for y in plain.Y]
+    assert max(untrained) < 1e-3            # unshuffled, the input order is the answer
+    for x, y, x0, y0 in zip(mixed.X, mixed.Y, plain.X, plain.Y, strict=True):
+        assert np.array_equal(np.sort(y), np.sort(y0)) and not np.array_equal(y, y0)
+        assert np.array_equal(np.sort(x[:, 0]), np.sort(x0[:, 0]))  # same documents, new order
+    assert np.mean([problem.loss(problem.pred(np.zeros(12)), y) for y in mixed.Y]) > 0.1
 
 
 def test_figure1_errors():

@@ -285,7 +285,7 @@ def figure1_labels(scores: np.ndarray, n_items: int) -> np.ndarray:
 
 
 def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30, noise: float = 1e-3,
-                         sparsity: int | None = None, seed: int = 0) -> Figure1Data:
+                         sparsity: int | None = None, seed: int = 0, shuffle: bool = True) -> Figure1Data:
     """The synthetic data of Figure 1 (Section 6), with the choices the paper leaves open.
 
     Given by the paper: ``X_tau`` in ``R^{m x p0}`` with independent spherical Gaussian
@@ -321,6 +321,11 @@ def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30
         Number of non-zero entries of ``w*`` (panel c); ``None`` for a dense ``w*``.
     seed : int
         Seed of all draws (``w*`` included).
+    shuffle : bool, default True
+        Permute the rows of every query (with a second generator seeded ``10_000 +
+        seed``).  Unshuffled, document ``i`` sits in row ``i`` and falls in band ``i``,
+        so the input order alone is a near-perfect ranking: an untrained learner, whose
+        tied scores keep the input order, would look perfect.
     """
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     m = check_int(n_items, "n_items", minimum=2)
@@ -351,4 +356,9 @@ def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30
                                     + scale * rng.standard_normal((m, s)), -1.0, 1.0)
             X.append(x)
             Y.append(figure1_labels(x @ w, m))
+    if shuffle:
+        order = np.random.default_rng(10_000 + seed)
+        perms = [order.permutation(m) for _ in X]
+        X = [x[q] for x, q in zip(X, perms, strict=True)]
+        Y = [y[q] for y, q in zip(Y, perms, strict=True)]
     return Figure1Data(X, Y, w, figure1_thresholds(m), centres)
