@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import check_positive
+from predtron._validation import check_int, check_positive
 from predtron.problems.base import Problem
 
 NORMS = ("fro", "l1", "group")
@@ -168,8 +168,6 @@ def linf_radius(X) -> float:
 
 
 def _ranking_factor(R: float, gamma: float, n_items: int, y_max: int) -> float:
-    from predtron._validation import check_int
-
     R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
     m = check_int(n_items, "n_items", minimum=1)
     y_max = check_int(y_max, "y_max", minimum=0)
@@ -177,8 +175,6 @@ def _ranking_factor(R: float, gamma: float, n_items: int, y_max: int) -> float:
 
 
 def _log_dimension(p: int, name: str) -> float:
-    from predtron._validation import check_int
-
     p = check_int(p, name, minimum=3)
     return float(np.log(p))
 
@@ -215,3 +211,38 @@ def corollary8_bound(R: float, gamma: float, n_labels: int, y_max: int, n_featur
     times ``9 ln p``, with ``||x||_inf <= R`` (:func:`linf_radius`), ``gamma`` the margin of a ``W*``
     of unit (2,1) norm and ``p >= 3`` features."""
     return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_labels, y_max)
+
+
+def ndcg_loss_floor(n_items: int, y_max: int) -> float:
+    """Lower bound ``1 / (2^{Ymax+1} m^2 log2^2(2m))`` on the smallest non-zero NDCG loss.
+
+    This is the ``c_L`` that Corollaries 5 and 7 use implicitly (our reading of their
+    constant ``2^{Ymax+3} m^2 log2^2(2m) = 4 / c_L`` with ``C_L <= 1``); the book checks
+    it against the exact ``c_L`` by enumeration for small ``m``.
+    """
+    m = check_positive(n_items, "n_items")
+    return 1.0 / (2 ** (y_max + 1) * m**2 * np.log2(2 * m) ** 2)
+
+
+def link_factor(n_features: int) -> float:
+    """``e^2 (log p - 1)``: the price of the ``l_1`` (or group) geometry in Predtron.Link.
+
+    Our reconstruction (the paper's appendix is unavailable): ``psi = 1/2 ||.||_r^2``
+    with ``r = log p / (log p - 1)`` is ``1/(e^2 (log p - 1))``-strongly convex with respect
+    to the ``l_1`` norm, at most ``9 log p`` (the factor of Corollaries 6 and 8).
+    """
+    return float(np.e**2 * (_log_dimension(n_features, "n_features") - 1))
+
+
+def link_eta(R: float, c_L: float, n_features: int) -> float:
+    """Step size of Predtron.Link with an ``l_1`` / group margin: ``c_L / (4 e^2 (log p - 1) R^2)``."""
+    return check_positive(c_L, "c_L") / (4 * link_factor(n_features) * check_positive(R, "R") ** 2)
+
+
+def link_bound(R: float, gamma: float, c_L: float, C_L: float, n_features: int) -> float:
+    """Theorem 1 in the ``l_1`` geometry: ``e^2 (log p - 1) * 4 R^2 C_L^2 / (c_L gamma^2)``.
+
+    ``R`` bounds the dual (``l_inf``-type) norm of the inputs and ``gamma`` is the
+    margin of a unit ``l_1`` (or group) norm target; see the book's appendix.
+    """
+    return link_factor(n_features) * theorem1_bound(R, gamma, c_L, C_L)

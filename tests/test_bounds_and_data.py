@@ -70,3 +70,16 @@ def test_noisy_generator():
     np.testing.assert_array_equal(X, again[0])
     with pytest.raises(ValueError, match="make_noisy draws vector inputs"):
         make_noisy(SubsetRanking(), 3, 2)
+
+
+def test_link_and_ndcg_helpers():
+    p = 100
+    factor = bounds.link_factor(p)
+    assert factor == pytest.approx(np.e**2 * (np.log(p) - 1))
+    assert factor <= 9 * np.log(p)             # the "9 log p" of Corollaries 6 and 8
+    assert bounds.link_eta(2.0, 0.5, p) == pytest.approx(0.5 / (4 * factor * 4))
+    assert bounds.link_bound(1.0, 0.5, 1.0, 2.0, p) == pytest.approx(factor * bounds.theorem1_bound(1.0, 0.5, 1.0, 2.0))
+    # 4 / ndcg_loss_floor is the constant of Corollary 5 (with R = gamma = 1)
+    assert 4 / bounds.ndcg_loss_floor(8, 2) == pytest.approx(bounds.corollary5_bound(1.0, 1.0, 8, 2))
+    with pytest.raises(ValueError, match="n_features must be an integer >= 3"):
+        bounds.link_factor(2)
