@@ -52,6 +52,18 @@ class Estimator:
         self._check_fitted()
         return np.asarray(self._losses, dtype=float)
 
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False):
+        """Start from scratch and make ``epochs`` online passes over the data in order.
+
+        Parameters
+        ----------
+        epochs : int
+            Number of passes; ``loss_history_`` covers all of them.
+        verbose : bool
+            Print one line per pass (mean loss and updates) to stderr.
+        """
+        return self._passes(X, Y, epochs, verbose)
+
     def _passes(self, X, Y, epochs: int, verbose: bool, **fit_params):
         """Restart, then make ``epochs`` calls of ``partial_fit``; print a line per pass if asked."""
         epochs = check_int(epochs, "epochs", minimum=1)

@@ -31,6 +31,19 @@ def separable_problems():
     return [p for p in core_problems() if getattr(p, "loss_name", "") != "errorset"]
 
 
+def ranking_stream(n, p0, seed):
+    """Queries with 1-7 documents and relevance 0-2 from a noisy linear score."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(p0)
+    X, Y = [], []
+    for _ in range(n):
+        m = int(rng.integers(1, 8))
+        x = rng.standard_normal((m, p0))
+        X.append(x)
+        Y.append(np.digitize(x @ w + 0.3 * rng.standard_normal(m), [-0.5, 0.5]).astype(int))
+    return X, Y
+
+
 @pytest.fixture(params=core_problems(), ids=repr)
 def problem(request):
     return request.param

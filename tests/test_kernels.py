@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import core_problems
+from conftest import core_problems, ranking_stream
 
 from predtron.data.generators import make_noisy
 from predtron.kernels import KernelFunction, get_kernel, linear_kernel, poly_kernel, rbf_kernel
@@ -19,18 +19,6 @@ def noisy_stream(problem, n=120, p=5, seed=0):
     """A non-separable stream (many updates, so the comparisons see many rounds)."""
     return make_noisy(problem, n, p, noise=0.8, seed=seed)
 
-
-def ranking_stream(n, p0, seed):
-    """Queries with 1-7 documents and relevance 0-2 from a noisy linear score."""
-    rng = np.random.default_rng(seed)
-    w = rng.standard_normal(p0)
-    X, Y = [], []
-    for _ in range(n):
-        m = int(rng.integers(1, 8))
-        x = rng.standard_normal((m, p0))
-        X.append(x)
-        Y.append(np.digitize(x @ w + 0.3 * rng.standard_normal(m), [-0.5, 0.5]).astype(int))
-    return X, Y
 
 
 def xor_data(n=200, seed=0):
@@ -302,12 +290,9 @@ def test_unfitted_learner_refuses_to_report_its_support():
             getattr(model, name)
 
 
-def test_save_and_load_round_trip(tmp_path, monkeypatch):
+def test_save_and_load_round_trip(tmp_path):
     from predtron import persistence
 
-    # until KernelPredtron is exported from predtron, name it in the loader's registry here
-    registry = persistence._registry()
-    monkeypatch.setattr(persistence, "_registry", lambda: {**registry, "KernelPredtron": KernelPredtron})
     problem = Multiclass(3)
     X, Y = noisy_stream(problem, n=120)
     model = KernelPredtron(problem, kernel="rbf", kernel_params={"gamma": 0.3}, budget=20).fit(X[:60], Y[:60])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import core_problems
+from conftest import core_problems, ranking_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
@@ -394,26 +394,10 @@ def test_sparse_targets_on_rankings_favour_the_l1_and_group_links():
     assert l1.loss_history_.sum() < Predtron(ranking).fit(queries, relevance).loss_history_.sum()
 
 
-def ranking_stream(n, p0, seed):
-    """Queries with 1-7 documents and relevance 0-2 from a noisy linear score."""
-    rng = np.random.default_rng(seed)
-    w = rng.standard_normal(p0)
-    X, Y = [], []
-    for _ in range(n):
-        m = int(rng.integers(1, 8))
-        x = rng.standard_normal((m, p0))
-        s = x @ w + 0.3 * rng.standard_normal(m)
-        X.append(x)
-        Y.append(np.digitize(s, [-0.5, 0.5]).astype(int))
-    return X, Y
 
-
-def test_save_and_load_round_trip(tmp_path, monkeypatch):
+def test_save_and_load_round_trip(tmp_path):
     from predtron import persistence
 
-    # until PredtronLink is exported from predtron, name it in the loader's registry here
-    registry = persistence._registry()
-    monkeypatch.setattr(persistence, "_registry", lambda: {**registry, "PredtronLink": PredtronLink})
     problem = Multiclass(3)
     X, Y = noisy_stream(problem, n=80, p=12)
     model = PredtronLink(problem, eta=0.4, loss_driven=True).fit(X[:40], Y[:40])

@@ -233,18 +233,6 @@ class MMP(Estimator):
         self.coef_ += np.outer(tau, x)
         self.n_updates_ += 1
 
-    def fit(self, X, Y, epochs: int = 1, verbose: bool = False) -> MMP:
-        """Start from ``W = 0`` and make ``epochs`` online passes over the data in order.
-
-        Parameters
-        ----------
-        epochs : int
-            Number of passes; ``loss_history_`` covers all of them.
-        verbose : bool
-            Print one line per pass (mean loss and updates) to stderr.
-        """
-        return self._passes(X, Y, epochs, verbose)
-
     # ------------------------------------------------------------- prediction
     def decision_function(self, X) -> np.ndarray:
         """Scores ``t = W x`` of the labels, one row per input."""

@@ -146,18 +146,6 @@ class PRank(Estimator):
         self.thresholds_ -= tau
         self.n_updates_ += 1
 
-    def fit(self, X, y, epochs: int = 1, verbose: bool = False) -> PRank:
-        """Start from ``w = 0``, ``b = 0`` and make ``epochs`` online passes in order.
-
-        Parameters
-        ----------
-        epochs : int
-            Number of passes; ``loss_history_`` covers all of them.
-        verbose : bool
-            Print one line per pass (mean loss and updates) to stderr.
-        """
-        return self._passes(X, y, epochs, verbose)
-
     # ------------------------------------------------------------- prediction
     def decision_function(self, X) -> np.ndarray:
         """The scores ``w . x`` (compare them with ``thresholds_``)."""
