@@ -65,3 +65,13 @@ def check_binary_vector(y, name: str, m: int) -> np.ndarray:
     if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
         raise ValueError(f"{name} must contain only 0 and 1; got {arr.tolist()!r}")
     return arr.astype(np.int64)
+
+
+def check_matrix(X, name: str = "X") -> np.ndarray:
+    """A finite 2-D array of shape ``(n_samples, n_features)``."""
+    X = as_finite_array(X, name)
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}"
+        )
+    return X

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from predtron._validation import as_finite_array
+from predtron._validation import as_finite_array, check_matrix
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -74,13 +74,7 @@ class VectorScoring(LinearScoring):
         self.dim = int(dim)
 
     def split(self, X) -> list[np.ndarray]:
-        X = as_finite_array(X, "X")
-        if X.ndim != 2:
-            raise ValueError(
-                f"X must be a 2-D array of shape (n_samples, n_features); got an array with "
-                f"shape {X.shape}"
-            )
-        return list(X)
+        return list(check_matrix(X, "X"))
 
     def n_features(self, x: np.ndarray) -> int:
         return int(x.shape[0])

@@ -45,7 +45,14 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._validation import as_finite_array, check_binary_vector, check_choice, check_int, check_positive
+from predtron._validation import (
+    as_finite_array,
+    check_binary_vector,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_positive,
+)
 
 LOSSES = ("is_error", "error_set_size")
 
@@ -93,7 +100,7 @@ def mmp_margin(W, X, Y) -> float:
     example has a pair the margin is ``inf``.
     """
     W = as_finite_array(W, "W")
-    X = _check_inputs(X)
+    X = check_matrix(X)
     if W.ndim != 2 or W.shape[1] != X.shape[1]:
         raise ValueError(f"W must have shape (n_labels, {X.shape[1]}); got shape {W.shape}")
     scale = float(np.linalg.norm(W))
@@ -113,16 +120,6 @@ def mmp_bound(R: float, gamma: float, n_labels: int, loss: str = "is_error") -> 
     """``sum_tau L_tau <= 2 A R^2 / gamma^2`` for separable data (module docstring)."""
     R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
     return 2 * max_loss(n_labels, loss) * R**2 / gamma**2
-
-
-def _check_inputs(X, name: str = "X") -> np.ndarray:
-    X = as_finite_array(X, name)
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with "
-            f"shape {X.shape}"
-        )
-    return X
 
 
 def _check_labels(Y, n_samples: int, n_labels: int) -> list[np.ndarray]:
@@ -185,7 +182,7 @@ class MMP(Estimator):
         check_choice(self.loss, "loss", LOSSES)
 
     def _check_data(self, X, Y=None) -> tuple[np.ndarray, list[np.ndarray] | None]:
-        X = _check_inputs(X)
+        X = check_matrix(X)
         if hasattr(self, "n_features_in_") and X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but this MMP was fitted with {self.n_features_in_} features"

@@ -24,17 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._validation import as_finite_array, check_int, check_int_label, check_positive
-
-
-def _check_inputs(X, name: str = "X") -> np.ndarray:
-    X = as_finite_array(X, name)
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with "
-            f"shape {X.shape}"
-        )
-    return X
+from predtron._validation import as_finite_array, check_int, check_int_label, check_matrix, check_positive
 
 
 def _prediction(score: float, thresholds: np.ndarray) -> int:
@@ -88,7 +78,7 @@ class PRank(Estimator):
 
     # ---------------------------------------------------------------- checking
     def _check_data(self, X, y=None) -> tuple[np.ndarray, list[int] | None]:
-        X = _check_inputs(X)
+        X = check_matrix(X)
         if hasattr(self, "n_features_in_") and X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but this PRank was fitted with "
@@ -174,7 +164,7 @@ def rank_margin(w, thresholds, X, y) -> float:
     """
     w = as_finite_array(w, "w")
     b = as_finite_array(thresholds, "thresholds")
-    X = _check_inputs(X)
+    X = check_matrix(X)
     if w.ndim != 1 or w.shape[0] != X.shape[1]:
         raise ValueError(f"w must be a vector of length {X.shape[1]} (one per feature); got shape {w.shape}")
     if b.ndim != 1 or b.size == 0:
