@@ -44,6 +44,9 @@ class OnlineLearner(Estimator, ABC):
         Number of input features seen by the first call to ``partial_fit``.
     """
 
+    #: Whether updates happen exactly on the rounds with a non-zero loss (Algorithm 1).
+    mistake_driven: bool = True
+
     #: Names of the array attributes that hold the learned parameters (for :mod:`predtron.persistence`).
     _state_attributes: tuple[str, ...] = ()
 

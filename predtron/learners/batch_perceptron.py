@@ -58,6 +58,8 @@ class BatchPerceptron(OnlineLearner):
         Loss ``L(pred(t), y)`` of every visited example, in order.
     """
 
+    mistake_driven = False
+
     def __init__(self, problem: Problem, max_epochs: int = 1000):
         self.problem = problem
         self.max_epochs = max_epochs

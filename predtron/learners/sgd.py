@@ -88,6 +88,8 @@ class SGDSVM(OnlineLearner):
         Steps with a non-zero subgradient of the hinge.
     """
 
+    mistake_driven = False
+
     def __init__(self, problem: Problem, lam: float = 0.01, average: bool = True, seed: int = 0):
         self.problem = problem
         self.lam = lam
