@@ -11,7 +11,6 @@ meaningful on a shared, noisy machine where absolute times are not.
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,18 +19,9 @@ from predtron import Predtron
 from predtron.data.mulan import load_arff
 from predtron.problems import Multilabel
 from predtron.testing import brute_force_oracle
+from predtron.timing import best_time
 
 YEAST = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mulan-yeast"
-
-
-def best_time(function, repeat: int = 5) -> float:
-    """Smallest wall time of ``repeat`` calls (the least disturbed by other load)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def oracle_table(sizes, repeat: int) -> None:

@@ -27,18 +27,9 @@ from predtron.data.letor import load_letor
 from predtron.learners.predtron import Predtron
 from predtron.problems.subset_ranking import SubsetRanking
 from predtron.testing import brute_force_oracle
+from predtron.timing import best_time
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "letor-mq2008-fold1"
-
-
-def best_time(func, repeats: int) -> float:
-    """Smallest wall-clock time of ``repeats`` calls (seconds)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def instance(m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -52,8 +43,8 @@ def time_oracles(sizes, repeats: int, rng) -> None:
     print(f"{'m':>6} {'assignment (f=-i)':>20} {'sort (f=discount)':>20}")
     for m in sizes:
         t, y = instance(m, rng)
-        a = best_time(lambda t=t, y=y: assignment.oracle(t, y), repeats)
-        s = best_time(lambda t=t, y=y: sort.oracle(t, y), repeats)
+        a = best_time(lambda t=t, y=y: assignment.oracle(t, y), repeat=repeats)
+        s = best_time(lambda t=t, y=y: sort.oracle(t, y), repeat=repeats)
         print(f"{m:>6} {a * 1e3:>17.3f} ms {s * 1e3:>17.3f} ms")
 
 
@@ -63,8 +54,8 @@ def time_brute_force(sizes, repeats: int, rng) -> None:
     print(f"{'m':>6} {'m!':>7} {'assignment':>14} {'brute force':>14} {'brute / assignment':>20}")
     for m in sizes:
         t, y = instance(m, rng)
-        a = best_time(lambda t=t, y=y: problem.oracle(t, y), repeats)
-        b = best_time(lambda t=t, y=y: brute_force_oracle(problem, t, y), 1 if m >= 7 else repeats)
+        a = best_time(lambda t=t, y=y: problem.oracle(t, y), repeat=repeats)
+        b = best_time(lambda t=t, y=y: brute_force_oracle(problem, t, y), repeat=1 if m >= 7 else repeats)
         phi_fast = problem.objective(problem.oracle(t, y), t, y)
         phi_brute = brute_force_oracle(problem, t, y)[1]
         agree = "same value" if abs(phi_fast - phi_brute) <= 1e-9 * (1 + abs(phi_brute)) else "DIFFERENT"
