@@ -191,3 +191,22 @@ class OnlineLearner(Estimator, ABC):
         problem = self.problem
         losses = [problem.loss(problem.pred(self._scores(x)), y) for x, y in zip(xs, ys, strict=True)]
         return float(np.mean(losses))
+
+
+class PrimalLearner(OnlineLearner):
+    """An online learner whose parameters are one primal matrix ``coef_`` (``W``).
+
+    ``W_1 = 0`` and an update moves ``W`` by ``-step * A_x^*(g)``; subclasses choose when
+    to update and by how much.
+    """
+
+    _state_attributes = ("coef_",)
+
+    def _init_state(self, n_features: int) -> None:
+        self.coef_ = self.problem.scoring.init_params(n_features)
+
+    def _scores(self, x: np.ndarray) -> np.ndarray:
+        return self.problem.scoring.scores(self.coef_, x)
+
+    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
+        self.coef_ -= step * self.problem.scoring.gradient(g, x)

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from predtron._validation import check_int
-from predtron.learners.base import OnlineLearner
+from predtron.learners.base import PrimalLearner
 from predtron.problems.base import TIE_TOLERANCE, Problem
 
 
@@ -28,7 +28,7 @@ class NotSeparatedWarning(UserWarning):
     """The batch perceptron stopped at ``max_epochs`` with violated examples left."""
 
 
-class BatchPerceptron(OnlineLearner):
+class BatchPerceptron(PrimalLearner):
     """Multiclass batch perceptron: sweep the data until no example is violated.
 
     An example ``(x, y)`` is *violated* when some prediction with positive loss scores
@@ -72,14 +72,6 @@ class BatchPerceptron(OnlineLearner):
             )
         check_int(self.max_epochs, "max_epochs", minimum=1)
 
-    def _init_state(self, n_features: int) -> None:
-        self.coef_ = self.problem.scoring.init_params(n_features)
-
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        return self.problem.scoring.scores(self.coef_, x)
-
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
-        self.coef_ -= step * self.problem.scoring.gradient(g, x)
 
     def violation(self, t: np.ndarray, y):
         """A prediction with positive loss scoring at least ``<rep(sigma_y), t>``, or ``None``."""

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from predtron.learners.base import OnlineLearner
+from predtron.learners.base import PrimalLearner
 
 
-class Predtron(OnlineLearner):
+class Predtron(PrimalLearner):
     """The Predtron: the perceptron for general prediction problems (Algorithm 1).
 
     ``W_1 = 0``; on a round with ``L(sigma_tau, y_tau) > 0`` it computes the
@@ -44,16 +42,6 @@ class Predtron(OnlineLearner):
     [1, -1, 1]
     """
 
-    _state_attributes = ("coef_",)
-
-    def _init_state(self, n_features: int) -> None:
-        self.coef_ = self.problem.scoring.init_params(n_features)
-
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        return self.problem.scoring.scores(self.coef_, x)
-
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
-        self.coef_ -= step * self.problem.scoring.gradient(g, x)
 
 
 class PredtronLD(Predtron):
