@@ -75,3 +75,21 @@ def check_matrix(X, name: str = "X") -> np.ndarray:
             f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}"
         )
     return X
+
+
+def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> list:
+    """Apply ``check`` to every element, naming the failing one (``Y[3]: ...``).
+
+    With ``n_inputs``, first require one element per input (labels paired with ``X``).
+    """
+    if n_inputs is not None and len(values) != n_inputs:
+        raise ValueError(
+            f"X and {name} must have the same number of examples; got {n_inputs} inputs and {len(values)} labels"
+        )
+    out = []
+    for i, value in enumerate(values):
+        try:
+            out.append(check(value))
+        except ValueError as exc:
+            raise ValueError(f"{name}[{i}]: {exc}") from None
+    return out

@@ -49,6 +49,7 @@ from predtron._validation import (
     as_finite_array,
     check_binary_vector,
     check_choice,
+    check_each,
     check_int,
     check_matrix,
     check_positive,
@@ -123,17 +124,7 @@ def mmp_bound(R: float, gamma: float, n_labels: int, loss: str = "is_error") -> 
 
 
 def _check_labels(Y, n_samples: int, n_labels: int) -> list[np.ndarray]:
-    if len(Y) != n_samples:
-        raise ValueError(
-            f"X and Y must have the same number of examples; got {n_samples} inputs and {len(Y)} labels"
-        )
-    out = []
-    for i, y in enumerate(Y):
-        try:
-            out.append(check_binary_vector(y, "label", n_labels))
-        except ValueError as exc:
-            raise ValueError(f"Y[{i}]: {exc}") from None
-    return out
+    return check_each(Y, lambda y: check_binary_vector(y, "label", n_labels), "Y", n_samples)
 
 
 class MMP(Estimator):

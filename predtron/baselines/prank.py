@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._validation import as_finite_array, check_int, check_int_label, check_matrix, check_positive
+from predtron._validation import as_finite_array, check_each, check_int, check_int_label, check_matrix, check_positive
 
 
 def _prediction(score: float, thresholds: np.ndarray) -> int:
@@ -86,18 +86,7 @@ class PRank(Estimator):
             )
         if y is None:
             return X, None
-        if len(y) != X.shape[0]:
-            raise ValueError(
-                f"X and y must have the same number of examples; got {X.shape[0]} inputs and "
-                f"{len(y)} labels"
-            )
-        labels = []
-        for i, label in enumerate(y):
-            try:
-                labels.append(check_int_label(label, "label", self.n_levels))
-            except ValueError as exc:
-                raise ValueError(f"y[{i}]: {exc}") from None
-        return X, labels
+        return X, check_each(y, lambda label: check_int_label(label, "label", self.n_levels), "y", X.shape[0])
 
     # -------------------------------------------------------------- online loop
     def partial_fit(self, X, y) -> PRank:

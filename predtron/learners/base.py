@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._validation import check_choice, check_positive
+from predtron._validation import check_choice, check_each, check_positive
 from predtron.problems.base import Problem
 
 UPDATES = ("oracle", "prediction")
@@ -96,17 +96,7 @@ class OnlineLearner(Estimator, ABC):
                     )
         if Y is None:
             return xs, None
-        if len(Y) != len(xs):
-            raise ValueError(
-                f"X and Y must have the same number of examples; got {len(xs)} inputs and "
-                f"{len(Y)} labels"
-            )
-        ys = []
-        for i, y in enumerate(Y):
-            try:
-                ys.append(self.problem.check_label(y))
-            except ValueError as exc:
-                raise ValueError(f"Y[{i}]: {exc}") from None
+        ys = check_each(Y, self.problem.check_label, "Y", len(xs))
         if hasattr(self.problem, "check_pair"):
             for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
                 self.problem.check_pair(x, y, i)

@@ -222,6 +222,17 @@ def step_bounds(alpha, J, C: float) -> tuple[float, float]:
     return lower, upper
 
 
+def _checked_step(w, alpha, X, y, J, C, sample_weight):
+    """Validate the arguments of one dual step; return them with the signed rows ``c_j y_j x_j``."""
+    X, y = check_batch(X, y)
+    C = check_C(C)
+    c = check_sample_weight(sample_weight, X.shape[0])
+    alpha = check_alpha(alpha, X.shape[0], C)
+    J = check_index_set(J, X.shape[0])
+    w = check_w(w, X.shape[1])
+    return w, alpha, (c * y)[:, None] * X, c, J, C
+
+
 def step_size(w, alpha, X, y, J, C: float, sample_weight=None) -> float:
     """The clipped common step ``delta = max(L_b, min(U_b, (sum_J c_j - <w, u>) / ||u||^2))``.
 
@@ -231,13 +242,8 @@ def step_size(w, alpha, X, y, J, C: float, sample_weight=None) -> float:
     with slope ``sum_J c_j > 0``, so the step goes to ``U_b``; with ``C = inf`` that step
     is unbounded (the hard-margin problem is infeasible) and a ValueError is raised.
     """
-    X, y = check_batch(X, y)
-    C = check_C(C)
-    c = check_sample_weight(sample_weight, X.shape[0])
-    alpha = check_alpha(alpha, X.shape[0], C)
-    J = check_index_set(J, X.shape[0])
-    w = check_w(w, X.shape[1])
-    return _step_size(w, alpha, (c * y)[:, None] * X, c, J, C)
+    w, alpha, signed, c, J, C = _checked_step(w, alpha, X, y, J, C, sample_weight)
+    return _step_size(w, alpha, signed, c, J, C)
 
 
 def dual_step(w, alpha, X, y, J, C: float, sample_weight=None) -> DualStep:
@@ -246,14 +252,9 @@ def dual_step(w, alpha, X, y, J, C: float, sample_weight=None) -> DualStep:
     Returns a :class:`DualStep`.  The dual objective never decreases (the step maximises
     it along the line within the box) and ``alpha`` stays in ``[0, C]``.
     """
-    X, y = check_batch(X, y)
-    C = check_C(C)
-    c = check_sample_weight(sample_weight, X.shape[0])
-    alpha = check_alpha(alpha, X.shape[0], C)
-    J = check_index_set(J, X.shape[0])
-    w = check_w(w, X.shape[1])
-    delta = _step_size(w, alpha, (c * y)[:, None] * X, c, J, C)
-    _apply(w, alpha, (c * y)[:, None] * X, J, delta, C)
+    w, alpha, signed, c, J, C = _checked_step(w, alpha, X, y, J, C, sample_weight)
+    delta = _step_size(w, alpha, signed, c, J, C)
+    _apply(w, alpha, signed, J, delta, C)
     return DualStep(w, alpha, delta)
 
 

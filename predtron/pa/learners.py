@@ -25,6 +25,7 @@ from predtron._validation import (
     as_finite_array,
     check_binary_vector,
     check_choice,
+    check_each,
     check_int,
     check_int_label,
     check_positive,
@@ -253,14 +254,7 @@ class CalibratedPA(_BatchPA):
         return self.n_classes
 
     def _check_Y(self, Y, n: int) -> np.ndarray:
-        if len(Y) != n:
-            raise ValueError(f"X and Y must have the same number of examples; got {n} inputs and {len(Y)} labels")
-        labels = []
-        for i, label in enumerate(Y):
-            try:
-                labels.append(check_int_label(label, "label", self.n_classes))
-            except ValueError as exc:
-                raise ValueError(f"Y[{i}]: {exc}") from None
+        labels = check_each(Y, lambda label: check_int_label(label, "label", self.n_classes), "Y", n)
         return np.asarray(labels, dtype=np.int64)
 
     def _targets(self, Y: np.ndarray) -> np.ndarray:
@@ -379,14 +373,7 @@ class CalibratedMultilabelPA(CalibratedPA):
         return self.n_labels
 
     def _check_Y(self, Y, n: int) -> np.ndarray:
-        if len(Y) != n:
-            raise ValueError(f"X and Y must have the same number of examples; got {n} inputs and {len(Y)} labels")
-        rows = []
-        for i, label in enumerate(Y):
-            try:
-                rows.append(check_binary_vector(label, "label", self.n_labels))
-            except ValueError as exc:
-                raise ValueError(f"Y[{i}]: {exc}") from None
+        rows = check_each(Y, lambda label: check_binary_vector(label, "label", self.n_labels), "Y", n)
         return np.asarray(rows, dtype=np.int64).reshape(n, self.n_labels)
 
     def _targets(self, Y: np.ndarray) -> np.ndarray:

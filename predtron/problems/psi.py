@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int, check_int_label, check_positive
+from predtron._validation import as_finite_array, check_each, check_int, check_int_label, check_positive
 from predtron.scoring import LinearScoring
 
 DF_COUNTS = ("documents", "occurrences")
@@ -283,13 +283,7 @@ class JointScoring(LinearScoring):
             X = list(X)
         if not isinstance(X, Sequence) or isinstance(X, (str, bytes)):
             raise ValueError(f"X must be an array or a list of inputs; got {type(X).__name__}")
-        out = []
-        for i, x in enumerate(X):
-            try:
-                out.append(self.feature_map.check_input(x))
-            except ValueError as exc:
-                raise ValueError(f"X[{i}]: {exc}") from None
-        return out
+        return check_each(X, self.feature_map.check_input, "X")
 
     def n_features(self, x: np.ndarray) -> int:
         return self.feature_map.n_features(x)
