@@ -73,12 +73,15 @@ class OnlineLearner(Estimator, ABC):
         return 1.0
 
     # ---------------------------------------------------------------- checking
-    def _validate_params(self) -> None:
+    def _check_problem(self) -> None:
         if not isinstance(self.problem, Problem):
             raise ValueError(
                 "problem must be a predtron.problems.Problem instance (e.g. Binary()); "
                 f"got {type(self.problem).__name__}"
             )
+
+    def _validate_params(self) -> None:
+        self._check_problem()
         check_positive(self.eta, "eta")
         check_choice(self.update, "update", UPDATES)
 

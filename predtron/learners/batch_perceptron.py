@@ -65,11 +65,7 @@ class BatchPerceptron(PrimalLearner):
         self.max_epochs = max_epochs
 
     def _validate_params(self) -> None:
-        if not isinstance(self.problem, Problem):
-            raise ValueError(
-                "problem must be a predtron.problems.Problem instance (e.g. Multiclass(3)); "
-                f"got {type(self.problem).__name__}"
-            )
+        self._check_problem()
         check_int(self.max_epochs, "max_epochs", minimum=1)
 
 

@@ -97,11 +97,7 @@ class SGDSVM(OnlineLearner):
         self.seed = seed
 
     def _validate_params(self) -> None:
-        if not isinstance(self.problem, Problem):
-            raise ValueError(
-                "problem must be a predtron.problems.Problem instance (e.g. Multiclass(3)); "
-                f"got {type(self.problem).__name__}"
-            )
+        self._check_problem()
         check_positive(self.lam, "lam")
         check_int(self.seed, "seed", minimum=0)
 
