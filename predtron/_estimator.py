@@ -42,6 +42,11 @@ class Estimator:
             delattr(self, name)
         return self
 
+    def score(self, X, Y, **kwargs) -> float:
+        """Negative mean loss on ``(X, Y)``: higher is better, as scikit-learn's model
+        selection expects (``mean_loss`` gives the loss itself)."""
+        return -self.mean_loss(X, Y, **kwargs)
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "n_features_in_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")

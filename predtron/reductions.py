@@ -82,9 +82,13 @@ class _Reduction:
         scores = self.decision_function(X)
         return self.classes_[[first_argmax(row) for row in scores]]
 
-    def score(self, X, Y) -> float:
-        """Mean 0-1 loss on ``(X, Y)`` (lower is better)."""
+    def mean_loss(self, X, Y) -> float:
+        """Mean 0-1 loss on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
         return float(np.mean(self.predict(X) != np.asarray(Y)))
+
+    def score(self, X, Y) -> float:
+        """Negative mean 0-1 loss (higher is better)."""
+        return -self.mean_loss(X, Y)
 
 
 class OneVsAll(_Reduction):

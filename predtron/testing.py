@@ -152,7 +152,7 @@ def check_learner(make_learner, problem: Problem, X, Y, fit_params: dict | None 
     preds = [problem.pred(t) for t in scores]
     assert all(problem.same(a, b) for a, b in zip(preds, first, strict=True))
     mean = np.mean([problem.loss(p, problem.check_label(y)) for p, y in zip(preds, Y, strict=True)])
-    assert abs(learner.score(X, Y) - mean) < 1e-12
+    assert abs(learner.mean_loss(X, Y) - mean) < 1e-12
 
 
 def _equal(a, b) -> bool:

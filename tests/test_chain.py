@@ -99,7 +99,7 @@ def test_structured_perceptron_and_sgd_learn_words():
     perceptron = Predtron(problem).fit(data.X[train], data.Y[train], epochs=5)
     svm = SGDSVM(problem, lam=1e-3).fit(data.X[train], data.Y[train], epochs=5)
     for model in (perceptron, svm):
-        assert model.score(data.X[test], data.Y[test]) < 0.15
+        assert model.mean_loss(data.X[test], data.Y[test]) < 0.15
 
 
 def test_transitions_help_under_heavy_noise():
@@ -112,8 +112,8 @@ def test_transitions_help_under_heavy_noise():
 
     per_letter = Predtron(Multiclass(4)).fit(letters(data.X[train]), data.Y[train].ravel(), epochs=5)
     # mean 0-1 loss over letters = normalised Hamming loss over words
-    alone = per_letter.score(letters(data.X[test]), data.Y[test].ravel())
-    assert chain.score(data.X[test], data.Y[test]) < alone
+    alone = per_letter.mean_loss(letters(data.X[test]), data.Y[test].ravel())
+    assert chain.mean_loss(data.X[test], data.Y[test]) < alone
 
 
 @pytest.mark.parametrize(

@@ -188,16 +188,16 @@ def test_rbf_kernel_learns_xor_that_the_linear_one_cannot():
     X, Y = xor_data()
     linear = KernelPredtron(Binary()).fit(X, Y, epochs=5)
     rbf = KernelPredtron(Binary(), kernel="rbf", kernel_params={"gamma": 2.0}).fit(X, Y, epochs=5)
-    assert linear.score(X, Y) > 0.3  # no linear separator through the origin exists
-    assert rbf.score(X, Y) < 0.05
+    assert linear.mean_loss(X, Y) > 0.3  # no linear separator through the origin exists
+    assert rbf.mean_loss(X, Y) < 0.05
     X_test, Y_test = xor_data(seed=1)
-    assert rbf.score(X_test, Y_test) < 0.15 < linear.score(X_test, Y_test)
+    assert rbf.mean_loss(X_test, Y_test) < 0.15 < linear.mean_loss(X_test, Y_test)
 
 
 def test_poly_kernel_of_degree_two_learns_xor():
     X, Y = xor_data(seed=2)
     model = KernelPredtron(Binary(), kernel="poly", kernel_params={"degree": 2, "gamma": 1.0, "coef0": 0.0})
-    assert model.fit(X, Y, epochs=5).score(X, Y) < 0.05  # x1 * x2 is a degree-2 feature
+    assert model.fit(X, Y, epochs=5).mean_loss(X, Y) < 0.05  # x1 * x2 is a degree-2 feature
 
 
 def test_callable_kernel_equals_the_named_one():
@@ -228,7 +228,7 @@ def test_budget_bounds_the_support_and_keeps_the_newest_examples():
     K = get_kernel("rbf")(np.asarray(model.support_), X)
     np.testing.assert_allclose(model.decision_function(X), (np.asarray(model.dual_coef_).T @ K).T, rtol=1e-12)
     assert set(model.predict(X).tolist()) <= {0, 1, 2, 3}
-    assert model.score(X, Y) < 0.75  # better than chance (0.75 for four balanced-ish classes)
+    assert model.mean_loss(X, Y) < 0.75  # better than chance (0.75 for four balanced-ish classes)
 
 
 def test_large_budget_changes_nothing():

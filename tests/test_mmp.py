@@ -87,7 +87,7 @@ def test_separable_data_finitely_many_mistakes(seed, loss):
     history = model.loss_history_
     assert history.sum() <= mmp_bound(1.0, gamma, 5, loss)
     assert history[-len(Y):].sum() == 0  # the last pass is mistake-free
-    assert model.score(X, Y) == 0.0
+    assert model.mean_loss(X, Y) == 0.0
 
 
 @settings(max_examples=20, deadline=None)

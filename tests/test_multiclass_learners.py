@@ -29,7 +29,7 @@ def test_batch_perceptron_separates_within_the_perceptron_bound():
     problem = JointMulticlass(MultivectorMap(3))
     model = BatchPerceptron(problem).fit(data.X, data.Y)
     assert model.converged_
-    assert model.score(data.X, data.Y) == 0.0
+    assert model.mean_loss(data.X, data.Y) == 0.0
     # no example is violated (ties included) at the end
     assert all(model.violation(t, y) is None for t, y in zip(model.decision_function(data.X), data.Y,
                                                               strict=True))
@@ -62,7 +62,7 @@ def test_batch_perceptron_flags_non_separable_data():
 def test_batch_perceptron_on_a_chain():
     data = make_sequences(30, 4, 3, 6, noise=0.0, seed=2)
     model = BatchPerceptron(Chain(3, 4)).fit(data.X, data.Y)
-    assert model.converged_ and model.score(data.X, data.Y) == 0.0
+    assert model.converged_ and model.mean_loss(data.X, data.Y) == 0.0
 
 
 def _sgd_reference(X, Y, lam, T, seed):

@@ -319,7 +319,7 @@ def test_paired_pa_learns_an_imbalanced_problem(rule):
     assert 1 - auc(y, scores) <= auc_bound(y, scores)
     assert model.n_rounds_ == 200 and model.loss_history_.shape == (200,)
     assert 0 < model.n_updates_ <= 200 and model.n_unconverged_ == 0
-    assert model.score(X, y) == pytest.approx(np.mean(model.predict(X) != y))
+    assert model.mean_loss(X, y) == pytest.approx(np.mean(model.predict(X) != y))
 
 
 def test_paired_pa_round_is_pa_update_and_fit_is_reproducible():
@@ -422,7 +422,7 @@ def test_calibrated_pa_learns_imbalanced_classes_and_the_bound_holds():
     assert S.shape == (X.shape[0], 4)
     assert all_pairs_auc(Y, S) > 0.9
     assert 1 - all_pairs_auc(Y, S) <= all_pairs_auc_bound(Y, S)
-    assert model.score(X, Y) < 0.3
+    assert model.mean_loss(X, Y) < 0.3
     assert model.predict(X).dtype == np.int64
 
 
@@ -453,8 +453,8 @@ def test_calibrated_multilabel_pa():
     model = CalibratedMultilabelPA(3, C=0.5).fit(X, Y, n_rounds=150, seed=0)
     pred = model.predict(X)
     assert pred.shape == Y.shape and set(np.unique(pred)) <= {0, 1}
-    assert model.score(X, Y) == pytest.approx(np.mean(pred != Y))
-    assert model.score(X, Y) < 0.2
+    assert model.mean_loss(X, Y) == pytest.approx(np.mean(pred != Y))
+    assert model.mean_loss(X, Y) < 0.2
     S = model.decision_function(X)
     for k in range(3):
         yk = np.where(Y[:, k] == 1, 1, -1)

@@ -40,8 +40,8 @@ def test_prediction_is_first_level_whose_threshold_exceeds_the_score():
     model.thresholds_ = np.array([-1.0, 0.0, 2.0])
     X = np.array([[-3.0], [-1.0], [-0.5], [0.0], [1.9], [2.0], [5.0]])
     assert model.predict(X).tolist() == [0, 1, 1, 2, 2, 3, 3]
-    assert model.score(X, [0, 1, 1, 2, 2, 3, 3]) == 0.0
-    assert model.score(X, [3, 1, 1, 2, 2, 3, 0]) == pytest.approx(6 / 7)
+    assert model.mean_loss(X, [0, 1, 1, 2, 2, 3, 3]) == 0.0
+    assert model.mean_loss(X, [3, 1, 1, 2, 2, 3, 0]) == pytest.approx(6 / 7)
 
 
 @settings(max_examples=25, deadline=None)
@@ -68,7 +68,7 @@ def test_mistake_bound_on_separable_data(n_levels, seed):
     assert model.loss_history_.sum() <= prank_bound(R, gamma, n_levels)
     # after enough passes the last pass is mistake-free (the bound is finite)
     assert model.loss_history_[-len(data.y):].sum() == 0
-    assert model.score(data.X, data.y) == 0.0
+    assert model.mean_loss(data.X, data.y) == 0.0
 
 
 def test_fit_restarts_and_is_deterministic():

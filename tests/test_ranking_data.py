@@ -254,6 +254,6 @@ def test_learners_take_the_flat_layout():
     np.testing.assert_array_equal(by_list.coef_, by_group.coef_)
     flat_predictions = by_qid.predict(X, qid=qid)
     assert all(np.array_equal(a, b) for a, b in zip(flat_predictions, by_list.predict(Xs), strict=True))
-    assert by_group.score(X, y, group=[3, 5, 1, 4]) == by_list.score(Xs, ys)
+    assert by_group.mean_loss(X, y, group=[3, 5, 1, 4]) == by_list.mean_loss(Xs, ys)
     with pytest.raises(ValueError, match="qid and group describe ranking inputs"):
         Predtron(Binary()).fit(np.ones((2, 2)), [1, -1], qid=[0, 1])

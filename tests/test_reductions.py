@@ -72,7 +72,7 @@ def test_reductions_learn_separated_blobs(reduction, factory):
     X, Y = _blobs(seed=1)
     params = {"epochs": 10} if factory is not LeastSquares else None
     model = reduction(factory, fit_params=params).fit(X, Y)
-    assert model.score(X, Y) == 0.0
+    assert model.mean_loss(X, Y) == 0.0
 
 
 def test_all_pairs_decision_rule_and_ties():

@@ -233,8 +233,8 @@ class MMP(Estimator):
         scores = self.decision_function(X)
         return np.array([ranking_from_scores(t) for t in scores], dtype=np.int64).reshape(len(scores), -1)
 
-    def score(self, X, Y) -> float:
-        """Mean loss (the learner's ``loss``) on ``(X, Y)`` (lower is better)."""
+    def mean_loss(self, X, Y) -> float:
+        """Mean loss (the learner's ``loss``) on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         X, labels = self._check_data(X, Y)
         scores = X @ self.coef_.T

@@ -137,8 +137,8 @@ class PRank(Estimator):
         scores = self.decision_function(X)
         return np.array([_prediction(float(s), self.thresholds_) for s in scores], dtype=np.int64)
 
-    def score(self, X, y) -> float:
-        """Mean absolute error ``|y_hat - y|`` on ``(X, y)`` (lower is better)."""
+    def mean_loss(self, X, y) -> float:
+        """Mean absolute error ``|y_hat - y|`` on ``(X, y)`` (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         _, labels = self._check_data(X, y)
         return float(np.mean(np.abs(self.predict(X) - np.asarray(labels))))

@@ -177,8 +177,8 @@ class OnlineLearner(Estimator, ABC):
         xs, _ = self._check_data(X, None, qid, group)
         return self.problem.stack(self.problem.pred(self._scores(x)) for x in xs)
 
-    def score(self, X, Y, *, qid=None, group=None) -> float:
-        """Mean loss ``L(pred(t), y)`` on ``(X, Y)`` (lower is better)."""
+    def mean_loss(self, X, Y, *, qid=None, group=None) -> float:
+        """Mean loss ``L(pred(t), y)`` on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         xs, ys = self._check_data(X, Y, qid, group)
         problem = self.problem

@@ -189,8 +189,8 @@ class PairedPA(_BatchPA):
         """``+1`` where ``<w, x> >= 0`` (ties decoded as ``+1``, as in ``Binary``), else ``-1``."""
         return np.where(self.decision_function(X) >= 0, 1, -1)
 
-    def score(self, X, y) -> float:
-        """Fraction of misclassified samples (lower is better)."""
+    def mean_loss(self, X, y) -> float:
+        """Fraction of misclassified samples (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         X, y = check_batch(X, y)
         return float(np.mean(self.predict(X) != y))
@@ -324,8 +324,8 @@ class CalibratedPA(_BatchPA):
         """The class with the largest score (first one on ties)."""
         return np.array([first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
 
-    def score(self, X, Y) -> float:
-        """Fraction of misclassified samples (lower is better)."""
+    def mean_loss(self, X, Y) -> float:
+        """Fraction of misclassified samples (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         X = self._check_X(X)
         Y = self._check_Y(Y, X.shape[0])
@@ -390,8 +390,8 @@ class CalibratedMultilabelPA(CalibratedPA):
         """0/1 rows: label ``k`` is predicted relevant when ``<w^k, x> >= 0``."""
         return (self.decision_function(X) >= 0).astype(np.int64)
 
-    def score(self, X, Y) -> float:
-        """Normalised Hamming loss: fraction of wrong label entries (lower is better)."""
+    def mean_loss(self, X, Y) -> float:
+        """Normalised Hamming loss: fraction of wrong label entries (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         X = self._check_X(X)
         Y = self._check_Y(Y, X.shape[0])
