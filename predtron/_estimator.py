@@ -1,61 +1,71 @@
-"""scikit-learn-style plumbing shared by every learner of the package.
+"""scikit-learn plumbing shared by every learner of the package.
 
-Constructor parameters are stored as given (``get_params`` reads them back from the
-signature), learned state ends in ``_``, ``reset`` forgets it, and ``fit`` is a number
-of ``partial_fit`` passes with optional progress lines.
+Every learner is a scikit-learn estimator (``sklearn.base.BaseEstimator``): constructor
+parameters are stored as given and validated at fit, ``get_params``/``set_params`` work
+with nested names such as ``problem__n_classes``, ``clone`` works, learned state ends in
+``_``, and ``score`` is higher-is-better (the negative mean loss; ``mean_loss`` gives the
+loss itself).  Losses of the online rounds are kept in a :class:`~predtron._history.LossTrace`.
 """
 
 from __future__ import annotations
 
-import inspect
 import sys
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
+from predtron._history import LossTrace
 from predtron._validation import check_int
 
 
-class Estimator:
+class Estimator(BaseEstimator):
     """Parameters, fitted-state bookkeeping and the multi-pass ``fit`` loop."""
 
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters, as in scikit-learn."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {name: getattr(self, name) for name in names}
-
-    def set_params(self, **params):
-        """Set constructor parameters, as in scikit-learn."""
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"unknown parameter {key!r}; valid parameters are {sorted(valid)}")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
     def reset(self):
-        """Forget everything learned (every attribute ending in ``_``)."""
+        """Forget everything learned (every attribute ending in ``_``, and the private state)."""
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)
+        for name in ("_trace",):
+            vars(self).pop(name, None)
         return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "n_features_in_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
 
     def score(self, X, Y, **kwargs) -> float:
         """Negative mean loss on ``(X, Y)``: higher is better, as scikit-learn's model
         selection expects (``mean_loss`` gives the loss itself)."""
         return -self.mean_loss(X, Y, **kwargs)
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "n_features_in_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
+    # ----------------------------------------------------------- loss record
+    def _new_trace(self, record: bool = True) -> None:
+        self._trace = LossTrace(record)
 
     @property
     def loss_history_(self) -> np.ndarray:
-        """Loss suffered in each online round so far."""
+        """Loss suffered in each online round so far (zeros included)."""
         self._check_fitted()
-        return np.asarray(self._losses, dtype=float)
+        return self._trace.history()
+
+    @property
+    def n_rounds_(self) -> int:
+        """Number of online rounds so far."""
+        self._check_fitted()
+        return self._trace.n_rounds
+
+    @property
+    def cumulative_loss_(self) -> float:
+        """Sum of the losses suffered so far (the left side of the paper's mistake bounds)."""
+        self._check_fitted()
+        return self._trace.total
+
+    @property
+    def n_mistakes_(self) -> int:
+        """Number of rounds with a non-zero loss."""
+        self._check_fitted()
+        return self._trace.n_nonzero
 
     def fit(self, X, Y, epochs: int = 1, verbose: bool = False):
         """Start from scratch and make ``epochs`` online passes over the data in order.
@@ -74,12 +84,13 @@ class Estimator:
         epochs = check_int(epochs, "epochs", minimum=1)
         self.reset()
         for epoch in range(epochs):
-            before = len(getattr(self, "_losses", []))
+            trace = getattr(self, "_trace", None)
+            before = (trace.n_rounds, trace.total) if trace is not None else (0, 0.0)
             updates = getattr(self, "n_updates_", 0)
             self.partial_fit(X, Y, **fit_params)
             if verbose:
                 print(
-                    f"epoch {epoch + 1}/{epochs}: mean loss {np.mean(self._losses[before:]):.4f}, "
+                    f"epoch {epoch + 1}/{epochs}: mean loss {self._trace.mean_since(*before):.4f}, "
                     f"{self.n_updates_ - updates} updates",
                     file=sys.stderr,
                 )

@@ -1,48 +1,220 @@
-"""Input checks shared by problems and learners; every message says what was expected."""
+"""Input checks shared by every public entry point; every message says what was expected and what came.
+
+The rules (issue "reliability"): arrays must hold real numbers (booleans and integers are
+converted to float; complex numbers, dates, strings and arbitrary objects are refused), be
+finite and of the expected shape, and not be empty where a result needs at least one
+example.  Entries are limited to ``|x| <= MAX_ABS_INPUT`` so that the scores, sums of
+products of inputs, stay finite in float64; larger inputs are refused with a request to
+rescale.  pandas objects are accepted through their NumPy values and scipy sparse matrices
+are converted to canonical CSR (sorted indices, no duplicates) without densifying.
+Messages show a short excerpt of the offending value, never a whole input.
+"""
 
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
+
+#: Largest magnitude accepted in an input array.  Scores are sums of products of inputs
+#: (and of parameters, themselves sums of inputs), so keeping inputs below 1e100 keeps
+#: them far from the float64 overflow at about 1.8e308.
+MAX_ABS_INPUT = 1e100
+
+_EXCERPT = 60
 
 
-def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
-    """Convert ``value`` to an array of ``dtype`` and reject NaN and infinity."""
-    try:
-        arr = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric; could not convert it ({exc})") from None
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
-    return arr
+def excerpt(value, width: int = _EXCERPT) -> str:
+    """A short, one-line description of ``value`` for an error message."""
+    if isinstance(value, np.ndarray):
+        with np.printoptions(threshold=6, edgeitems=2, precision=4, linewidth=10_000):
+            text = " ".join(np.array2string(value, separator=", ").split())
+        if value.size > 6 or value.dtype.kind not in "biuf":
+            text = f"array of shape {value.shape} and dtype {value.dtype}: {text}"
+    else:
+        text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
-    """Return ``value`` as a float after checking it is finite and positive."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {value!r}")
+def _type_name(value) -> str:
+    return type(value).__name__
+
+
+# ---------------------------------------------------------------- scalars
+def check_positive(value, name: str, *, allow_zero: bool = False, maximum: float | None = None) -> float:
+    """Return ``value`` as a float after checking it is finite and positive (and ``<= maximum``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {excerpt(value)}")
     value = float(value)
     ok = value >= 0 if allow_zero else value > 0
     if not np.isfinite(value) or not ok:
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}; got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:g}; got {value!r}")
     return value
 
 
-def check_int(value, name: str, *, minimum: int) -> int:
-    """Return ``value`` as an int after checking it is an integer ``>= minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+def check_int(value, name: str, *, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is an integer in ``[minimum, maximum]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {excerpt(value)}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum}; got {value!r}")
     return int(value)
+
+
+def check_bool(value, name: str) -> bool:
+    """``True`` or ``False`` (Python or NumPy booleans only: a truthy string is refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {excerpt(value)}")
+    return bool(value)
 
 
 def check_choice(value, name: str, choices) -> str:
     """Check that ``value`` is one of ``choices``."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}")
+    try:
+        ok = value in choices
+    except TypeError:  # unhashable
+        ok = False
+    if not ok or isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be one of {sorted(choices)}; got {excerpt(value)}")
     return value
+
+
+def check_random_state(value, name: str = "random_state") -> np.random.Generator:
+    """A NumPy generator from ``None`` (fresh entropy), an int ``>= 0`` or a ``Generator``."""
+    if value is None:
+        return np.random.default_rng()
+    if isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {excerpt(value)}")
+    return np.random.default_rng(int(value))
+
+
+# ----------------------------------------------------------------- arrays
+def _real_dtype_error(arr: np.ndarray, name: str) -> ValueError | None:
+    kind = arr.dtype.kind
+    if kind == "c":
+        return ValueError(f"{name} must hold real numbers; got complex values ({excerpt(arr)})")
+    if kind in "mM":
+        return ValueError(f"{name} must hold real numbers; got {arr.dtype} dates or durations")
+    if kind in "USV":
+        return ValueError(f"{name} must hold real numbers; got strings ({excerpt(arr)})")
+    return None
+
+
+def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
+    """Convert ``value`` to an array of real ``dtype`` and reject NaN and infinity.
+
+    ``None``, generators and other non-array objects, complex numbers, dates and strings
+    are refused with a message naming ``name``.
+    """
+    if value is None:
+        raise ValueError(f"{name} must be an array of real numbers; got None")
+    if sp.issparse(value):
+        raise ValueError(f"{name} must be a dense array here; got a scipy sparse {value.format} matrix")
+    if hasattr(value, "__next__") and not isinstance(value, np.ndarray):
+        raise ValueError(f"{name} must be an array of real numbers; got a {_type_name(value)} (an iterator); "
+                         "pass a list or an array")
+    raw = value.to_numpy() if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray) else value
+    probe = raw if isinstance(raw, np.ndarray) else None
+    if probe is None:
+        try:
+            probe = np.asarray(raw)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be numeric; could not convert it ({exc})") from None
+    error = _real_dtype_error(probe, name)
+    if error is not None:
+        raise error
+    try:
+        arr = np.asarray(probe, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        detail = str(exc).split("\n")[0][:80]
+        raise ValueError(f"{name} must be numeric; could not convert {excerpt(probe)} ({detail})") from None
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
+    return arr
+
+
+def _check_magnitude(values: np.ndarray, name: str) -> None:
+    if values.size and float(np.max(np.abs(values))) > MAX_ABS_INPUT:
+        top = float(np.max(np.abs(values)))
+        raise ValueError(
+            f"{name} has an entry of magnitude {top:.3g} > {MAX_ABS_INPUT:g}; scores are sums of products "
+            "of inputs and would overflow float64: rescale the features"
+        )
+
+
+def check_matrix(X, name: str = "X", *, accept_sparse: bool = False, min_rows: int = 0,
+                 min_features: int = 1) -> np.ndarray | sp.csr_matrix:
+    """A 2-D array of real numbers of shape ``(n_samples, n_features)``.
+
+    Dense input comes back as a C-contiguous float64 array (so results never depend on the
+    memory layout); with ``accept_sparse`` a scipy sparse matrix comes back as canonical
+    float64 CSR (sorted indices, duplicates summed), never densified.
+    """
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise ValueError(f"{name} must be a dense array here; got a scipy sparse {X.format} matrix "
+                             "(convert it with .toarray())")
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D; got a sparse matrix with shape {X.shape}")
+        error = _real_dtype_error(np.empty(0, dtype=X.dtype), name)
+        if error is not None:
+            raise error
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must hold real numbers; got a sparse matrix of dtype {X.dtype}")
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        X.sort_indices()
+        if not np.all(np.isfinite(X.data)):
+            bad = int(X.data.size - np.count_nonzero(np.isfinite(X.data)))
+            raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
+        _check_magnitude(X.data, name)
+    else:
+        X = as_finite_array(X, name)
+        if X.ndim != 2:
+            raise ValueError(
+                f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}"
+            )
+        _check_magnitude(X, name)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.shape[0] < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} row(s); got shape {X.shape}")
+    if X.shape[1] < min_features:
+        raise ValueError(f"{name} must have at least {min_features} feature(s); got shape {X.shape}")
+    return X
+
+
+def as_label_array(Y, name: str = "Y") -> np.ndarray:
+    """Labels as an array, refusing ``None``, scalars, iterators and sets (pandas via ``to_numpy``)."""
+    if Y is None:
+        raise ValueError(f"{name} must be an array-like of labels; got None")
+    if hasattr(Y, "__next__") or isinstance(Y, (set, frozenset, dict)):
+        raise ValueError(f"{name} must be an array-like of labels; got a {_type_name(Y)}; pass a list or an array")
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    if hasattr(Y, "to_numpy") and not isinstance(Y, np.ndarray):
+        Y = Y.to_numpy()
+    try:
+        arr = np.asarray(Y)
+    except (TypeError, ValueError):
+        arr = np.empty(len(Y), dtype=object)
+        for i, y in enumerate(Y):
+            arr[i] = y
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be an array-like with one label per example; got {excerpt(Y)}")
+    return arr
+
+
+def check_n_labels(Y, n: int, name: str = "Y") -> None:
+    """One label per example."""
+    if len(Y) != n:
+        raise ValueError(f"X and {name} must have the same number of examples; got {n} inputs and {len(Y)} labels")
 
 
 def check_int_label(y, name: str, n: int) -> int:
@@ -51,30 +223,64 @@ def check_int_label(y, name: str, n: int) -> int:
         if isinstance(y, (numbers.Real, np.floating)) and float(y).is_integer():
             y = int(y)
         else:
-            raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {y!r}")
+            raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {excerpt(y)}")
     if not 0 <= int(y) < n:
         raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {y!r}")
     return int(y)
 
 
-def check_binary_vector(y, name: str, m: int) -> np.ndarray:
-    """A 0/1 vector of length ``m``."""
-    arr = np.asarray(y)
-    if arr.shape != (m,):
-        raise ValueError(f"{name} must be a 0/1 array of length {m}; got shape {arr.shape}")
-    if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
-        raise ValueError(f"{name} must contain only 0 and 1; got {arr.tolist()!r}")
+def check_int_labels(Y, name: str, n: int) -> np.ndarray:
+    """A 1-D array of integer labels in ``0..n-1`` (integral floats accepted, booleans refused)."""
+    arr = as_label_array(Y, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, one integer label per example; got shape {arr.shape}")
+    if arr.dtype.kind == "b":
+        raise ValueError(f"{name} must hold integer labels in 0..{n - 1}; got booleans")
+    if arr.dtype.kind == "O":
+        return np.array([check_int_label(y, f"{name}[{i}]", n) for i, y in enumerate(arr)], dtype=np.int64)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integer labels in 0..{n - 1}; got {excerpt(arr)}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name}[{i}] must be an integer in 0..{n - 1}; got {arr[i].item()!r}")
+    out_of_range = (arr < 0) | (arr >= n)
+    if out_of_range.any():
+        i = int(np.flatnonzero(out_of_range)[0])
+        raise ValueError(f"{name}[{i}] must be an integer in 0..{n - 1}; got {arr[i].item()!r}")
     return arr.astype(np.int64)
 
 
-def check_matrix(X, name: str = "X") -> np.ndarray:
-    """A finite 2-D array of shape ``(n_samples, n_features)``."""
-    X = as_finite_array(X, name)
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}"
-        )
-    return X
+def check_binary_vector(y, name: str, m: int) -> np.ndarray:
+    """A 0/1 vector of length ``m``."""
+    arr = as_label_array(y, name)
+    if arr.shape != (m,):
+        raise ValueError(f"{name} must be a 0/1 array of length {m}; got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{name} must contain only 0 and 1; got {excerpt(arr)}")
+    return arr.astype(np.int64)
+
+
+def check_binary_matrix(Y, name: str, m: int) -> np.ndarray:
+    """An ``(n, m)`` matrix of 0/1 label vectors (booleans accepted as 0/1 indicators)."""
+    arr = as_label_array(Y, name)
+    if arr.dtype.kind == "O":
+        try:
+            arr = np.array([np.asarray(row) for row in arr])
+        except ValueError:
+            raise ValueError(
+                f"{name} must be an (n_samples, {m}) 0/1 matrix; its rows have different lengths"
+            ) from None
+    if arr.ndim != 2 or arr.shape[1] != m:
+        raise ValueError(f"{name} must be an (n_samples, {m}) 0/1 matrix; got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must contain only 0 and 1; got {excerpt(arr)}")
+    bad = ~((arr == 0) | (arr == 1))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"{name}[{i}, {j}] must be 0 or 1; got {arr[i, j]!r}")
+    return arr.astype(np.int64)
 
 
 def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> list:
@@ -82,10 +288,8 @@ def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> l
 
     With ``n_inputs``, first require one element per input (labels paired with ``X``).
     """
-    if n_inputs is not None and len(values) != n_inputs:
-        raise ValueError(
-            f"X and {name} must have the same number of examples; got {n_inputs} inputs and {len(values)} labels"
-        )
+    if n_inputs is not None:
+        check_n_labels(values, n_inputs, name)
     out = []
     for i, value in enumerate(values):
         try:
@@ -93,3 +297,70 @@ def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> l
         except ValueError as exc:
             raise ValueError(f"{name}[{i}]: {exc}") from None
     return out
+
+
+# ---------------------------------------------------------- query structure
+def check_group_sizes(group, n_rows: int, name: str = "group") -> np.ndarray:
+    """Row offsets ``(n_queries + 1,)`` from group sizes (integral floats accepted)."""
+    sizes = as_label_array(group, name)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of group sizes; got shape {sizes.shape}")
+    if sizes.dtype.kind == "b" or sizes.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integer group sizes; got {excerpt(sizes)}")
+    if sizes.dtype.kind == "f":
+        bad = ~np.isfinite(sizes) | (sizes != np.round(sizes))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name}[{i}] must be a whole number of rows; got {sizes[i]!r}")
+    sizes = sizes.astype(np.int64)
+    if np.any(sizes <= 0):
+        i = int(np.flatnonzero(sizes <= 0)[0])
+        raise ValueError(f"{name}[{i}] must be >= 1 (every query has a row); got {sizes[i]}")
+    total = int(sizes.sum())
+    if total != n_rows:
+        raise ValueError(f"{name} sizes sum to {total} but X has {n_rows} rows")
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def check_query_ids(qid, n_rows: int, name: str = "qid") -> np.ndarray:
+    """Row offsets ``(n_queries + 1,)`` from one query id per row (each query's rows contiguous)."""
+    ids = as_label_array(qid, name)
+    if ids.shape != (n_rows,):
+        raise ValueError(f"{name} must have one query id per row of X ({n_rows}); got shape {ids.shape}")
+    if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
+        i = int(np.flatnonzero(~np.isfinite(ids))[0])
+        raise ValueError(f"{name}[{i}] is {ids[i]!r}; query ids must be finite numbers or strings")
+    if ids.dtype.kind == "O" and any(q is None or (isinstance(q, float) and not np.isfinite(q)) for q in ids):
+        i = next(i for i, q in enumerate(ids) if q is None or (isinstance(q, float) and not np.isfinite(q)))
+        raise ValueError(f"{name}[{i}] is {ids[i]!r}; query ids must be finite numbers or strings")
+    if ids.dtype.kind in "cmMV":
+        raise ValueError(f"{name} must hold numbers or strings; got dtype {ids.dtype}")
+    if n_rows == 0:
+        return np.zeros(1, dtype=np.int64)
+    change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    runs = ids[starts]
+    try:
+        distinct = len(set(runs.tolist()))
+    except TypeError:
+        raise ValueError(f"{name} must hold hashable numbers or strings; got {excerpt(ids)}") from None
+    if distinct != len(runs):
+        seen: set = set()
+        for q in runs.tolist():
+            if q in seen:
+                raise ValueError(
+                    f"the rows of query {q!r} are not contiguous; each query's rows must be adjacent: sort "
+                    f"the rows by {name} first (e.g. order = numpy.argsort({name}, kind='stable') and index "
+                    f"X, y and {name} with it)"
+                )
+            seen.add(q)
+    return np.concatenate([starts, [n_rows]]).astype(np.int64)
+
+
+def query_offsets(n_rows: int, qid=None, group=None) -> np.ndarray:
+    """Offsets of the queries of a flat ranking layout, from exactly one of ``qid`` and ``group``."""
+    if (qid is None) == (group is None):
+        raise ValueError("give exactly one of qid (a query id per row) and group (rows per query)")
+    if group is not None:
+        return check_group_sizes(group, n_rows)
+    return check_query_ids(qid, n_rows)

@@ -46,6 +46,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from predtron._params import Parametrized
 from predtron._validation import as_finite_array
 
 
@@ -122,7 +123,7 @@ def pnorm_map(v: np.ndarray, r: float) -> np.ndarray:
     return np.sign(v) * top * u ** (r - 1.0) * norm_u ** (2.0 - r)
 
 
-class Link(ABC):
+class Link(Parametrized, ABC):
     """A mirror map ``grad psi`` between primal parameters ``W`` and dual parameters ``Theta``.
 
     Subclasses define the potential through a norm: ``psi(W) = 1/2 ||W||^2`` and
@@ -136,14 +137,8 @@ class Link(ABC):
     """
 
     def __init__(self, r: float | None = None):
-        self.r = check_exponent(r)
-
-    def get_params(self) -> dict:
-        """Constructor parameters."""
-        return {"r": self.r}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(r={self.r!r})"
+        self.r = r
+        self._r = check_exponent(r)
 
     # -------------------------------------------------------------- subclasses
     @abstractmethod
@@ -165,8 +160,8 @@ class Link(ABC):
     # ------------------------------------------------------------------ public
     def exponent(self, shape: tuple[int, ...]) -> float:
         """The exponent ``r`` used for arrays of ``shape`` (``self.r`` or the default)."""
-        if self.r is not None:
-            return self.r
+        if self._r is not None:
+            return self._r
         return default_exponent(max(self.n_terms(tuple(shape)), 1))
 
     def dual_exponent(self, shape: tuple[int, ...]) -> float:
@@ -203,13 +198,7 @@ class EuclideanLink(Link):
     """``psi(W) = 1/2 ||W||_F^2``: both maps are the identity (plain Predtron, Algorithm 1)."""
 
     def __init__(self):
-        super().__init__(2.0)
-
-    def get_params(self) -> dict:
-        return {}
-
-    def __repr__(self) -> str:
-        return "EuclideanLink()"
+        self._r = 2.0
 
     def n_terms(self, shape):
         return int(np.prod(shape, dtype=np.int64))

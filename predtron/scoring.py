@@ -1,11 +1,22 @@
 """Linear score maps: how a parameter matrix turns an input into scores ``t``.
 
-The paper writes the scores as ``t = W X`` (Section 2) for a vector input and as
+The paper writes the scores as ``t = W x`` (Section 2) for a vector input and as
 ``t = X w`` for subset ranking (Section 4, one row of ``X`` per document).  Both are
 linear maps ``A_X`` from parameters to scores; an online update needs only the map
 and its adjoint, ``W <- W - eta * A_X^*(g)`` with ``g = rep(sigma~) - rep(sigma_y)``
 (Algorithm 1, line 9).  A problem owns one of these objects (``problem.scoring``), so
 learners never need to know which setting they are in.
+
+Learners work on a whole data set at once through :meth:`LinearScoring.prepare`, which
+validates the input once and returns an :class:`Inputs` object: it scores a *block* of
+instances with one matrix product (the exact block scan of the learners) and applies the
+adjoint of one instance in place, touching only the non-zeros of sparse rows.
+
+Intercept.  With ``intercept=True`` (vector inputs only) the parameters get one more
+column and the scores are ``t = W x + b``: the map of the augmented input ``(x, 1)``.
+Theorem 1 then holds for the augmented inputs, so ``R^2`` becomes ``R^2 + 1`` and the
+margin is that of ``(W, b)`` jointly.  Ranking scores ``t = X w`` are shift-invariant (a
+common bias changes no ranking), so document inputs refuse an intercept.
 """
 
 from __future__ import annotations
@@ -14,20 +25,210 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
-from predtron._validation import as_finite_array, check_matrix
+from predtron._ragged import Ragged, gather_index, offsets_of
+from predtron._validation import as_finite_array, check_matrix, query_offsets
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _is_slice(rows) -> bool:
+    return isinstance(rows, slice)
+
+
+class Inputs(ABC):
+    """A validated data set as a learner sees it: ``n`` instances sharing one score map.
+
+    Attributes
+    ----------
+    n : int
+        Number of instances (examples, or queries for ranking).
+    n_features : int
+        Number of input features (the parameters are sized by it).
+    intercept : bool
+        Whether the parameters carry a bias column (``t = W x + b``).
+    """
+
+    n: int
+    n_features: int
+    intercept: bool = False
+    sparse: bool = False
+
+    @abstractmethod
+    def scores(self, params: np.ndarray, rows):
+        """Scores of the instances ``rows`` (a slice or an index array): an ``(b, d)`` array,
+        a :class:`~predtron._ragged.Ragged` for ranking, or a list."""
+
+    @abstractmethod
+    def one_scores(self, params: np.ndarray, i: int) -> np.ndarray:
+        """Scores ``t = A_{x_i}(params)`` of one instance."""
+
+    @abstractmethod
+    def add_adjoint(self, params: np.ndarray, g: np.ndarray, i: int, alpha: float) -> None:
+        """``params += alpha * A_{x_i}^*(g)`` in place (sparse rows touch only their non-zeros)."""
+
+    def adjoint(self, g: np.ndarray, i: int, shape: tuple[int, ...]) -> np.ndarray:
+        """``A_{x_i}^*(g)`` as a dense array of the parameters' ``shape``."""
+        out = np.zeros(shape)
+        self.add_adjoint(out, g, i, 1.0)
+        return out
+
+    @abstractmethod
+    def instance(self, i: int) -> np.ndarray:
+        """Instance ``i`` as a dense array (a row, or the query's document matrix)."""
+
+    def kernel_scores(self, kernel: Kernel, support: np.ndarray, coefs: np.ndarray, rows) :
+        """Scores of ``rows`` under the kernel expansion with ``support`` rows and ``coefs``."""
+        raise ValueError(f"kernels are not supported for {type(self).__name__}; use a primal learner")
+
+    def rows_of(self, rows) -> np.ndarray:
+        """``rows`` as an index array."""
+        return np.arange(self.n)[rows] if _is_slice(rows) else np.asarray(rows, dtype=np.int64)
+
+
+class VectorInputs(Inputs):
+    """Rows of a dense array or of a CSR matrix, scored by ``t = W x (+ b)``."""
+
+    def __init__(self, X, dim: int, intercept: bool = False):
+        self.X = X
+        self.sparse = sp.issparse(X)
+        self.n, self.n_features = X.shape
+        self.dim = dim
+        self.intercept = intercept
+
+    def _row(self, i: int):
+        if self.sparse:
+            lo, hi = self.X.indptr[i], self.X.indptr[i + 1]
+            return self.X.indices[lo:hi], self.X.data[lo:hi]
+        return None, self.X[i]
+
+    def scores(self, params, rows):
+        block = self.X[rows]
+        if self.intercept:
+            T = np.asarray(block @ params[:, :-1].T)
+            T += params[:, -1]
+            return T
+        return np.asarray(block @ params.T)
+
+    def one_scores(self, params, i):
+        idx, vals = self._row(i)
+        W = params[:, :-1] if self.intercept else params
+        t = W[:, idx] @ vals if self.sparse else W @ vals
+        return t + params[:, -1] if self.intercept else t
+
+    def add_adjoint(self, params, g, i, alpha):
+        idx, vals = self._row(i)
+        if self.sparse:
+            params[:, idx] += alpha * np.outer(g, vals)
+        elif self.intercept:
+            params[:, :-1] += alpha * np.outer(g, vals)
+        else:
+            params += alpha * np.outer(g, vals)
+        if self.intercept:
+            params[:, -1] += alpha * g
+
+    def instance(self, i):
+        if self.sparse:
+            return self.X[i].toarray()[0]
+        return self.X[i]
+
+    def kernel_scores(self, kernel, support, coefs, rows):
+        if self.sparse:
+            raise ValueError("KernelPredtron needs dense inputs (kernels compare dense rows); pass X.toarray() "
+                             "or use Predtron, which takes sparse input")
+        K = kernel(self.X[rows], support)
+        if self.intercept:
+            K = K + 1.0
+        return K @ coefs
+
+
+class DocumentInputs(Inputs):
+    """Queries stored flat: an ``(N, p0)`` dense array or CSR matrix with query ``offsets``."""
+
+    def __init__(self, X, offsets: np.ndarray):
+        self.X = X
+        self.sparse = sp.issparse(X)
+        self.offsets = offsets
+        self.n = len(offsets) - 1
+        self.n_features = X.shape[1]
+
+    def _docs(self, rows):
+        if _is_slice(rows):
+            start, stop, _ = rows.indices(self.n)
+            stop = max(stop, start)
+            lo = self.offsets[start]
+            return self.X[lo:self.offsets[stop]], self.offsets[start:stop + 1] - lo
+        rows = np.asarray(rows, dtype=np.int64)
+        sizes = self.offsets[rows + 1] - self.offsets[rows]
+        return self.X[gather_index(self.offsets, rows)], offsets_of(sizes)
+
+    def scores(self, params, rows):
+        docs, offsets = self._docs(rows)
+        return Ragged(np.asarray(docs @ params).ravel(), offsets)
+
+    def one_scores(self, params, i):
+        return np.asarray(self.X[self.offsets[i]:self.offsets[i + 1]] @ params).ravel()
+
+    def add_adjoint(self, params, g, i, alpha):
+        docs = self.X[self.offsets[i]:self.offsets[i + 1]]
+        params += alpha * np.asarray(docs.T @ g).ravel()
+
+    def instance(self, i):
+        docs = self.X[self.offsets[i]:self.offsets[i + 1]]
+        return docs.toarray() if self.sparse else docs
+
+    def kernel_scores(self, kernel, support, coefs, rows):
+        if self.sparse:
+            raise ValueError("KernelPredtron needs dense inputs (kernels compare dense rows); pass dense "
+                             "document matrices or use Predtron, which takes sparse input")
+        docs, offsets = self._docs(rows)
+        return Ragged(kernel(docs, support) @ coefs, offsets)
+
+
+class ListInputs(Inputs):
+    """Instances of any form, scored one at a time by the scoring's own map (the generic path)."""
+
+    def __init__(self, items: list, scoring: LinearScoring):
+        self.items = items
+        self.scoring = scoring
+        self.n = len(items)
+        self.n_features = scoring.n_features(items[0]) if items else 0
+
+    def scores(self, params, rows):
+        out = [self.scoring.scores(params, self.items[r]) for r in self.rows_of(rows)]
+        shapes = {t.shape for t in out}
+        return np.array(out) if len(shapes) == 1 else out
+
+    def one_scores(self, params, i):
+        return self.scoring.scores(params, self.items[i])
+
+    def add_adjoint(self, params, g, i, alpha):
+        params += alpha * self.scoring.gradient(g, self.items[i])
+
+    def instance(self, i):
+        return self.items[i]
 
 
 class LinearScoring(ABC):
     """A linear map ``A_X`` from parameters to scores, with its adjoint."""
 
+    #: Whether a bias column may be added (``t = W x + b``).
+    supports_intercept: bool = False
+
     @abstractmethod
     def split(self, X) -> list[np.ndarray]:
         """Validate a batch of inputs and return one array per instance."""
 
-    def group_rows(self, X, Y=None, qid=None, group=None) -> tuple[list[np.ndarray], list | None]:
+    def prepare(self, X, *, qid=None, group=None, intercept: bool = False) -> Inputs:
+        """Validate a whole data set once and return it as :class:`Inputs` (generic: a list)."""
+        if qid is not None or group is not None:
+            self.group_rows(X)
+        if intercept:
+            raise ValueError(f"fit_intercept=True is not supported for {type(self).__name__} inputs")
+        return ListInputs(self.split(X), self)
+
+    def group_rows(self, X, Y=None, qid=None, group=None):
         """Split a flat one-row-per-item layout into instances (ranking inputs only)."""
         raise ValueError(
             f"qid and group describe ranking inputs (one row per document); this problem takes "
@@ -41,6 +242,11 @@ class LinearScoring(ABC):
     @abstractmethod
     def init_params(self, n_features: int) -> np.ndarray:
         """The zero parameter ``W_1 = 0`` (Algorithm 1, line 1)."""
+
+    def param_shape(self, n_features: int, intercept: bool = False) -> tuple[int, ...]:
+        """Shape of the parameters for ``n_features`` features (one more column with an intercept)."""
+        shape = self.init_params(n_features).shape
+        return (*shape[:-1], shape[-1] + 1) if intercept else shape
 
     @abstractmethod
     def scores(self, params: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -70,11 +276,18 @@ class VectorScoring(LinearScoring):
         Dimension ``d`` of the representation space.
     """
 
+    supports_intercept = True
+
     def __init__(self, dim: int):
         self.dim = int(dim)
 
     def split(self, X) -> list[np.ndarray]:
         return list(check_matrix(X, "X"))
+
+    def prepare(self, X, *, qid=None, group=None, intercept: bool = False) -> VectorInputs:
+        if qid is not None or group is not None:
+            self.group_rows(X)
+        return VectorInputs(check_matrix(X, "X", accept_sparse=True), self.dim, intercept)
 
     def n_features(self, x: np.ndarray) -> int:
         return int(x.shape[0])
@@ -92,10 +305,21 @@ class VectorScoring(LinearScoring):
         return float(np.linalg.norm(x))
 
     def kernel_scores(self, kernel, support, coefs, x):
-        if not support:
+        if not len(support):
             return np.zeros(self.dim)
         k = kernel(np.asarray(support), x[None, :])[:, 0]
         return np.asarray(coefs).T @ k
+
+
+def _document_matrices(X) -> list:
+    if isinstance(X, np.ndarray) and X.ndim == 3:
+        return list(X)
+    if not isinstance(X, Sequence) or isinstance(X, (str, bytes)):
+        raise ValueError(
+            "X must be a list of 2-D arrays, one (n_items, n_features) matrix per instance, or a flat "
+            f"(n_documents, n_features) matrix with qid= or group=; got {type(X).__name__}"
+        )
+    return list(X)
 
 
 class DocumentScoring(LinearScoring):
@@ -105,23 +329,34 @@ class DocumentScoring(LinearScoring):
     """
 
     def split(self, X) -> list[np.ndarray]:
-        if isinstance(X, np.ndarray) and X.ndim == 3:
-            X = list(X)
-        if not isinstance(X, Sequence) or isinstance(X, (str, bytes)):
-            raise ValueError(
-                "X must be a list of 2-D arrays, one (n_items, n_features) matrix per instance; "
-                f"got {type(X).__name__}"
-            )
         out = []
-        for i, x in enumerate(X):
+        for i, x in enumerate(_document_matrices(X)):
             x = as_finite_array(x, f"X[{i}]")
-            if x.ndim != 2 or x.shape[0] == 0:
+            if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
                 raise ValueError(
-                    f"X[{i}] must be a 2-D (n_items, n_features) matrix with at least one item; "
-                    f"got shape {x.shape}"
+                    f"X[{i}] must be a 2-D (n_items, n_features) matrix with at least one item and one "
+                    f"feature; got shape {x.shape}"
                 )
             out.append(x)
         return out
+
+    def prepare(self, X, *, qid=None, group=None, intercept: bool = False) -> DocumentInputs:
+        if intercept:
+            raise ValueError(
+                "fit_intercept=True does not apply to ranking inputs: scores t = X w are shift-invariant "
+                "(a common bias changes no ranking); use fit_intercept=False"
+            )
+        if qid is not None or group is not None:
+            flat = check_matrix(X, "X", accept_sparse=True)
+            return DocumentInputs(flat, query_offsets(flat.shape[0], qid=qid, group=group))
+        queries = self.split(X)
+        widths = {x.shape[1] for x in queries}
+        if len(widths) > 1:
+            raise ValueError(f"every query of X must have the same number of features; got {sorted(widths)}")
+        if not queries:
+            return DocumentInputs(np.zeros((0, 0)), np.zeros(1, dtype=np.int64))
+        flat = check_matrix(np.concatenate(queries), "X")
+        return DocumentInputs(flat, offsets_of(np.array([len(x) for x in queries])))
 
     def group_rows(self, X, Y=None, qid=None, group=None):
         """Split the flat layout (an ``(N, p0)`` matrix with query ids or group sizes, as
@@ -148,7 +383,7 @@ class DocumentScoring(LinearScoring):
         return float(np.linalg.norm(x, 2)) if x.size else 0.0
 
     def kernel_scores(self, kernel, support, coefs, x):
-        if not support:
+        if not len(support):
             return np.zeros(x.shape[0])
         rows = np.concatenate(support, axis=0)
         weights = np.concatenate(coefs)

@@ -7,6 +7,8 @@ on your own :class:`~predtron.problems.Problem` subclass before trusting it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from predtron.problems.base import Problem
@@ -197,3 +199,138 @@ def brute_force_ranking(problem: Problem, t: np.ndarray, y) -> dict:
     if single:
         out.update({key: float(out[key][0]) for key in ("pred_value", "phi", "margin")})
     return out
+
+
+# ------------------------------------------------------------ the reference online loop
+class Reference(NamedTuple):
+    """What :func:`reference_fit` computes from the definitions.
+
+    Attributes
+    ----------
+    losses : ndarray
+        The loss of every round, in order.
+    n_updates : int
+        Rounds with an update.
+    params : ndarray or None
+        Predictor parameters in the learner's full layout (intercept as the last column):
+        the last iterate, or the average of the iterates after every round with
+        ``average=True``.  ``None`` for kernel learners (see ``scores``).
+    scores : callable
+        ``scores(X, **split)``: the predictor's scores on new inputs (a list per instance
+        for ranking).
+    """
+
+    losses: np.ndarray
+    n_updates: int
+    params: np.ndarray | None
+    scores: object
+
+
+def reference_fit(learner, X, Y, epochs: int = 1, *, qid=None, group=None) -> Reference:
+    """Fit ``learner``'s configuration with the per-example loop written from the definitions.
+
+    This is the slow reference for the exact block scan of
+    :mod:`predtron.learners.base`: one round at a time, scores computed for that instance
+    alone, ``pred``, the loss, and on a non-zero loss the oracle and the update of
+    Algorithm 1 (scaled by the loss for the loss-driven variants, through the link for
+    Predtron.Link).  The average is the explicit mean of the predictor after every round,
+    shuffling draws a permutation per pass from ``random_state`` as ``fit`` does, and the
+    kernel expansion keeps one term per update (no merging), removing the oldest distinct
+    input when a budget is exceeded.  ``learner`` itself is not modified.
+    """
+    from predtron._validation import check_random_state
+    from predtron.learners.kernel import KernelPredtron
+    from predtron.learners.link import PredtronLink
+
+    problem = learner.problem
+    inputs = problem.scoring.prepare(X, qid=qid, group=group, intercept=bool(learner.fit_intercept))
+    labels = problem.check_labels(Y, inputs)
+    shape = problem.scoring.param_shape(inputs.n_features, inputs.intercept)
+    kernel = isinstance(learner, KernelPredtron)
+    link = learner._link() if isinstance(learner, PredtronLink) else None
+    loss_driven = bool(getattr(learner, "loss_driven", False)) or type(learner).__name__ == "PredtronLD"
+    rng = check_random_state(learner.random_state) if learner.shuffle else None
+
+    theta = np.zeros(shape)            # the iterate (dual for a link, primal otherwise)
+    terms: list[tuple[np.ndarray, np.ndarray, int]] = []   # kernel: (x, c, round)
+    kfun = learner._resolve_kernel() if kernel else None
+
+    def primal() -> np.ndarray:
+        return link.to_primal(theta) if link is not None else theta
+
+    documents = type(inputs).__name__ == "DocumentInputs"
+
+    def kernel_scores(x, expansion) -> np.ndarray:
+        """``t(x) = sum_i c_i k(x_i, x)`` term by term (documents: ``sum_i k(X, X_i) c_i``)."""
+        if documents:
+            t = np.zeros(x.shape[0])
+            for support, coef, _ in expansion:
+                t = t + kfun(x, support) @ coef
+            return t
+        t = np.zeros(problem.scoring.dim)
+        for support, coef, _ in expansion:
+            value = float(kfun(support, x[None, :])[0, 0]) + (1.0 if inputs.intercept else 0.0)
+            t = t + coef * value
+        return t
+
+    def one_scores(i: int) -> np.ndarray:
+        if not kernel:
+            return inputs.one_scores(primal(), i)
+        x = inputs.instance(i)
+        return kernel_scores(x, terms)
+
+    losses, n_updates, total = [], 0, np.zeros(shape)
+    for _ in range(int(epochs)):
+        order = rng.permutation(inputs.n) if rng is not None else np.arange(inputs.n)
+        for i in order:
+            i = int(i)
+            y = labels[i]
+            t = one_scores(i)
+            loss = float(problem._loss(problem._pred(t), y))
+            losses.append(loss)
+            if loss > 0:
+                chosen = problem._oracle(t, y) if learner.update == "oracle" else problem._pred(t)
+                g = problem._direction(t, y, chosen)
+                step = learner.eta * (loss if loss_driven else 1.0)
+                if kernel:
+                    if np.any(g):
+                        _reference_store(terms, inputs.instance(i), -step * g, len(losses), learner.budget)
+                else:
+                    inputs.add_adjoint(theta, g, i, -step)
+                n_updates += 1
+            if not kernel:
+                total += primal()
+    T = len(losses)
+    if kernel:
+        def weight(tau: int) -> float:
+            return (T - tau + 1) / T if learner.average else 1.0
+
+        expansion = [(np.atleast_2d(x), c * weight(tau), tau) for x, c, tau in terms]
+
+        def scores(X_new, **split):
+            new = problem.scoring.prepare(X_new, intercept=inputs.intercept, **split)
+            return [kernel_scores(new.instance(i), expansion) for i in range(new.n)]
+
+        return Reference(np.array(losses), n_updates, None, scores)
+    params = total / T if learner.average else primal().copy()
+
+    def scores(X_new, **split):
+        new = problem.scoring.prepare(X_new, intercept=inputs.intercept, **split)
+        return [new.one_scores(params, i) for i in range(new.n)]
+
+    return Reference(np.array(losses), n_updates, params, scores)
+
+
+def _reference_store(terms: list, x: np.ndarray, coef: np.ndarray, tau: int, budget) -> None:
+    """Append one expansion term; with a budget, drop every term of the oldest distinct input first."""
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    distinct: list[bytes] = []
+    for support, _, _ in terms:
+        key = support.tobytes() + repr(support.shape).encode()
+        if key not in distinct:
+            distinct.append(key)
+    key = x.tobytes() + repr(x.shape).encode()
+    if budget is not None and key not in distinct and len(distinct) >= budget:
+        oldest = distinct[0]
+        terms[:] = [term for term in terms if term[0].tobytes() + repr(term[0].shape).encode() != oldest]
+    terms.append((x, coef, tau))

@@ -130,7 +130,7 @@ def test_validation_errors():
         model.predict(np.ones((1, 2)))
     with pytest.raises(ValueError, match="X is empty"):
         MMP(3).fit(np.ones((0, 3)), [])
-    with pytest.raises(ValueError, match="unknown parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter"):
         MMP(3).set_params(eta=1.0)
     with pytest.raises(ValueError, match="W is zero"):
         mmp_margin(np.zeros((3, 3)), X, [[1, 0, 0], [0, 1, 0]])

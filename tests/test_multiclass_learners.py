@@ -159,7 +159,7 @@ def test_sgd_partial_fit_continues():
         (lambda: SGDSVM(Multiclass(3)).fit(np.zeros((0, 2)), []), r"X is empty"),
         (lambda: BatchPerceptron(Multiclass(3), max_epochs=0).fit([[1.0]], [0]),
          r"max_epochs must be an integer >= 1"),
-        (lambda: BatchPerceptron(Multiclass(3)).fit([[1.0]], [3]), r"Y\[0\]: label must be an integer in 0..2"),
+        (lambda: BatchPerceptron(Multiclass(3)).fit([[1.0]], [3]), r"Y\[0\] must be an integer in 0..2"),
         (lambda: generalized_hinge(Multiclass(3), np.zeros((3, 1)), [[1.0]], [0, 1]),
          r"X and Y must have the same number of examples"),
     ],

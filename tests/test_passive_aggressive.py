@@ -351,9 +351,9 @@ def test_paired_pa_loss_history_is_the_batch_hinge_loss():
 def test_paired_pa_params_and_reset():
     model = PairedPA(rule="dca", C=2.0)
     assert model.get_params() == {"rule": "dca", "C": 2.0, "tol": 1e-10, "max_iter": 1000}
-    assert repr(model) == "PairedPA(rule='dca', C=2.0, tol=1e-10, max_iter=1000)"
+    assert repr(model) == "PairedPA(C=2.0, rule='dca')"
     assert model.set_params(C=3.0).C == 3.0
-    with pytest.raises(ValueError, match="unknown parameter 'eta'"):
+    with pytest.raises(ValueError, match="Invalid parameter 'eta' for estimator"):
         model.set_params(eta=1.0)
     X, y = imbalanced_data(0, n=30)
     model.fit(X, y, n_rounds=5)

@@ -38,7 +38,7 @@ def test_errors(tmp_path):
     np.savez(tmp_path / "other.npz", __header__=np.array('{"format": "x"}'))
     with pytest.raises(ValueError, match="is not a predtron learner file"):
         load(tmp_path / "other.npz")
-    header = '{"format": "predtron-learner/1", "learner": "os.system", "problem": "Binary"}'
+    header = '{"format": "predtron-learner/2", "learner": "os.system", "params": {}, "state": {}}'
     np.savez(tmp_path / "evil.npz", __header__=np.array(header))
     with pytest.raises(ValueError, match=r"unknown learner class 'os\.system'"):
         load(tmp_path / "evil.npz")

@@ -149,7 +149,7 @@ def test_feature_mismatch_and_unfitted():
     model = PRank(3).fit(X2, [0, 1])
     with pytest.raises(ValueError, match="X has 3 features, but this PRank was fitted with 2 features"):
         model.predict(np.zeros((1, 3)))
-    with pytest.raises(ValueError, match="unknown parameter 'eta'"):
+    with pytest.raises(ValueError, match="Invalid parameter 'eta' for estimator"):
         model.set_params(eta=1.0)
 
 

@@ -200,7 +200,7 @@ class MMP(Estimator):
                 raise ValueError("X is empty; at least one example is needed to start learning")
             self.n_features_in_ = int(X.shape[1])
             self.coef_ = np.zeros((self.n_labels, self.n_features_in_))
-            self._losses: list[float] = []
+            self._new_trace()
             self.n_updates_ = 0
         for x, y in zip(X, labels, strict=True):
             self._round(x, y)
@@ -210,7 +210,7 @@ class MMP(Estimator):
         t = self.coef_ @ x
         pairs = error_set(t, y)
         loss = float(len(pairs) > 0) if self.loss == "is_error" else float(len(pairs))
-        self._losses.append(loss)
+        self._trace.add(loss)
         if not pairs:
             return
         tau = np.zeros(self.n_labels)

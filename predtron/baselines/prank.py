@@ -107,7 +107,7 @@ class PRank(Estimator):
             self.n_features_in_ = int(X.shape[1])
             self.coef_ = np.zeros(self.n_features_in_)
             self.thresholds_ = np.zeros(self.n_levels - 1)
-            self._losses: list[float] = []
+            self._new_trace()
             self.n_updates_ = 0
         for x, label in zip(X, labels, strict=True):
             self._round(x, label)
@@ -116,7 +116,7 @@ class PRank(Estimator):
     def _round(self, x: np.ndarray, y: int) -> None:
         score = float(self.coef_ @ x)
         loss = abs(_prediction(score, self.thresholds_) - y)
-        self._losses.append(float(loss))
+        self._trace.add(float(loss))
         if loss == 0:
             return
         z = _directions(y, self.n_levels - 1)

@@ -1,9 +1,40 @@
-"""Shared machinery of the online learners: validation, the online loop, history, scoring.
+"""The online loop shared by the mistake-driven learners: an exact block scan.
 
-A learner consumes any :class:`~predtron.problems.Problem` through its five operations
-and its ``scoring`` map; it never looks at which problem it has.  Subclasses decide
-how parameters are stored and updated (primal matrix, mirror-descent dual, kernel
-expansion) by implementing :meth:`OnlineLearner._scores` and :meth:`OnlineLearner._apply`.
+A learner consumes any :class:`~predtron.problems.Problem` through its operations and its
+``scoring`` map; it never looks at which problem it has.  Subclasses decide how the
+parameters are stored and updated (primal matrix, mirror-descent dual, kernel expansion)
+by implementing :meth:`OnlineLearner._init_state`, :meth:`OnlineLearner._iterate_scores`,
+:meth:`OnlineLearner._apply` and :meth:`OnlineLearner._predictor_scores`.
+
+The exact block scan
+--------------------
+Algorithm 1 changes ``W`` only on rounds with a non-zero loss.  Between two such rounds
+``W`` is constant, so the scores of the next rounds can all be computed with one matrix
+product: the loop scores a *block* of upcoming instances with the current ``W``, asks the
+problem for the loss of ``pred(t)`` on every one of them at once
+(:meth:`~predtron.problems.Problem._batch_loss`), skips the leading zero-loss rounds, and
+performs the update of Algorithm 1 on the first round with a non-zero loss, exactly as
+the per-example loop would; then it continues from the next instance.  The block grows
+while no mistake appears and shrinks after one, so a pass over data the learner already
+fits costs a few matrix products.  The result (parameters, losses, every decision) is the
+per-example loop's: :func:`predtron.testing.reference_fit` is that loop, and the tests
+compare the two for every problem and option.
+
+Options (defaults are the paper's Algorithm 1)
+-----------------------------------------------
+``average``
+    Predict with the average of the iterates ``W_2, ..., W_{T+1}`` after each of the ``T``
+    rounds so far (the averaged perceptron of Freund and Schapire, 1999, and Collins,
+    2002), maintained lazily: an update costs the same order as a plain one.
+``shuffle``, ``random_state``
+    ``fit`` visits the examples in a fresh random order at every pass; ``partial_fit``
+    keeps the order of the stream.
+``fit_intercept``
+    Scores ``t = W x + b`` (vector inputs): the augmented input ``(x, 1)``, so the bounds
+    hold with ``R^2 + 1`` in place of ``R^2`` and the margin of ``(W, b)``.
+``record_losses``
+    Keep the non-zero losses with their rounds (``loss_history_``); the totals
+    ``n_rounds_``, ``cumulative_loss_``, ``n_mistakes_`` and ``n_updates_`` are always kept.
 """
 
 from __future__ import annotations
@@ -11,12 +42,36 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from predtron._estimator import Estimator
-from predtron._validation import check_choice, check_each, check_positive
+from predtron._history import LossTrace
+from predtron._validation import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_positive,
+    check_random_state,
+)
 from predtron.problems.base import Problem
 
 UPDATES = ("oracle", "prediction")
+
+#: Largest step size accepted (larger steps only rescale ``W`` until scores overflow).
+MAX_ETA = 1e100
+
+#: Smallest and largest number of instances scored together by the block scan.
+MIN_BLOCK, MAX_BLOCK = 16, 4096
+
+
+def check_problem(problem) -> Problem:
+    """The ``problem`` parameter of every learner."""
+    if not isinstance(problem, Problem):
+        raise ValueError(
+            "problem must be a predtron.problems.Problem instance (e.g. Binary()); "
+            f"got {type(problem).__name__}"
+        )
+    return problem
 
 
 class OnlineLearner(Estimator, ABC):
@@ -26,20 +81,36 @@ class OnlineLearner(Estimator, ABC):
     ----------
     problem : Problem
         The prediction problem.
-    eta : float
+    eta : float, default 1.0
         Step size ``eta > 0``.
-    update : {"oracle", "prediction"}
+    update : {"oracle", "prediction"}, default "oracle"
         Which prediction enters the update on a mistake round: ``"oracle"`` uses the
         loss-augmented argmax ``sigma~`` (Algorithm 1, line 8); ``"prediction"`` uses the
         prediction ``sigma_tau`` itself (the classic perceptron-style variant, whose
         predictions do not depend on ``eta`` because ``W_1 = 0``).
+    average : bool, default False
+        Predict with the averaged iterate (see the module notes).
+    shuffle : bool, default False
+        Visit the examples in a new random order at every pass of ``fit``.
+    random_state : int, numpy Generator or None, default None
+        Seed of the shuffling (``None``: fresh entropy).
+    fit_intercept : bool, default False
+        Add a bias per score coordinate, ``t = W x + b`` (vector inputs only).
+    record_losses : bool, default True
+        Keep the per-round losses for ``loss_history_``.
 
     Attributes
     ----------
+    coef_ : ndarray
+        The parameters used for prediction (the average when ``average=True``).
+    intercept_ : ndarray
+        The bias ``b`` (only with ``fit_intercept=True``).
     loss_history_ : ndarray of shape (n_rounds,)
-        Loss suffered in every online round, in order.
+        Loss suffered in every online round, in order (with ``record_losses=True``).
+    n_rounds_, cumulative_loss_, n_mistakes_ : int, float, int
+        Rounds so far, the sum of their losses, and the rounds with a non-zero loss.
     n_updates_ : int
-        Number of rounds with an update (rounds with non-zero loss).
+        Number of rounds with an update (for Algorithm 1, the rounds with non-zero loss).
     n_features_in_ : int
         Number of input features seen by the first call to ``partial_fit``.
     """
@@ -47,63 +118,87 @@ class OnlineLearner(Estimator, ABC):
     #: Whether updates happen exactly on the rounds with a non-zero loss (Algorithm 1).
     mistake_driven: bool = True
 
-    #: Names of the array attributes that hold the learned parameters (for :mod:`predtron.persistence`).
+    #: Names of the arrays that hold the learned state (for :mod:`predtron.persistence`).
     _state_attributes: tuple[str, ...] = ()
 
-    def __init__(self, problem: Problem, eta: float = 1.0, update: str = "oracle"):
+    def __init__(self, problem: Problem, eta: float = 1.0, update: str = "oracle", *, average: bool = False,
+                 shuffle: bool = False, random_state=None, fit_intercept: bool = False,
+                 record_losses: bool = True):
         self.problem = problem
         self.eta = eta
         self.update = update
+        self.average = average
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.fit_intercept = fit_intercept
+        self.record_losses = record_losses
 
     # --------------------------------------------------------------- subclasses
     @abstractmethod
-    def _init_state(self, n_features: int) -> None:
-        """Create the learned state for inputs with ``n_features`` features."""
+    def _init_state(self, inputs) -> None:
+        """Create the learned state for these inputs (``W_1 = 0``)."""
 
     @abstractmethod
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        """Scores ``t`` of one instance under the current parameters."""
+    def _iterate_scores(self, inputs, rows):
+        """Scores of the instances ``rows`` under the current iterate (what Algorithm 1 predicts with)."""
+
+    def _iterate_one(self, inputs, i: int) -> np.ndarray:
+        """Scores of instance ``i`` alone under the current iterate (the per-example computation)."""
+        return self._iterate_scores(inputs, np.array([i]))[0]
 
     @abstractmethod
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
-        """Move the parameters by ``-step * A_x^*(g)``."""
+    def _apply(self, g: np.ndarray, inputs, i: int, step: float, tau: int) -> None:
+        """Move the iterate by ``-step * A_{x_i}^*(g)`` at round ``tau``, keeping the average up to date."""
+
+    @abstractmethod
+    def _predictor_scores(self, inputs, rows):
+        """Scores under the predictor (the average when ``average=True``)."""
+
+    def _finish_pass(self) -> None:
+        """Refresh what the predictor reads after a pass (e.g. the averaged parameters)."""
 
     def _step_scale(self, loss: float) -> float:
         """Multiplier of ``eta`` on a mistake round (1 for Algorithm 1)."""
         return 1.0
 
     # ---------------------------------------------------------------- checking
-    def _check_problem(self) -> None:
-        if not isinstance(self.problem, Problem):
+    def _validate_params(self) -> None:
+        check_problem(self.problem)
+        check_positive(self.eta, "eta", maximum=MAX_ETA)
+        check_choice(self.update, "update", UPDATES)
+        for name in ("average", "shuffle", "fit_intercept", "record_losses"):
+            check_bool(getattr(self, name), name)
+        if self.random_state is not None:
+            check_random_state(self.random_state)
+        if self.fit_intercept and not self.problem.scoring.supports_intercept:
             raise ValueError(
-                "problem must be a predtron.problems.Problem instance (e.g. Binary()); "
-                f"got {type(self.problem).__name__}"
+                f"fit_intercept=True is not supported by {type(self.problem).__name__}: "
+                + ("ranking scores t = X w are shift-invariant (a common bias changes no ranking)"
+                   if type(self.problem.scoring).__name__ == "DocumentScoring"
+                   else f"its {type(self.problem.scoring).__name__} has no bias column")
             )
 
-    def _validate_params(self) -> None:
-        self._check_problem()
-        check_positive(self.eta, "eta")
-        check_choice(self.update, "update", UPDATES)
+    def _prepare(self, X, Y=None, qid=None, group=None, *, fitting: bool = False):
+        """Validate ``X`` (and ``Y``) once: :class:`~predtron.scoring.Inputs` and the labels."""
+        intercept = bool(self.fit_intercept) if fitting else getattr(self, "_intercept", False)
+        inputs = self.problem.scoring.prepare(X, qid=qid, group=group, intercept=intercept)
+        if not fitting or hasattr(self, "n_features_in_"):
+            expected = self.n_features_in_
+            if inputs.n and inputs.n_features != expected:
+                raise ValueError(
+                    f"X has {inputs.n_features} features, but this {type(self).__name__} was fitted with "
+                    f"{expected} features"
+                )
+        labels = None if Y is None else self.problem.check_labels(Y, inputs)
+        return inputs, labels
 
-    def _check_data(self, X, Y=None, qid=None, group=None) -> tuple[list[np.ndarray], list | None]:
-        if qid is not None or group is not None:
-            X, Y = self.problem.scoring.group_rows(X, Y, qid=qid, group=group)
-        xs = self.problem.scoring.split(X)
-        if hasattr(self, "n_features_in_"):
-            for i, x in enumerate(xs):
-                got = self.problem.scoring.n_features(x)
-                if got != self.n_features_in_:
-                    raise ValueError(
-                        f"X[{i}] has {got} features, but this learner was fitted with "
-                        f"{self.n_features_in_} features"
-                    )
-        if Y is None:
-            return xs, None
-        ys = check_each(Y, self.problem.check_label, "Y", len(xs))
-        if hasattr(self.problem, "check_pair"):
-            for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-                self.problem.check_pair(x, y, i)
-        return xs, ys
+    def _start(self, inputs) -> None:
+        self.n_features_in_ = inputs.n_features
+        self._intercept = inputs.intercept
+        self._trace = LossTrace(self.record_losses)
+        self.n_updates_ = 0
+        self._block = MIN_BLOCK
+        self._init_state(inputs)
 
     # -------------------------------------------------------------- online loop
     def partial_fit(self, X, Y, *, qid=None, group=None) -> OnlineLearner:
@@ -111,95 +206,252 @@ class OnlineLearner(Estimator, ABC):
 
         Parameters
         ----------
-        X : array-like
-            Inputs in the form the problem's ``scoring`` takes (a 2-D array of shape
-            ``(n_samples, n_features)``, or a list of per-instance matrices for ranking).
-        Y : sequence
+        X : array-like or sparse matrix
+            Inputs in the form the problem's ``scoring`` takes: a 2-D array (or scipy
+            sparse matrix) of shape ``(n_samples, n_features)``, or for ranking a list of
+            per-query document matrices.
+        Y : array-like
             One label per input, in the problem's label convention.
         qid, group : array-like, optional
-            Ranking only: ``X`` is one flat ``(N, p0)`` matrix of documents and ``Y`` their
-            ``(N,)`` relevance grades, with a query id per row (``qid``, as XGBoost) or the
-            number of rows of each query (``group``, as LightGBM).
+            Ranking only: ``X`` is one flat ``(N, p0)`` matrix of documents (dense or
+            sparse) and ``Y`` their ``(N,)`` relevance grades, with a query id per row
+            (``qid``, as XGBoost) or the number of rows of each query (``group``, as
+            LightGBM).
         """
         self._validate_params()
-        xs, ys = self._check_data(X, Y, qid, group)
+        inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
+        if inputs.n == 0:
+            raise ValueError("X is empty; at least one example is needed to learn")
         if not hasattr(self, "n_features_in_"):
-            if not xs:
-                raise ValueError("X is empty; at least one example is needed to start learning")
-            self.n_features_in_ = self.problem.scoring.n_features(xs[0])
-            self._init_state(self.n_features_in_)
-            self._losses: list[float] = []
-            self.n_updates_ = 0
-        for x, y in zip(xs, ys, strict=True):
-            self._round(x, y)
+            self._start(inputs)
+        self._pass(inputs, labels, None)
+        self._finish_pass()
         return self
 
-    def _round(self, x: np.ndarray, y) -> None:
-        problem = self.problem
-        t = self._scores(x)
-        sigma = problem.pred(t)
-        loss = float(problem.loss(sigma, y))
-        self._losses.append(loss)
-        if loss > 0:
-            chosen = problem.oracle(t, y) if self.update == "oracle" else sigma
-            g = problem.rep(chosen) - problem.rep(problem.correct(y))
-            self._apply(g, x, self.eta * self._step_scale(loss))
-            self.n_updates_ += 1
-
     def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None) -> OnlineLearner:
-        """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data in order.
+        """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data.
 
         Parameters
         ----------
         epochs : int
-            Number of passes; the loss history covers all of them.
+            Number of passes; the loss history covers all of them.  With ``shuffle=True``
+            every pass visits the examples in a new random order.
         verbose : bool
-            Print one line per pass (loss suffered and updates) to stderr.
+            Show a progress bar over the examples of all passes (on stderr).
         qid, group : array-like, optional
             Flat ranking input, as in :meth:`partial_fit`.
         """
-        if qid is not None or group is not None:
-            X, Y = self.problem.scoring.group_rows(X, Y, qid=qid, group=group)
-        return self._passes(X, Y, epochs, verbose)
+        self._validate_params()
+        epochs = check_int(epochs, "epochs", minimum=1)
+        verbose = check_bool(verbose, "verbose")
+        self.reset()
+        inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
+        if inputs.n == 0:
+            raise ValueError("X is empty; at least one example is needed to learn")
+        self._start(inputs)
+        rng = check_random_state(self.random_state) if self.shuffle else None
+        with tqdm(total=epochs * inputs.n, disable=not verbose, unit="ex", leave=True,
+                  desc=type(self).__name__) as progress:
+            for epoch in range(epochs):
+                order = rng.permutation(inputs.n) if rng is not None else None
+                self._pass(inputs, labels, order, progress)
+                if verbose:
+                    progress.set_postfix(epoch=epoch + 1, mistakes=self.n_mistakes_, refresh=False)
+        self._finish_pass()
+        return self
+
+    def _pass(self, inputs, labels, order, progress=None) -> None:
+        """One pass over ``inputs`` in ``order`` (``None``: stream order) by the exact block scan."""
+        problem, trace = self.problem, self._trace
+        n, i, block = inputs.n, 0, self._block
+        while i < n:
+            stop = min(n, i + block)
+            rows = slice(i, stop) if order is None else order[i:stop]
+            T = self._iterate_scores(inputs, rows)
+            _check_finite_scores(T, self)
+            losses = problem._batch_loss(T, labels[rows])
+            hits = np.flatnonzero(losses)
+            if hits.size == 0:
+                trace.skip(stop - i)
+                if progress is not None:
+                    progress.update(stop - i)
+                i, block = stop, min(2 * block, MAX_BLOCK)
+                continue
+            j = int(hits[0])
+            trace.skip(j)
+            r = i + j if order is None else int(order[i + j])
+            # The round itself runs on the instance's own scores, exactly as in the
+            # per-example loop; the block only located it.
+            t = self._iterate_one(inputs, r)
+            y = labels[r]
+            loss = float(problem._loss(problem._pred(t), y))
+            if loss > 0:
+                self._mistake(t, y, inputs, r, loss)
+            else:  # the block's rounding saw a mistake that the instance's own scores do not
+                trace.skip(1)
+            if progress is not None:
+                progress.update(j + 1)
+            i += j + 1
+            block = max(MIN_BLOCK, min(MAX_BLOCK, 2 * (j + 1)))
+        self._block = block
+
+    def _mistake(self, t, y, inputs, r: int, loss: float) -> None:
+        """Lines 7-10 of Algorithm 1 on a round with loss ``loss > 0``."""
+        problem = self.problem
+        self._trace.add(loss)
+        chosen = problem._oracle(t, y) if self.update == "oracle" else problem._pred(t)
+        g = problem._direction(t, y, chosen)
+        self._apply(g, inputs, r, self.eta * self._step_scale(loss), self._trace.n_rounds)
+        self.n_updates_ += 1
+
+    # ------------------------------------------------------------ persistence
+    def _get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` that, with the constructor parameters, restore this fitted
+        learner exactly (predictions, scores and continued learning); see :mod:`predtron.persistence`."""
+        self._check_fitted()
+        trace = self._trace
+        rounds, losses = trace.nonzero()
+        scalars = {"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
+                   "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK)),
+                   "record": trace.record, "n_rounds": trace.n_rounds, "total": trace.total,
+                   "n_nonzero": trace.n_nonzero}
+        return scalars, {"trace_rounds": rounds, "trace_losses": losses}
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        """Inverse of :meth:`_get_state` (values already validated by the loader)."""
+        self.n_features_in_ = int(scalars["n_features_in_"])
+        self.n_updates_ = int(scalars["n_updates_"])
+        self._intercept = bool(scalars["intercept"])
+        self._block = int(scalars["block"])
+        self._trace = LossTrace.restore(scalars["record"], scalars["n_rounds"], scalars["total"],
+                                        scalars["n_nonzero"], arrays["trace_rounds"], arrays["trace_losses"])
 
     # ------------------------------------------------------------- prediction
+    def _blocks(self, inputs):
+        for start in range(0, inputs.n, MAX_BLOCK):
+            yield slice(start, min(inputs.n, start + MAX_BLOCK))
+
     def decision_function(self, X, *, qid=None, group=None) -> np.ndarray | list:
-        """Scores ``t`` for each input (an array, or a list when sizes differ)."""
+        """Scores ``t`` for each input (an ``(n, d)`` array, or a list of arrays for ranking)."""
         self._check_fitted()
-        xs, _ = self._check_data(X, None, qid, group)
-        scores = [self._scores(x) for x in xs]
-        sizes = {s.shape for s in scores}
-        return np.asarray(scores) if len(sizes) <= 1 else scores
+        inputs, _ = self._prepare(X, None, qid, group)
+        blocks = [self._predictor_scores(inputs, rows) for rows in self._blocks(inputs)]
+        return _concatenate_scores(blocks, self._score_width())
+
+    def _score_width(self) -> int | None:
+        try:
+            return self.problem.score_shape()[0]
+        except (ValueError, TypeError):
+            return None
 
     def predict(self, X, *, qid=None, group=None):
         """Predictions ``pred(t)`` for each input (``qid``/``group``: flat ranking input)."""
         self._check_fitted()
-        xs, _ = self._check_data(X, None, qid, group)
-        return self.problem.stack(self.problem.pred(self._scores(x)) for x in xs)
+        inputs, _ = self._prepare(X, None, qid, group)
+        parts = [self.problem._batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
+        return _concatenate_predictions(parts, self.problem)
 
     def mean_loss(self, X, Y, *, qid=None, group=None) -> float:
         """Mean loss ``L(pred(t), y)`` on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
         self._check_fitted()
-        xs, ys = self._check_data(X, Y, qid, group)
-        problem = self.problem
-        losses = [problem.loss(problem.pred(self._scores(x)), y) for x, y in zip(xs, ys, strict=True)]
-        return float(np.mean(losses))
+        inputs, labels = self._prepare(X, Y, qid, group)
+        if inputs.n == 0:
+            raise ValueError("X is empty; a mean loss needs at least one example")
+        total = 0.0
+        for rows in self._blocks(inputs):
+            total += float(np.sum(self.problem._batch_loss(self._predictor_scores(inputs, rows), labels[rows])))
+        return total / inputs.n
+
+    def _coef_views(self, full: np.ndarray) -> None:
+        """Expose predictor parameters as ``coef_`` (and ``intercept_`` with an intercept)."""
+        if self._intercept:
+            self.coef_ = full[..., :-1]
+            self.intercept_ = full[..., -1]
+        else:
+            self.coef_ = full
+
+
+def _check_finite_scores(T, learner) -> None:
+    values = T.values if hasattr(T, "values") else T
+    if isinstance(values, list):
+        values = np.concatenate([np.ravel(v) for v in values]) if values else np.zeros(0)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"the scores of {type(learner).__name__} overflowed to infinity or NaN after "
+            f"{learner.n_updates_} updates: eta * ||x||^2 is too large for float64; lower eta or rescale X"
+        )
+
+
+def _concatenate_scores(blocks: list, width: int | None):
+    if not blocks:
+        return np.zeros((0, width)) if width is not None else []
+    if hasattr(blocks[0], "offsets"):  # ragged ranking scores: one array per query
+        return [segment.copy() for block in blocks for segment in block]
+    if isinstance(blocks[0], list):
+        return [t for block in blocks for t in block]
+    return np.concatenate(blocks)
+
+
+def _concatenate_predictions(parts: list, problem: Problem):
+    if not parts:
+        return problem.stack([])
+    if isinstance(parts[0], list):
+        return [p for part in parts for p in part]
+    return np.concatenate(parts)
 
 
 class PrimalLearner(OnlineLearner):
-    """An online learner whose parameters are one primal matrix ``coef_`` (``W``).
+    """An online learner whose parameters are one primal matrix ``W``.
 
     ``W_1 = 0`` and an update moves ``W`` by ``-step * A_x^*(g)``; subclasses choose when
-    to update and by how much.
+    to update and by how much.  With ``average=True`` the average of the iterates is kept
+    lazily: besides ``W`` the learner keeps ``U = sum_tau tau * Delta_tau`` (each update
+    ``Delta_tau`` weighted by its round), and after ``T`` rounds the average of
+    ``W_2, ..., W_{T+1}`` is ``W + (W - U) / T``, so an update costs two sparse adjoint
+    applications and nothing is done on rounds without an update.
     """
 
-    _state_attributes = ("coef_",)
+    _state_attributes = ("_w", "_u")
 
-    def _init_state(self, n_features: int) -> None:
-        self.coef_ = self.problem.scoring.init_params(n_features)
+    def _init_state(self, inputs) -> None:
+        shape = self.problem.scoring.param_shape(inputs.n_features, inputs.intercept)
+        self._w = np.zeros(shape)
+        self._u = np.zeros(shape) if self.average else None
+        self._averaged = bool(self.average)
+        self._params = self._w
+        self._coef_views(self._w)
 
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        return self.problem.scoring.scores(self.coef_, x)
+    def _iterate_scores(self, inputs, rows):
+        return inputs.scores(self._w, rows)
 
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
-        self.coef_ -= step * self.problem.scoring.gradient(g, x)
+    def _iterate_one(self, inputs, i):
+        return inputs.one_scores(self._w, i)
+
+    def _predictor_scores(self, inputs, rows):
+        return inputs.scores(self._params, rows)
+
+    def _apply(self, g, inputs, i, step, tau) -> None:
+        inputs.add_adjoint(self._w, g, i, -step)
+        if self._u is not None:
+            inputs.add_adjoint(self._u, g, i, -step * tau)
+
+    def _get_state(self) -> tuple[dict, dict]:
+        scalars, arrays = super()._get_state()
+        arrays["w"] = self._w
+        if self._u is not None:
+            arrays["u"] = self._u
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        super()._set_state(scalars, arrays)
+        self._w = np.array(arrays["w"], dtype=float)
+        self._u = np.array(arrays["u"], dtype=float) if "u" in arrays else None
+        self._finish_pass()
+
+    def _finish_pass(self) -> None:
+        T = self._trace.n_rounds
+        if self._u is not None and T > 0:
+            self._params = self._w + (self._w - self._u) / T
+        else:
+            self._params = self._w
+        self._coef_views(self._params)

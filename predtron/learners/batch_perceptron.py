@@ -19,8 +19,8 @@ import warnings
 
 import numpy as np
 
-from predtron._validation import check_int
-from predtron.learners.base import PrimalLearner
+from predtron._validation import check_bool, check_int
+from predtron.learners.base import PrimalLearner, check_problem
 from predtron.problems.base import TIE_TOLERANCE, Problem
 
 
@@ -60,32 +60,63 @@ class BatchPerceptron(PrimalLearner):
 
     mistake_driven = False
 
+    # Fixed settings of the shared online machinery: plain iterate, no intercept, stream order.
+    eta = 1.0
+    update = "prediction"
+    average = False
+    shuffle = False
+    random_state = None
+    fit_intercept = False
+    record_losses = True
+
     def __init__(self, problem: Problem, max_epochs: int = 1000):
         self.problem = problem
         self.max_epochs = max_epochs
 
     def _validate_params(self) -> None:
-        self._check_problem()
+        check_problem(self.problem)
         check_int(self.max_epochs, "max_epochs", minimum=1)
 
-
-    def violation(self, t: np.ndarray, y):
+    def violation(self, t, y):
         """A prediction with positive loss scoring at least ``<rep(sigma_y), t>``, or ``None``."""
-        problem = self.problem
-        rep_y = problem.rep(problem.correct(y))
-        eps = 1e3 * TIE_TOLERANCE * (1.0 + float(np.max(np.abs(t), initial=0.0)))
-        sigma = problem.pred(np.asarray(t, dtype=float) - eps * rep_y)
-        return sigma if problem.loss(sigma, y) > 0 else None
+        y = self.problem.check_label(y)
+        return self._violation(self.problem.check_scores(t, y), y)
 
-    def _round(self, x: np.ndarray, y) -> None:
+    def _violation(self, t: np.ndarray, y):
         problem = self.problem
-        t = self._scores(x)
-        self._losses.append(float(problem.loss(problem.pred(t), y)))
-        sigma = self.violation(t, y)
-        if sigma is not None:
-            self._apply(problem.rep(sigma) - problem.rep(problem.correct(y)), x, 1.0)
-            self.n_updates_ += 1
-            self._sweep_updates += 1
+        rep_y = problem._rep(problem._correct(y))
+        scale = float(np.max(np.abs(t), initial=0.0))
+        # Shift the correct representation down by a tolerance relative to the scores, so
+        # that ties count as violations whatever the scale of the data (at t = 0 every
+        # prediction ties, and any positive shift finds a violating one).
+        eps = 1e3 * TIE_TOLERANCE * scale if scale > 0 else 1.0
+        sigma = problem._pred(np.asarray(t, dtype=float) - eps * rep_y)
+        return sigma if problem._loss(sigma, y) > 0 else None
+
+    def _pass(self, inputs, labels, order, progress=None) -> None:
+        problem = self.problem
+        for r in range(inputs.n):
+            t = inputs.one_scores(self._w, r)
+            y = labels[r]
+            self._trace.add(float(problem._loss(problem._pred(t), y)))
+            sigma = self._violation(t, y)
+            if sigma is not None:
+                inputs.add_adjoint(self._w, problem._direction(t, y, sigma), r, -1.0)
+                self.n_updates_ += 1
+                self._sweep_updates += 1
+            if progress is not None:
+                progress.update(1)
+
+    def _get_state(self) -> tuple[dict, dict]:
+        scalars, arrays = super()._get_state()
+        scalars.update(converged_=bool(getattr(self, "converged_", False)),
+                       n_epochs_=int(getattr(self, "n_epochs_", 0)))
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        super()._set_state(scalars, arrays)
+        self.converged_ = bool(scalars["converged_"])
+        self.n_epochs_ = int(scalars["n_epochs_"])
 
     def partial_fit(self, X, Y) -> BatchPerceptron:
         """One sweep over ``(X, Y)`` in order, updating on every violated example."""
@@ -95,21 +126,29 @@ class BatchPerceptron(PrimalLearner):
     def fit(self, X, Y, verbose: bool = False) -> BatchPerceptron:
         """Start from ``w = 0`` and sweep until a sweep makes no update or ``max_epochs`` is reached."""
         self._validate_params()
+        verbose = check_bool(verbose, "verbose")
         self.reset()
+        inputs, labels = self._prepare(X, Y, fitting=True)
+        if inputs.n == 0:
+            raise ValueError("X is empty; at least one example is needed to learn")
+        self._start(inputs)
         self.converged_ = False
         self.n_epochs_ = 0
         for _ in range(self.max_epochs):
-            self.partial_fit(X, Y)
+            self._sweep_updates = 0
+            self._pass(inputs, labels, None)
             self.n_epochs_ += 1
             if verbose:
                 print(f"sweep {self.n_epochs_}: {self._sweep_updates} updates", file=sys.stderr)
             if self._sweep_updates == 0:
                 self.converged_ = True
                 break
+        self._finish_pass()
         if not self.converged_:
             warnings.warn(
                 f"the batch perceptron still had violated examples after max_epochs={self.max_epochs} "
-                "sweeps: the data may not be separable (converged_ is False)",
+                "sweeps: the data are not separated by the current w (they may not be separable, or "
+                "need more sweeps); converged_ is False",
                 NotSeparatedWarning, stacklevel=2,
             )
         return self

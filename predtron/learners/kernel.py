@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-from collections import deque
-
 import numpy as np
 
+from predtron._validation import check_bool, check_int
 from predtron.kernels import KernelFunction, get_kernel
 from predtron.learners.base import OnlineLearner
 from predtron.problems.base import Problem
+from predtron.scoring import DocumentInputs
 
 
 class KernelPredtron(OnlineLearner):
@@ -30,12 +29,25 @@ class KernelPredtron(OnlineLearner):
     kernel it predicts exactly like :class:`~predtron.learners.predtron.Predtron`
     (up to floating-point rounding of the scores).
 
-    Budget: with ``budget=B`` at most ``B`` support examples are stored; when an update
-    would store example ``B + 1``, the **oldest** stored example and its coefficient are
-    removed first (the removal rule of the Forgetron of Dekel, Shalev-Shwartz and
+    Support examples.  The expansion is stored per *distinct* example: an update on an
+    input already in the expansion adds to its coefficient (two equal inputs have the same
+    kernel values, so merging them is exact), and ``n_support_`` counts distinct inputs.
+    Over several passes the expansion therefore grows with the number of distinct inputs
+    that ever caused an update, not with the number of updates.
+
+    Budget: with ``budget=B`` at most ``B`` distinct support examples are stored; when an
+    update would store example ``B + 1``, the **oldest** stored example and its coefficient
+    are removed first (the removal rule of the Forgetron of Dekel, Shalev-Shwartz and
     Singer, without its shrinking step).  Memory and the cost of a prediction are then
     ``O(B)`` however long the stream.  Theorem 1's bound is for the unbudgeted learner
     only.  Updates whose ``g`` is exactly zero store nothing.
+
+    Averaging works in the dual: the averaged iterate is the expansion with every
+    coefficient ``c_i`` replaced by ``c_i + (c_i - s_i) / T``, where ``s_i`` sums each
+    change of ``c_i`` times its round (the primal rule of
+    :class:`~predtron.learners.base.PrimalLearner`, coefficient by coefficient).  With a
+    budget the average is that of the stored expansion (a removed example leaves both).
+    ``fit_intercept=True`` adds the constant feature: the kernel becomes ``k(x, x') + 1``.
 
     Parameters
     ----------
@@ -51,30 +63,27 @@ class KernelPredtron(OnlineLearner):
     loss_driven : bool, default False
         Scale each step by the loss just suffered (Predtron.LD).
     budget : int, optional
-        Largest number of stored support examples (``>= 1``); ``None`` for no limit.
+        Largest number of stored distinct support examples (``>= 1``); ``None`` for no limit.
     kernel_params : dict, optional
         Parameters of the kernel (e.g. ``{"gamma": 0.5}`` for ``"rbf"``).
+    average, shuffle, random_state, fit_intercept, record_losses
+        As in :class:`~predtron.learners.base.OnlineLearner`.
 
     Attributes
     ----------
     support_ : list of ndarray
-        Stored inputs ``X_i``, oldest first.
+        Stored distinct inputs ``X_i``, oldest first.
     dual_coef_ : list of ndarray
-        Their coefficients ``c_i = -step_i g_i`` (each of the shape of ``rep``).
+        Their coefficients ``c_i`` (each of the shape of ``rep``; the averaged ones with
+        ``average=True``).
     n_support_ : int
-        ``len(support_)``.
+        Number of stored distinct inputs.
     n_removed_ : int
         Number of support examples removed by the budget.
     kernel_ : KernelFunction
         The resolved kernel.
     loss_history_, n_updates_, n_features_in_
         See :class:`~predtron.learners.base.OnlineLearner`.
-
-    Notes
-    -----
-    :mod:`predtron.persistence` can store the support of vector inputs with a named
-    kernel; ranking supports (one matrix per query) are ragged and a callable kernel
-    is code, so those learners cannot be saved.
 
     Examples
     --------
@@ -85,11 +94,16 @@ class KernelPredtron(OnlineLearner):
     >>> model = KernelPredtron(Binary(), kernel="rbf", kernel_params={"gamma": 1.0})
     >>> model.fit(X, Y, epochs=3).predict(X).tolist()
     [1, 1, -1, -1]
+    >>> model.n_support_ <= 4
+    True
     """
 
     def __init__(self, problem: Problem, kernel="linear", eta: float = 1.0, update: str = "oracle",
-                 loss_driven: bool = False, budget: int | None = None, kernel_params: dict | None = None):
-        super().__init__(problem, eta=eta, update=update)
+                 loss_driven: bool = False, budget: int | None = None, kernel_params: dict | None = None, *,
+                 average: bool = False, shuffle: bool = False, random_state=None, fit_intercept: bool = False,
+                 record_losses: bool = True):
+        super().__init__(problem, eta=eta, update=update, average=average, shuffle=shuffle,
+                         random_state=random_state, fit_intercept=fit_intercept, record_losses=record_losses)
         self.kernel = kernel
         self.loss_driven = loss_driven
         self.budget = budget
@@ -105,40 +119,77 @@ class KernelPredtron(OnlineLearner):
 
     def _validate_params(self) -> None:
         super()._validate_params()
-        if not isinstance(self.loss_driven, (bool, np.bool_)):
-            raise ValueError(f"loss_driven must be True or False; got {self.loss_driven!r}")
-        if self.budget is not None and (
-            isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Integral)
-            or self.budget < 1
-        ):
-            raise ValueError(f"budget must be None or an integer >= 1; got {self.budget!r}")
+        check_bool(self.loss_driven, "loss_driven")
+        if self.budget is not None:
+            try:
+                check_int(self.budget, "budget", minimum=1)
+            except ValueError:
+                raise ValueError(f"budget must be None or an integer >= 1; got {self.budget!r}") from None
         self._resolve_kernel()
 
-    #: Learned state for :mod:`predtron.persistence` (vector inputs; ranking support is ragged).
-    _state_attributes = ("support_", "dual_coef_", "n_removed_")
+    _state_attributes = ("_rows", "_coefs", "_weighted", "_spans")
 
-    def _maxlen(self) -> int | None:
-        return None if self.budget is None else int(self.budget)
-
-    def _init_state(self, n_features: int) -> None:
+    def _init_state(self, inputs) -> None:
         self._kernel = self._resolve_kernel()
-        self._support: deque[np.ndarray] = deque(maxlen=self._maxlen())
-        self._coefs: deque[np.ndarray] = deque(maxlen=self._maxlen())
-        self._n_removed = 0
+        self._documents = isinstance(inputs, DocumentInputs)
+        self._support = SupportSet(inputs.n_features, self._coef_width(inputs), self.budget)
+        self._finish_pass()
 
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        return self.problem.scoring.kernel_scores(self.kernel_, list(self._support), list(self._coefs), x)
+    def _coef_width(self, inputs) -> int:
+        return 1 if isinstance(inputs, DocumentInputs) else self.problem.scoring.dim
 
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
+    def _iterate_scores(self, inputs, rows):
+        support = self._support
+        return self._expansion_scores(inputs, rows, support.rows, support.coefs)
+
+    def _predictor_scores(self, inputs, rows):
+        return self._expansion_scores(inputs, rows, self._support.rows, self._pred_coefs)
+
+    def _expansion_scores(self, inputs, rows, support_rows, coefs):
+        if len(support_rows) == 0:  # W = 0
+            return inputs.scores(np.zeros(self.problem.scoring.param_shape(inputs.n_features, inputs.intercept)),
+                                 rows)
+        scores = inputs.kernel_scores(self.kernel_, support_rows, coefs, rows)
+        if hasattr(scores, "offsets"):  # ranking: one coefficient per document
+            scores.values = np.asarray(scores.values).reshape(-1)
+        return scores
+
+    def _apply(self, g, inputs, i, step, tau) -> None:
         if not np.any(g):
             return
-        if self._support.maxlen is not None and len(self._support) == self._support.maxlen:
-            self._n_removed += 1  # the deques drop their oldest entry on append
-        self._support.append(np.array(x, dtype=float, copy=True))
-        self._coefs.append(-step * np.asarray(g, dtype=float))
+        coefs = -step * np.asarray(g, dtype=float)
+        coefs = coefs.reshape(-1, 1) if self._documents else coefs.reshape(1, -1)
+        x = np.atleast_2d(inputs.instance(i))
+        self._support.add(x, coefs, tau)
+
+    def _finish_pass(self) -> None:
+        T = self._trace.n_rounds
+        support = self._support
+        if self.average and T > 0:
+            self._pred_coefs = support.coefs + (support.coefs - support.weighted) / T
+        else:
+            self._pred_coefs = support.coefs
 
     def _step_scale(self, loss: float) -> float:
         return loss if self.loss_driven else 1.0
+
+    def _get_state(self) -> tuple[dict, dict]:
+        scalars, arrays = super()._get_state()
+        support = self._support
+        arrays.update(rows=support.rows, coefs=support.coefs, weighted=support.weighted,
+                      spans=np.array(support.spans, dtype=np.int64).reshape(-1, 2))
+        scalars.update(documents=bool(self._documents), n_removed=int(support.n_removed))
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        super()._set_state(scalars, arrays)
+        self._kernel = self._resolve_kernel()
+        self._documents = bool(scalars["documents"])
+        rows, coefs = np.asarray(arrays["rows"], dtype=float), np.asarray(arrays["coefs"], dtype=float)
+        self._support = SupportSet.restore(rows, coefs, np.asarray(arrays["weighted"], dtype=float),
+                                           [list(map(int, span)) for span in arrays["spans"]], self.budget,
+                                           int(scalars["n_removed"]))
+        self._finish_pass()
 
     @property
     def kernel_(self) -> KernelFunction:
@@ -150,36 +201,141 @@ class KernelPredtron(OnlineLearner):
 
     @property
     def support_(self) -> list[np.ndarray]:
-        """Stored support inputs, oldest first."""
+        """Stored distinct support inputs, oldest first (rows, or document matrices for ranking)."""
         self._check_fitted()
-        return list(self._support)
-
-    @support_.setter
-    def support_(self, value) -> None:
-        self._support = deque((np.array(v, dtype=float) for v in value), maxlen=self._maxlen())
+        return self._support.examples(squeeze=not self._documents)
 
     @property
     def dual_coef_(self) -> list[np.ndarray]:
-        """Coefficients of the stored support inputs, in the same order."""
+        """Coefficients of the stored support inputs (averaged with ``average=True``), in the same order."""
         self._check_fitted()
-        return list(self._coefs)
-
-    @dual_coef_.setter
-    def dual_coef_(self, value) -> None:
-        self._coefs = deque((np.array(v, dtype=float) for v in value), maxlen=self._maxlen())
+        return self._support.split(self._pred_coefs, squeeze=True)
 
     @property
     def n_removed_(self) -> int:
         """Number of support examples removed by the budget."""
         self._check_fitted()
-        return self._n_removed
-
-    @n_removed_.setter
-    def n_removed_(self, value) -> None:
-        self._n_removed = int(value)
+        return self._support.n_removed
 
     @property
     def n_support_(self) -> int:
-        """Number of stored support inputs."""
+        """Number of stored distinct support inputs."""
         self._check_fitted()
         return len(self._support)
+
+
+class SupportSet:
+    """Distinct support examples of a kernel expansion, stored as contiguous rows.
+
+    Each example is one row (vector inputs) or several (a query's documents) of ``rows``,
+    with one coefficient row per input row in ``coefs`` and, for averaging, the
+    round-weighted sum of its changes in ``weighted``.  Examples are found by the bytes of
+    their input, so an update on a stored example adds to its coefficients.  The arrays
+    grow by doubling, so storing ``n`` rows costs ``O(n)`` copies in all.
+
+    Parameters
+    ----------
+    n_features : int
+        Width of an input row.
+    width : int
+        Width of a coefficient row (the score dimension ``d``, or 1 for documents).
+    budget : int or None
+        Largest number of distinct examples; the oldest is removed first.
+    """
+
+    def __init__(self, n_features: int, width: int, budget: int | None):
+        self._rows = np.zeros((8, n_features))
+        self._coefs = np.zeros((8, width))
+        self._weighted = np.zeros((8, width))
+        self._n = 0
+        self.spans: list[list[int]] = []  # [start, stop) of each example, oldest first
+        self._keys: list[bytes] = []
+        self._index: dict[bytes, int] = {}  # key -> position in spans
+        self.budget = budget
+        self.n_removed = 0
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self._rows[: self._n]
+
+    @property
+    def coefs(self) -> np.ndarray:
+        return self._coefs[: self._n]
+
+    @property
+    def weighted(self) -> np.ndarray:
+        return self._weighted[: self._n]
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    @staticmethod
+    def _key(x: np.ndarray) -> bytes:
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        return repr(x.shape).encode() + x.tobytes()
+
+    def _grow(self, extra: int) -> None:
+        need = self._n + extra
+        if need > len(self._rows):
+            size = max(need, 2 * len(self._rows))
+            self._rows = np.resize(self._rows, (size, self._rows.shape[1]))
+            self._coefs = np.resize(self._coefs, (size, self._coefs.shape[1]))
+            self._weighted = np.resize(self._weighted, (size, self._weighted.shape[1]))
+
+    def add(self, x: np.ndarray, coefs: np.ndarray, tau: int) -> None:
+        """Add ``coefs`` to example ``x`` (storing it first if new) at round ``tau``."""
+        key = self._key(x)
+        slot = self._index.get(key)
+        if slot is None:
+            if self.budget is not None and len(self.spans) >= self.budget:
+                self._remove_oldest()
+            self._grow(len(x))
+            start, stop = self._n, self._n + len(x)
+            self._rows[start:stop] = x
+            self._coefs[start:stop] = 0.0
+            self._weighted[start:stop] = 0.0
+            self._n = stop
+            self.spans.append([start, stop])
+            self._keys.append(key)
+            slot = len(self.spans) - 1
+            self._index[key] = slot
+        start, stop = self.spans[slot]
+        self._coefs[start:stop] += coefs
+        self._weighted[start:stop] += tau * coefs
+
+    def _remove_oldest(self) -> None:
+        size = self.spans[0][1] - self.spans[0][0]
+        for array in (self._rows, self._coefs, self._weighted):
+            array[: self._n - size] = array[size: self._n]
+        self._n -= size
+        self.spans = [[a - size, b - size] for a, b in self.spans[1:]]
+        self._keys = self._keys[1:]
+        self._index = {key: slot for slot, key in enumerate(self._keys)}
+        self.n_removed += 1
+
+    @classmethod
+    def restore(cls, rows: np.ndarray, coefs: np.ndarray, weighted: np.ndarray, spans: list[list[int]],
+                budget: int | None, n_removed: int) -> SupportSet:
+        """Rebuild a support set from its arrays (persistence)."""
+        support = cls(rows.shape[1], coefs.shape[1], budget)
+        support._grow(len(rows))
+        support._rows[: len(rows)] = rows
+        support._coefs[: len(rows)] = coefs
+        support._weighted[: len(rows)] = weighted
+        support._n = len(rows)
+        support.spans = [list(span) for span in spans]
+        support._keys = [cls._key(rows[a:b]) for a, b in spans]
+        support._index = {key: slot for slot, key in enumerate(support._keys)}
+        support.n_removed = n_removed
+        return support
+
+    def examples(self, squeeze: bool) -> list[np.ndarray]:
+        """The stored inputs, oldest first (rows squeezed to vectors for vector inputs)."""
+        return self.split(self.rows, squeeze)
+
+    def split(self, values: np.ndarray, squeeze: bool) -> list[np.ndarray]:
+        """``values`` (one row per input row) cut into the stored examples."""
+        parts = [np.array(values[a:b]) for a, b in self.spans]
+        if squeeze:
+            return [p[0] if len(p) == 1 else p.ravel() for p in parts]
+        return parts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron._validation import check_bool
 from predtron.learners.base import OnlineLearner
 from predtron.links import Link, PNormLink
 from predtron.problems.base import Problem
@@ -51,9 +52,11 @@ class PredtronLink(OnlineLearner):
     Attributes
     ----------
     theta_ : ndarray
-        Dual parameters ``Theta`` (same shape as ``coef_``).
+        Dual parameters ``Theta`` of the current iterate.
     coef_ : ndarray
-        Primal parameters ``W = link.to_primal(theta_)`` used for prediction.
+        Primal parameters ``W = link.to_primal(theta_)`` used for prediction (with
+        ``average=True``, the average of the primal iterates, kept lazily: the sum is
+        brought up to date only on update rounds).
     r_ : float
         Exponent the link uses for parameters of this shape (``link.exponent``).
     loss_history_, n_updates_, n_features_in_
@@ -70,11 +73,14 @@ class PredtronLink(OnlineLearner):
     [1, -1, 1]
     """
 
-    _state_attributes = ("theta_", "coef_")
+    _state_attributes = ("_theta", "_acc")
 
     def __init__(self, problem: Problem, link: Link | None = None, eta: float = 1.0,
-                 update: str = "oracle", loss_driven: bool = False):
-        super().__init__(problem, eta=eta, update=update)
+                 update: str = "oracle", loss_driven: bool = False, *, average: bool = False,
+                 shuffle: bool = False, random_state=None, fit_intercept: bool = False,
+                 record_losses: bool = True):
+        super().__init__(problem, eta=eta, update=update, average=average, shuffle=shuffle,
+                         random_state=random_state, fit_intercept=fit_intercept, record_losses=record_losses)
         self.link = link
         self.loss_driven = loss_driven
 
@@ -88,25 +94,70 @@ class PredtronLink(OnlineLearner):
                 "link must be a predtron.links.Link instance (e.g. PNormLink(r=1.5)) or None; "
                 f"got {type(self.link).__name__}"
             )
-        if not isinstance(self.loss_driven, (bool, np.bool_)):
-            raise ValueError(f"loss_driven must be True or False; got {self.loss_driven!r}")
+        check_bool(self.loss_driven, "loss_driven")
 
-    def _init_state(self, n_features: int) -> None:
-        self.theta_ = self.problem.scoring.init_params(n_features)
-        self.coef_ = self._link().to_primal(self.theta_)
+    def _init_state(self, inputs) -> None:
+        shape = self.problem.scoring.param_shape(inputs.n_features, inputs.intercept)
+        self._theta = np.zeros(shape)
+        self._primal = self._link().to_primal(self._theta)
+        # Lazy average: _acc = sum of the iterates W_{tau+1} for tau <= _last.
+        self._acc = np.zeros(shape) if self.average else None
+        self._last = 0
+        self._finish_pass()
+
+    @property
+    def theta_(self) -> np.ndarray:
+        """Dual parameters ``Theta`` of the current iterate (same shape as the full primal ``W``)."""
+        self._check_fitted()
+        return self._theta
 
     @property
     def r_(self) -> float:
         """Exponent the link uses for parameters of this shape (``link.exponent``)."""
         self._check_fitted()
-        return self._link().exponent(self.theta_.shape)
+        return self._link().exponent(self._theta.shape)
 
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        return self.problem.scoring.scores(self.coef_, x)
+    def _iterate_scores(self, inputs, rows):
+        return inputs.scores(self._primal, rows)
 
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
-        self.theta_ -= step * self.problem.scoring.gradient(g, x)
-        self.coef_ = self._link().to_primal(self.theta_)
+    def _iterate_one(self, inputs, i):
+        return inputs.one_scores(self._primal, i)
+
+    def _predictor_scores(self, inputs, rows):
+        return inputs.scores(self._params, rows)
+
+    def _apply(self, g, inputs, i, step, tau) -> None:
+        if self._acc is not None:
+            self._acc += (tau - 1 - self._last) * self._primal
+        inputs.add_adjoint(self._theta, g, i, -step)
+        self._primal = self._link().to_primal(self._theta)
+        if self._acc is not None:
+            self._acc += self._primal
+            self._last = tau
+
+    def _finish_pass(self) -> None:
+        T = self._trace.n_rounds
+        if self._acc is not None and T > 0:
+            self._params = (self._acc + (T - self._last) * self._primal) / T
+        else:
+            self._params = self._primal
+        self._coef_views(self._params)
 
     def _step_scale(self, loss: float) -> float:
         return loss if self.loss_driven else 1.0
+
+    def _get_state(self) -> tuple[dict, dict]:
+        scalars, arrays = super()._get_state()
+        arrays["theta"] = self._theta
+        if self._acc is not None:
+            arrays["acc"] = self._acc
+        scalars["last"] = int(self._last)
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        super()._set_state(scalars, arrays)
+        self._theta = np.array(arrays["theta"], dtype=float)
+        self._primal = self._link().to_primal(self._theta)
+        self._acc = np.array(arrays["acc"], dtype=float) if "acc" in arrays else None
+        self._last = int(scalars["last"])
+        self._finish_pass()

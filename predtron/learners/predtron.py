@@ -24,12 +24,28 @@ class Predtron(PrimalLearner):
     update : {"oracle", "prediction"}, default "oracle"
         ``"oracle"`` is Algorithm 1; ``"prediction"`` puts the prediction itself in the
         update (perceptron-style).
+    average : bool, default False
+        Predict with the averaged iterate (averaged perceptron), kept lazily.
+    shuffle : bool, default False
+        ``fit`` visits the examples in a new random order at every pass.
+    random_state : int, numpy Generator or None, default None
+        Seed of the shuffling.
+    fit_intercept : bool, default False
+        Scores ``t = W x + b`` (vector inputs only; ranking scores are shift-invariant).
+    record_losses : bool, default True
+        Keep the per-round losses for ``loss_history_`` (totals are always kept).
+
+    The defaults are Algorithm 1 exactly; the options and the exact block scan that runs
+    the loop are described in :mod:`predtron.learners.base`.
 
     Attributes
     ----------
     coef_ : ndarray
-        The parameters ``W`` (``(d, p)`` for vector inputs, ``(p0,)`` for ranking).
-    loss_history_, n_updates_, n_features_in_
+        The parameters ``W`` used for prediction (``(d, p)`` for vector inputs, ``(p0,)``
+        for ranking; the average of the iterates with ``average=True``).
+    intercept_ : ndarray of shape (d,)
+        The bias ``b`` (with ``fit_intercept=True`` only).
+    loss_history_, n_rounds_, cumulative_loss_, n_mistakes_, n_updates_, n_features_in_
         See :class:`~predtron.learners.base.OnlineLearner`.
 
     Examples

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import check_int, check_positive
-from predtron.learners.base import OnlineLearner
+from predtron._history import LossTrace
+from predtron._validation import as_finite_array, check_bool, check_int, check_positive
+from predtron.learners.base import OnlineLearner, check_problem
 from predtron.problems.base import Problem
 
 
@@ -44,12 +45,13 @@ def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
     ndarray of shape (n_samples,)
         Each value is ``>= L(pred(t), y) >= 0``.
     """
-    xs = problem.scoring.split(X)
-    if len(Y) != len(xs):
-        raise ValueError(f"X and Y must have the same number of examples; got {len(xs)} and {len(Y)}")
-    params = np.asarray(params, dtype=float)
-    return np.array([problem.surrogate(problem.scoring.scores(params, x), problem.check_label(y))
-                     for x, y in zip(xs, Y, strict=True)])
+    inputs = problem.scoring.prepare(X)
+    labels = problem.check_labels(Y, inputs)
+    params = as_finite_array(params, "params")
+    expected = problem.scoring.param_shape(inputs.n_features)
+    if params.shape != expected:
+        raise ValueError(f"params must have shape {expected} for these inputs; got {params.shape}")
+    return np.array([problem._surrogate(inputs.one_scores(params, i), labels[i]) for i in range(inputs.n)])
 
 
 class SGDSVM(OnlineLearner):
@@ -90,6 +92,14 @@ class SGDSVM(OnlineLearner):
 
     mistake_driven = False
 
+    # Fixed settings of the shared online machinery (SGD samples examples itself).
+    eta = 1.0
+    update = "oracle"
+    shuffle = False
+    random_state = None
+    fit_intercept = False
+    record_losses = True
+
     def __init__(self, problem: Problem, lam: float = 0.01, average: bool = True, seed: int = 0):
         self.problem = problem
         self.lam = lam
@@ -97,53 +107,80 @@ class SGDSVM(OnlineLearner):
         self.seed = seed
 
     def _validate_params(self) -> None:
-        self._check_problem()
+        check_problem(self.problem)
         check_positive(self.lam, "lam")
+        check_bool(self.average, "average")
         check_int(self.seed, "seed", minimum=0)
 
-    def _init_state(self, n_features: int) -> None:
-        self._theta = self.problem.scoring.init_params(n_features)
-        self._w_sum = np.zeros_like(self._theta)
+    def _init_state(self, inputs) -> None:
+        shape = self.problem.scoring.param_shape(inputs.n_features)
+        self._theta = np.zeros(shape)
+        self._w_sum = np.zeros(shape)
         self._rng = np.random.default_rng(self.seed)
-        self._hinges: list[float] = []
+        self._hinge = LossTrace(True)
         self.n_iter_ = 0
-        self.coef_ = self._theta.copy()
+        self._params = self._theta.copy()
+        self._coef_views(self._params)
 
-    def _scores(self, x: np.ndarray) -> np.ndarray:
-        return self.problem.scoring.scores(self.coef_, x)
+    def _iterate_scores(self, inputs, rows):
+        return inputs.scores(self._theta / (self.lam * max(self.n_iter_, 1)), rows)
 
-    def _apply(self, g: np.ndarray, x: np.ndarray, step: float) -> None:
-        self._theta -= step * self.problem.scoring.gradient(g, x)
+    def _predictor_scores(self, inputs, rows):
+        return inputs.scores(self._params, rows)
+
+    def _apply(self, g, inputs, i, step, tau) -> None:
+        inputs.add_adjoint(self._theta, g, i, -step)
+
+    def _pass(self, inputs, labels, order, progress=None) -> None:
+        """``n`` SGD steps, each on an example drawn uniformly from the data."""
+        problem = self.problem
+        for _ in range(inputs.n):
+            self.n_iter_ += 1
+            w = self._theta / (self.lam * self.n_iter_)
+            i = int(self._rng.integers(inputs.n))
+            y = labels[i]
+            t = inputs.one_scores(w, i)
+            self._trace.add(float(problem._loss(problem._pred(t), y)))
+            tilde = problem._oracle(t, y)
+            self._hinge.add(problem._objective(tilde, t, y))
+            g = problem._direction(t, y, tilde)
+            if np.any(g != 0):
+                self._apply(g, inputs, i, 1.0, self.n_iter_)
+                self.n_updates_ += 1
+            self._w_sum += w
+            if progress is not None:
+                progress.update(1)
+
+    def _finish_pass(self) -> None:
+        if self.n_iter_ == 0:
+            return
+        last = self._theta / (self.lam * (self.n_iter_ + 1))
+        self._params = self._w_sum / self.n_iter_ if self.average else last
+        self._coef_views(self._params)
+
+    def _get_state(self) -> tuple[dict, dict]:
+        scalars, arrays = super()._get_state()
+        rounds, values = self._hinge.nonzero()
+        arrays.update(theta=self._theta, w_sum=self._w_sum, hinge_rounds=rounds, hinge_values=values)
+        scalars.update(n_iter_=int(self.n_iter_), rng=self._rng.bit_generator.state,
+                       hinge_total=self._hinge.total, hinge_nonzero=self._hinge.n_nonzero)
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        super()._set_state(scalars, arrays)
+        self._theta = np.array(arrays["theta"], dtype=float)
+        self._w_sum = np.array(arrays["w_sum"], dtype=float)
+        self.n_iter_ = int(scalars["n_iter_"])
+        self._rng = np.random.default_rng()
+        self._rng.bit_generator.state = scalars["rng"]
+        self._hinge = LossTrace.restore(True, self._trace.n_rounds, scalars["hinge_total"], scalars["hinge_nonzero"],
+                                        arrays["hinge_rounds"], arrays["hinge_values"])
+        self._params = self._theta.copy()
+        self._finish_pass()
 
     def partial_fit(self, X, Y) -> SGDSVM:
         """``len(X)`` more SGD steps, each on an example drawn uniformly from ``(X, Y)``."""
-        self._validate_params()
-        xs, ys = self._check_data(X, Y)
-        if not xs:
-            raise ValueError("X is empty; at least one example is needed to start learning")
-        if not hasattr(self, "n_features_in_"):
-            self.n_features_in_ = self.problem.scoring.n_features(xs[0])
-            self._init_state(self.n_features_in_)
-            self._losses = []
-            self.n_updates_ = 0
-        problem, scoring = self.problem, self.problem.scoring
-        for _ in range(len(xs)):
-            self.n_iter_ += 1
-            w = self._theta / (self.lam * self.n_iter_)
-            i = int(self._rng.integers(len(xs)))
-            x, y = xs[i], ys[i]
-            t = scoring.scores(w, x)
-            self._losses.append(float(problem.loss(problem.pred(t), y)))
-            tilde = problem.oracle(t, y)
-            self._hinges.append(problem.objective(tilde, t, y))
-            g = problem.rep(tilde) - problem.rep(problem.correct(y))
-            if np.any(g != 0):
-                self._apply(g, x, 1.0)
-                self.n_updates_ += 1
-            self._w_sum += w
-        last = self._theta / (self.lam * (self.n_iter_ + 1))
-        self.coef_ = self._w_sum / self.n_iter_ if self.average else last
-        return self
+        return super().partial_fit(X, Y)
 
     def fit(self, X, Y, epochs: int = 1, verbose: bool = False) -> SGDSVM:
         """Start from ``theta = 0`` and make ``T = epochs * len(X)`` SGD steps."""
@@ -151,8 +188,9 @@ class SGDSVM(OnlineLearner):
 
     @property
     def hinge_history_(self) -> np.ndarray:
+        """The generalized hinge of the example drawn at each step, under ``w_t``."""
         self._check_fitted()
-        return np.asarray(self._hinges, dtype=float)
+        return self._hinge.history()
 
     def objective(self, X, Y) -> float:
         """``(lambda / 2) ||w||^2 + mean generalized hinge`` at the output parameters."""

@@ -59,8 +59,7 @@ class _BatchPA(Estimator):
         if not hasattr(self, "n_features_in_"):
             self.n_features_in_ = n_features
             self._coef = np.zeros((n_models, n_features))
-            self._losses: list[float] = []
-            self.n_rounds_ = 0
+            self._new_trace()
             self.n_updates_ = 0
             self.n_unconverged_ = 0
 
@@ -77,18 +76,12 @@ class _BatchPA(Estimator):
             changed = changed or not np.array_equal(step.w, w_t)
             self.n_unconverged_ += int(not step.converged)
             self._coef[m] = step.w
-        self._losses.append(round_loss / targets.shape[1])
-        self.n_rounds_ += 1
+        self._trace.add(round_loss / targets.shape[1])
         self.n_updates_ += int(changed)
 
     def _slack_weights(self, y: np.ndarray) -> np.ndarray:
         return np.ones(y.size)
 
-    @property
-    def loss_history_(self) -> np.ndarray:
-        """Hinge loss of each round's batch before its update (see the class docstring)."""
-        self._check_fitted()
-        return np.asarray(self._losses, dtype=float)
 
 
 class PairedPA(_BatchPA):

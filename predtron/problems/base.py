@@ -14,7 +14,17 @@ follows from five operations:
   the loss-augmented argmax of Algorithm 1, line 8.
 
 The surrogate ``phi(t, y)`` of eq. (2) and the margin of Section 2.2 are derived from
-these.  Subclasses override the generic (enumerating) versions with fast ones.
+these.
+
+Two layers.  The public methods above validate their arguments (scores of the right
+shape and finite, labels and predictions of this problem) and raise ``ValueError`` naming
+the argument.  Each calls an unchecked method of the same name with a leading underscore
+(``_rep``, ``_pred``, ``_loss``, ``_correct``, ``_oracle``), which is what a subclass
+implements and what the learners' hot loop calls on data it has validated once.  The
+learners also use three batch operations, which subclasses vectorise and which default to
+a loop over the per-instance methods: :meth:`Problem.check_labels` (validate all labels at
+once), :meth:`Problem._batch_loss` (the loss of ``pred(t)`` for a block of score vectors)
+and :meth:`Problem._batch_pred`.
 """
 
 from __future__ import annotations
@@ -25,15 +35,24 @@ from typing import Any
 
 import numpy as np
 
-from predtron._validation import as_finite_array
-from predtron.scoring import LinearScoring
+from predtron._params import Parametrized
+from predtron._validation import as_finite_array, as_label_array, check_each, check_n_labels, excerpt
+from predtron.scoring import Inputs, LinearScoring
 
 #: Relative tolerance used when comparing scores for ties.
 TIE_TOLERANCE = 1e-12
 
+#: Largest prediction or label space that a method enumerating it may visit.
+MAX_ENUMERATION = 1 << 20
 
-class Problem(ABC):
+
+class Problem(Parametrized, ABC):
     """Abstract prediction problem (Section 2).
+
+    Subclasses implement ``_rep``, ``_pred``, ``_loss``, ``_correct``, ``_oracle`` and
+    ``check_label`` (and ``check_prediction`` when predictions are not enumerable), and
+    set ``scoring``.  Run :func:`predtron.testing.check_problem` on a new subclass: it
+    compares the oracle with brute force.
 
     Attributes
     ----------
@@ -43,33 +62,144 @@ class Problem(ABC):
 
     scoring: LinearScoring
 
-    # ------------------------------------------------------------------ required
+    # ------------------------------------------------------------ to implement
     @abstractmethod
-    def rep(self, sigma) -> np.ndarray:
-        """Unit-norm representation ``rep(sigma)`` (``pred^{-1}(sigma)`` in the paper)."""
+    def _rep(self, sigma) -> np.ndarray:
+        """Unit-norm representation of a valid prediction (unchecked)."""
 
     @abstractmethod
-    def pred(self, t: np.ndarray):
-        """``argmax_sigma <rep(sigma), t>``, eq. (1), with deterministic tie-breaking."""
+    def _pred(self, t: np.ndarray):
+        """``argmax_sigma <rep(sigma), t>`` for valid scores, deterministic ties (unchecked)."""
 
     @abstractmethod
-    def loss(self, sigma, y) -> float:
-        """The loss ``L(sigma, y) >= 0``."""
+    def _loss(self, sigma, y) -> float:
+        """``L(sigma, y)`` for a valid prediction and label (unchecked)."""
 
     @abstractmethod
-    def correct(self, y):
-        """A fixed member ``sigma_y`` of ``Sigma_y = {sigma : L(sigma, y) = 0}``."""
+    def _correct(self, y):
+        """A fixed member ``sigma_y`` of ``Sigma_y`` (unchecked)."""
 
     @abstractmethod
-    def oracle(self, t: np.ndarray, y):
-        """Loss-augmented argmax, Algorithm 1 line 8.
-
-        Returns a maximiser of ``L(sigma, y) - <rep(sigma_y) - rep(sigma), t>``.
-        """
+    def _oracle(self, t: np.ndarray, y):
+        """Loss-augmented argmax of Algorithm 1, line 8, for valid scores and label (unchecked)."""
 
     @abstractmethod
     def check_label(self, y):
         """Validate a label and return it in canonical form, or raise ``ValueError``."""
+
+    def check_prediction(self, sigma, y=None):
+        """Validate a prediction (for the size of label ``y`` where sizes vary) and return it.
+
+        The default looks ``sigma`` up among :meth:`predictions`.
+        """
+        for candidate in self.predictions(y):
+            try:
+                if self.same(candidate, sigma):
+                    return candidate
+            except (TypeError, ValueError):
+                break
+        raise ValueError(f"sigma is not a prediction of {type(self).__name__}; got {excerpt(sigma)}")
+
+    # ------------------------------------------------------- public, validated
+    def rep(self, sigma) -> np.ndarray:
+        """Unit-norm representation ``rep(sigma)`` (``pred^{-1}(sigma)`` in the paper)."""
+        return self._rep(self.check_prediction(sigma))
+
+    def pred(self, t):
+        """``argmax_sigma <rep(sigma), t>``, eq. (1), with deterministic tie-breaking."""
+        return self._pred(self.check_scores(t))
+
+    def loss(self, sigma, y) -> float:
+        """The loss ``L(sigma, y) >= 0``."""
+        y = self.check_label(y)
+        return float(self._loss(self.check_prediction(sigma, y), y))
+
+    def correct(self, y):
+        """A fixed member ``sigma_y`` of ``Sigma_y = {sigma : L(sigma, y) = 0}``."""
+        return self._correct(self.check_label(y))
+
+    def oracle(self, t, y):
+        """Loss-augmented argmax, Algorithm 1 line 8.
+
+        Returns a maximiser of ``L(sigma, y) - <rep(sigma_y) - rep(sigma), t>``.
+        """
+        y = self.check_label(y)
+        return self._oracle(self.check_scores(t, y), y)
+
+    def objective(self, sigma, t, y) -> float:
+        """``L(sigma, y) - <rep(sigma_y) - rep(sigma), t>``, the term maximised in eq. (2)."""
+        y = self.check_label(y)
+        return self._objective(self.check_prediction(sigma, y), self.check_scores(t, y), y)
+
+    def surrogate(self, t, y) -> float:
+        """The convex surrogate ``phi(t, y)`` of eq. (2).
+
+        ``phi >= 0`` (take ``sigma = sigma_y``) and ``phi(t, y) >= L(pred(t), y)``.
+        """
+        y = self.check_label(y)
+        return self._surrogate(self.check_scores(t, y), y)
+
+    def margin(self, t, y) -> float:
+        """Margin of the scores ``t`` on ``y`` (Section 2.2).
+
+        ``min <rep(sigma_y) - rep(sigma), t>`` over ``sigma_y`` in ``Sigma_y`` and ``sigma``
+        outside it when every member of ``Sigma_y`` attains ``max <rep, t>`` (``t`` is
+        compatible with ``y``); otherwise the same minimum capped at 0, since ``t`` then
+        has no positive margin.
+        """
+        y = self.check_label(y)
+        return self._margin(self.check_scores(t, y), y)
+
+    def is_correct(self, sigma, y) -> bool:
+        """Whether ``sigma`` is in ``Sigma_y``."""
+        return self.loss(sigma, y) == 0
+
+    # ------------------------------------------------------ unchecked, derived
+    def _objective(self, sigma, t: np.ndarray, y) -> float:
+        diff = self._rep(self._correct(y)) - self._rep(sigma)
+        return float(self._loss(sigma, y) - diff @ t)
+
+    def _surrogate(self, t: np.ndarray, y) -> float:
+        return self._objective(self._oracle(t, y), t, y)
+
+    def _direction(self, t: np.ndarray, y, sigma) -> np.ndarray:
+        """``g = rep(sigma) - rep(sigma_y)``: the update of Algorithm 1 is ``W -= eta A_x^*(g)``."""
+        return self._rep(sigma) - self._rep(self._correct(y))
+
+    def _margin(self, t: np.ndarray, y) -> float:
+        """The margin by enumerating the predictions (small problems only)."""
+        good, bad = [], []
+        for sigma in self._enumerate(self.predictions(y), "predictions", self.n_predictions(y)):
+            (good if self._loss(sigma, y) == 0 else bad).append(self._rep(sigma) @ t)
+        if not bad:
+            return np.inf
+        gap = float(min(good) - max(bad))
+        tol = TIE_TOLERANCE * (1.0 + float(np.max(np.abs(t), initial=0.0)))
+        compatible = max(good) - min(good) <= tol
+        return gap if compatible else min(gap, 0.0)
+
+    # ------------------------------------------------------------------ batch
+    def check_labels(self, Y, inputs: Inputs):
+        """Validate one label per instance of ``inputs`` at once.
+
+        Returns what the batch operations take: here an object array of canonical labels;
+        subclasses return plain arrays (or a :class:`~predtron._ragged.Ragged`).
+        """
+        arr = as_label_array(Y, "Y")
+        check_n_labels(arr, inputs.n)
+        checked = check_each(arr, self.check_label, "Y")
+        out = np.empty(len(checked), dtype=object)
+        for i, y in enumerate(checked):
+            out[i] = y
+        return out
+
+    def _batch_loss(self, T, Y) -> np.ndarray:
+        """``L(pred(t_i), y_i)`` for a block of scores and labels, bitwise equal to the scalar path."""
+        return np.array([self._loss(self._pred(t), y) for t, y in zip(T, Y, strict=True)], dtype=float)
+
+    def _batch_pred(self, T):
+        """``pred(t_i)`` for a block of scores (stacked as ``predict`` returns them)."""
+        return self.stack(self._pred(t) for t in T)
 
     # ------------------------------------------------------------ enumeration
     def predictions(self, y=None) -> Iterator:
@@ -82,6 +212,19 @@ class Problem(ABC):
     def labels(self) -> Iterator:
         """Every label, for small finite label spaces."""
         raise TypeError(f"{type(self).__name__} does not enumerate its labels")
+
+    def n_predictions(self, y=None) -> int | None:
+        """Size of the prediction space (for label ``y``), when known without enumerating."""
+        return None
+
+    def _enumerate(self, items: Iterable, what: str, size: int | None = None) -> Iterator:
+        """Iterate ``items``, refusing up front a space larger than :data:`MAX_ENUMERATION`."""
+        if size is not None and size > MAX_ENUMERATION:
+            raise ValueError(
+                f"{type(self).__name__} would enumerate {size} {what}, more than {MAX_ENUMERATION}; this "
+                "operation is for small instances (tests, brute force); use the problem's fast operations"
+            )
+        return iter(items)
 
     def random_label(self, rng: np.random.Generator):
         """A label drawn at random (used by :func:`predtron.testing.check_problem`)."""
@@ -100,46 +243,20 @@ class Problem(ABC):
         """Whether two predictions are equal."""
         return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
-    def objective(self, sigma, t: np.ndarray, y) -> float:
-        """``L(sigma, y) - <rep(sigma_y) - rep(sigma), t>``, the term maximised in eq. (2)."""
-        diff = self.rep(self.correct(y)) - self.rep(sigma)
-        return float(self.loss(sigma, y) - diff @ t)
-
-    def surrogate(self, t: np.ndarray, y) -> float:
-        """The convex surrogate ``phi(t, y)`` of eq. (2).
-
-        ``phi >= 0`` (take ``sigma = sigma_y``) and ``phi(t, y) >= L(pred(t), y)``.
-        """
-        t = np.asarray(t, dtype=float)
-        return self.objective(self.oracle(t, y), t, y)
-
-    def is_correct(self, sigma, y) -> bool:
-        """Whether ``sigma`` is in ``Sigma_y``."""
-        return self.loss(sigma, y) == 0
-
-    def margin(self, t: np.ndarray, y) -> float:
-        """Margin of the scores ``t`` on ``y`` (Section 2.2), by enumeration.
-
-        Returns ``min <rep(sigma_y) - rep(sigma), t>`` over ``sigma_y`` in ``Sigma_y`` and
-        ``sigma`` outside it when every member of ``Sigma_y`` attains ``max <rep, t>``
-        (``t`` is compatible with ``y``); otherwise the same minimum capped at 0, since
-        ``t`` then has no positive margin.
-        """
-        t = np.asarray(t, dtype=float)
-        good, bad = [], []
-        for sigma in self.predictions(y):
-            (good if self.is_correct(sigma, y) else bad).append(self.rep(sigma) @ t)
-        if not bad:
-            return np.inf
-        gap = float(min(good) - max(bad))
-        tol = TIE_TOLERANCE * (1.0 + float(np.max(np.abs(t), initial=0.0)))
-        compatible = max(good) - min(good) <= tol
-        return gap if compatible else min(gap, 0.0)
-
     def loss_matrix(self) -> np.ndarray:
         """The ``k x l`` loss matrix, by enumeration (small problems only)."""
-        preds = list(self.predictions())
-        return np.array([[self.loss(s, y) for y in self.labels()] for s in preds], dtype=float)
+        preds = list(self._enumerate(self.predictions(), "predictions", self.n_predictions()))
+        labels = list(self._enumerate(self.labels(), "labels", self.n_labels_space()))
+        if len(preds) * len(labels) > MAX_ENUMERATION:
+            raise ValueError(
+                f"the loss matrix of {type(self).__name__} has {len(preds)} x {len(labels)} entries, more "
+                f"than {MAX_ENUMERATION}; use c_L and C_L, which are computed without it"
+            )
+        return np.array([[self._loss(s, y) for y in labels] for s in preds], dtype=float)
+
+    def n_labels_space(self) -> int | None:
+        """Size of the label space, when known without enumerating."""
+        return None
 
     @property
     def c_L(self) -> float:
@@ -152,11 +269,19 @@ class Problem(ABC):
         """Largest loss value ``C_L`` (Section 2.1)."""
         return float(self.loss_matrix().max())
 
+    def score_shape(self, y=None) -> tuple[int, ...] | None:
+        """Shape of a score vector (for label ``y`` where the number of items varies);
+        ``None`` when any non-empty 1-D vector is valid (ranking without a label)."""
+        return self._rep(self._correct(y) if y is not None else self.pred_default()).shape
+
     def check_scores(self, t, y=None) -> np.ndarray:
         """Validate a score vector for this problem (and the size of ``y`` where it varies)."""
         t = as_finite_array(t, "t")
-        expected = self.rep(self.correct(y) if y is not None else self.pred_default()).shape
-        if t.shape != expected:
+        expected = self.score_shape(y)
+        if expected is None:
+            if t.ndim != 1 or t.size == 0:
+                raise ValueError(f"t must be a non-empty 1-D array of scores, one per item; got shape {t.shape}")
+        elif t.shape != expected:
             raise ValueError(f"t must have shape {expected}; got {t.shape}")
         return t
 
@@ -167,14 +292,6 @@ class Problem(ABC):
     def stack(self, predictions: Iterable[Any]):
         """Stack per-instance predictions into the array ``predict`` returns."""
         return np.asarray(list(predictions))
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"
-
-    def get_params(self) -> dict:
-        """Constructor parameters (used by ``repr`` and by learners' ``get_params``)."""
-        return {}
 
 
 def first_argmax(values: np.ndarray) -> int:
@@ -189,40 +306,89 @@ def first_argmax(values: np.ndarray) -> int:
     return int(np.flatnonzero(values >= top - tol)[0])
 
 
+def first_argmax_rows(values: np.ndarray) -> np.ndarray:
+    """:func:`first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
+    top = values.max(axis=1)
+    tol = TIE_TOLERANCE * np.abs(values).max(axis=1)
+    return np.argmax(values >= (top - tol)[:, None], axis=1)
+
+
 class FiniteProblem(Problem):
     """A problem given by an explicit list of predictions with a representation matrix.
 
-    Subclasses set ``self._reps`` (``k x d``, unit rows) and ``self._preds`` (the ``k``
-    prediction values in order) and implement ``loss`` over indices.  ``pred`` and
-    ``oracle`` enumerate the ``k`` predictions, which is exact and ``O(k d)``.
+    Subclasses set ``self._reps`` (``k x d``, unit rows), ``self._preds`` (the ``k``
+    prediction values in order), ``self._label_values`` (the ``l`` labels in order) and
+    ``self._L`` (the ``k x l`` loss matrix).  ``pred`` and ``oracle`` enumerate the ``k``
+    predictions, which is exact and ``O(k d)``; the batch operations look losses up in
+    ``_L``.
     """
 
     _reps: np.ndarray
     _preds: list
+    _label_values: list
+    _L: np.ndarray
 
     def _index(self, sigma) -> int:
         for i, p in enumerate(self._preds):
-            if p == sigma:
-                return i
-        raise ValueError(f"prediction must be one of {self._preds}; got {sigma!r}")
+            if isinstance(sigma, (bool, np.bool_)) or isinstance(p, (bool, np.bool_)):
+                continue
+            try:
+                if p == sigma:
+                    return i
+            except (TypeError, ValueError):
+                break
+        raise ValueError(f"prediction must be one of {self._preds}; got {excerpt(sigma)}")
 
-    def rep(self, sigma) -> np.ndarray:
+    def _label_index(self, y) -> int:
+        return self._label_values.index(y)
+
+    def check_prediction(self, sigma, y=None):
+        return self._preds[self._index(sigma)]
+
+    def _rep(self, sigma) -> np.ndarray:
         return self._reps[self._index(sigma)]
 
-    def pred(self, t):
+    def _pred(self, t):
         return self._preds[first_argmax(self._reps @ np.asarray(t, dtype=float))]
 
-    def _loss_column(self, y) -> np.ndarray:
-        return np.array([self.loss(s, y) for s in self._preds], dtype=float)
+    def _loss(self, sigma, y) -> float:
+        return float(self._L[self._index(sigma), self._label_index(y)])
 
-    def oracle(self, t, y):
+    def _oracle(self, t, y):
         t = np.asarray(t, dtype=float)
-        base = self.rep(self.correct(y)) @ t
-        values = self._loss_column(y) - (base - self._reps @ t)
+        base = self._rep(self._correct(y)) @ t
+        values = self._L[:, self._label_index(y)] - (base - self._reps @ t)
         return self._preds[first_argmax(values)]
+
+    def _label_columns(self, Y: np.ndarray) -> np.ndarray:
+        lookup = {v: j for j, v in enumerate(self._label_values)}
+        return np.array([lookup[y] for y in Y.tolist()], dtype=np.int64)
+
+    def _batch_pred_index(self, T: np.ndarray) -> np.ndarray:
+        T = np.asarray(T, dtype=float)
+        return first_argmax_rows(T @ self._reps.T)
+
+    def _batch_loss(self, T, Y) -> np.ndarray:
+        return self._L[self._batch_pred_index(T), self._label_columns(np.asarray(Y))]
+
+    def _batch_pred(self, T):
+        index = self._batch_pred_index(T)
+        return np.asarray(self._preds)[index]
 
     def predictions(self, y=None):
         return iter(self._preds)
+
+    def labels(self):
+        return iter(self._label_values)
+
+    def n_predictions(self, y=None) -> int:
+        return len(self._preds)
+
+    def n_labels_space(self) -> int:
+        return len(self._label_values)
+
+    def loss_matrix(self) -> np.ndarray:
+        return self._L.copy()
 
     def pred_default(self):
         return self._preds[0]

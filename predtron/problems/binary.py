@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import check_positive
+from predtron._validation import as_label_array, check_n_labels, check_positive, excerpt
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -13,12 +13,48 @@ REJECT = 0
 
 
 def _check_pm1(y, name: str = "label") -> int:
-    if isinstance(y, (bool, np.bool_)) or y not in (-1, 1):
-        raise ValueError(f"{name} must be -1 or +1; got {y!r}")
+    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating)) or y not in (-1, 1):
+        raise ValueError(f"{name} must be -1 or +1; got {excerpt(y)}")
     return int(y)
 
 
-class Binary(FiniteProblem):
+def check_pm1_labels(Y, n: int, name: str = "Y") -> np.ndarray:
+    """A 1-D array of ``-1``/``+1`` labels, one per example (booleans refused)."""
+    arr = as_label_array(Y, name)
+    check_n_labels(arr, n, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, one -1/+1 label per example; got shape {arr.shape}")
+    if arr.dtype.kind == "O":
+        return np.array([_check_pm1(y, f"{name}[{i}]") for i, y in enumerate(arr)], dtype=np.int64)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold -1/+1 labels; got {excerpt(arr)}")
+    bad = (arr != 1) & (arr != -1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}[{i}] must be -1 or +1; got {arr[i].item()!r}")
+    return arr.astype(np.int64)
+
+
+class _PlusMinusLabels(FiniteProblem):
+    """Labels ``+1``/``-1`` (checked one at a time or all at once)."""
+
+    def check_label(self, y) -> int:
+        return _check_pm1(y)
+
+    def check_labels(self, Y, inputs) -> np.ndarray:
+        return check_pm1_labels(Y, inputs.n)
+
+    def _label_index(self, y) -> int:
+        return 0 if y == 1 else 1
+
+    def _label_columns(self, Y: np.ndarray) -> np.ndarray:
+        return (np.asarray(Y) != 1).astype(np.int64)
+
+    def _correct(self, y) -> int:
+        return int(y)
+
+
+class Binary(_PlusMinusLabels):
     """Binary classification with ``rep(+1) = +1`` and ``rep(-1) = -1`` (``d = 1``).
 
     The loss is the weighted 0-1 loss ``L_alpha(sigma, y) = alpha_y`` if ``sigma != y``
@@ -34,50 +70,41 @@ class Binary(FiniteProblem):
     """
 
     def __init__(self, cost_pos: float = 1.0, cost_neg: float = 1.0):
-        self.cost_pos = check_positive(cost_pos, "cost_pos")
-        self.cost_neg = check_positive(cost_neg, "cost_neg")
+        self.cost_pos = cost_pos
+        self.cost_neg = cost_neg
+        self._alpha = {1: check_positive(cost_pos, "cost_pos"), -1: check_positive(cost_neg, "cost_neg")}
         self._preds = [1, -1]
+        self._label_values = [1, -1]
         self._reps = np.array([[1.0], [-1.0]])
+        self._L = np.array([[0.0, self._alpha[-1]], [self._alpha[1], 0.0]])
         self.scoring = VectorScoring(1)
 
-    def get_params(self) -> dict:
-        return {"cost_pos": self.cost_pos, "cost_neg": self.cost_neg}
+    def _loss(self, sigma, y) -> float:
+        return 0.0 if sigma == y else self._alpha[y]
 
-    def check_label(self, y) -> int:
-        return _check_pm1(y)
-
-    def loss(self, sigma, y) -> float:
-        if sigma == y:
-            return 0.0
-        return self.cost_pos if y == 1 else self.cost_neg
-
-    def correct(self, y) -> int:
-        return int(y)
-
-    def oracle(self, t, y) -> int:
+    def _oracle(self, t, y) -> int:
         # Flipping the label is worth alpha_y - 2 y t; keeping it is worth 0.
-        cost = self.cost_pos if y == 1 else self.cost_neg
-        return -int(y) if cost - 2.0 * y * float(np.ravel(t)[0]) > 0 else int(y)
+        return -int(y) if self._alpha[y] - 2.0 * y * float(t[0]) > 0 else int(y)
 
-    def pred(self, t) -> int:
-        return 1 if float(np.ravel(t)[0]) >= 0 else -1
+    def _pred(self, t) -> int:
+        return 1 if float(t[0]) >= 0 else -1
 
-    def margin(self, t, y) -> float:
-        return 2.0 * y * float(np.ravel(t)[0])
+    def _margin(self, t, y) -> float:
+        return 2.0 * y * float(t[0])
 
-    def labels(self):
-        return iter([1, -1])
+    def _batch_pred_index(self, T) -> np.ndarray:
+        return (np.asarray(T)[:, 0] < 0).astype(np.int64)
 
     @property
     def c_L(self) -> float:
-        return min(self.cost_pos, self.cost_neg)
+        return min(self._alpha.values())
 
     @property
     def C_L(self) -> float:
-        return max(self.cost_pos, self.cost_neg)
+        return max(self._alpha.values())
 
 
-class BinaryReject(FiniteProblem):
+class BinaryReject(_PlusMinusLabels):
     """Binary classification with an abstain option (Section 3, "REJECT option").
 
     Predictions are ``+1``, ``-1`` and :data:`REJECT` (``0``); labels are ``+1``/``-1``.
@@ -92,42 +119,27 @@ class BinaryReject(FiniteProblem):
     """
 
     def __init__(self, reject_cost_pos: float, reject_cost_neg: float):
-        self.reject_cost_pos = check_positive(reject_cost_pos, "reject_cost_pos")
-        self.reject_cost_neg = check_positive(reject_cost_neg, "reject_cost_neg")
-        for name, value in (("reject_cost_pos", self.reject_cost_pos),
-                            ("reject_cost_neg", self.reject_cost_neg)):
+        self.reject_cost_pos = reject_cost_pos
+        self.reject_cost_neg = reject_cost_neg
+        beta_pos = check_positive(reject_cost_pos, "reject_cost_pos")
+        beta_neg = check_positive(reject_cost_neg, "reject_cost_neg")
+        for name, value in (("reject_cost_pos", beta_pos), ("reject_cost_neg", beta_neg)):
             if value > 1:
                 raise ValueError(
-                    f"{name} must be in (0, 1] (abstaining may not cost more than a mistake); "
-                    f"got {value!r}"
+                    f"{name} must be in (0, 1] (abstaining may not cost more than a mistake); got {value!r}"
                 )
         self._preds = [1, -1, REJECT]
+        self._label_values = [1, -1]
         self._reps = np.array([[1.0, 0.0], [0.0, 1.0], [2 ** -0.5, 2 ** -0.5]])
+        self._L = np.array([[0.0, 1.0], [1.0, 0.0], [beta_pos, beta_neg]])
         self.scoring = VectorScoring(2)
-
-    def get_params(self) -> dict:
-        return {"reject_cost_pos": self.reject_cost_pos, "reject_cost_neg": self.reject_cost_neg}
-
-    def check_label(self, y) -> int:
-        return _check_pm1(y)
 
     def label_for(self, sigma):
         return None if sigma == REJECT else int(sigma)
 
-    def loss(self, sigma, y) -> float:
-        if sigma == REJECT:
-            return self.reject_cost_pos if y == 1 else self.reject_cost_neg
-        return 0.0 if sigma == y else 1.0
-
-    def correct(self, y) -> int:
-        return int(y)
-
-    def labels(self):
-        return iter([1, -1])
-
     @property
     def c_L(self) -> float:
-        return min(self.reject_cost_pos, self.reject_cost_neg)
+        return float(self._L[2].min())
 
     @property
     def C_L(self) -> float:

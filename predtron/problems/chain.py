@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int
+from predtron._validation import as_finite_array, as_label_array, check_each, check_int, check_n_labels, excerpt
 from predtron.problems.base import Problem
 from predtron.scoring import LinearScoring
 
@@ -152,33 +152,40 @@ class Chain(Problem):
     """
 
     def __init__(self, n_letters: int, length: int):
-        self.n_letters = check_int(n_letters, "n_letters", minimum=2)
-        self.length = check_int(length, "length", minimum=1)
-        self.scoring = ChainScoring(self.n_letters, self.length)
-        self._norm = float(np.sqrt(2 * self.length - 1))
-
-    def get_params(self) -> dict:
-        return {"n_letters": self.n_letters, "length": self.length}
+        self.n_letters = n_letters
+        self.length = length
+        check_int(n_letters, "n_letters", minimum=2)
+        check_int(length, "length", minimum=1)
+        self.scoring = ChainScoring(n_letters, length)
+        self._norm = float(np.sqrt(2 * length - 1))
 
     # ------------------------------------------------------------------ basics
     def check_label(self, y) -> np.ndarray:
-        arr = np.asarray(y)
+        arr = as_label_array(y, "label")
         if arr.shape != (self.length,):
             raise ValueError(
                 f"label must be an integer array of length {self.length}; got shape {arr.shape}"
             )
-        if arr.dtype.kind not in "biuf" or not np.all(np.equal(np.mod(arr, 1), 0)):
-            raise ValueError(f"label must hold integer letters; got {arr.tolist()!r}")
+        if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or not np.all(np.equal(np.mod(arr, 1), 0)):
+            raise ValueError(f"label must hold integer letters; got {excerpt(arr)}")
         if arr.min() < 0 or arr.max() >= self.n_letters:
-            raise ValueError(f"label letters must be in 0..{self.n_letters - 1}; got {arr.tolist()!r}")
+            raise ValueError(f"label letters must be in 0..{self.n_letters - 1}; got {excerpt(arr)}")
         return arr.astype(np.int64)
+
+    def check_labels(self, Y, inputs) -> np.ndarray:
+        arr = as_label_array(Y, "Y")
+        check_n_labels(arr, inputs.n)
+        return np.array(check_each(arr, self.check_label, "Y"), dtype=np.int64).reshape(len(arr), self.length)
+
+    def check_prediction(self, sigma, y=None) -> np.ndarray:
+        return self.check_label(sigma)
 
     def _split_scores(self, t) -> tuple[np.ndarray, np.ndarray]:
         q, r = self.n_letters, self.length
         t = np.asarray(t, dtype=float)
         return t[: r * q].reshape(r, q), t[r * q:].reshape(r - 1, q, q)
 
-    def rep(self, sigma) -> np.ndarray:
+    def _rep(self, sigma) -> np.ndarray:
         sigma = np.asarray(sigma, dtype=np.int64)
         q, r = self.n_letters, self.length
         emission = np.zeros((r, q))
@@ -187,16 +194,16 @@ class Chain(Problem):
         transition[np.arange(r - 1), sigma[:-1], sigma[1:]] = 1.0
         return np.concatenate([emission.ravel(), transition.ravel()]) / self._norm
 
-    def pred(self, t) -> np.ndarray:
+    def _pred(self, t) -> np.ndarray:
         return viterbi(*self._split_scores(t))
 
-    def loss(self, sigma, y) -> float:
+    def _loss(self, sigma, y) -> float:
         return float(np.count_nonzero(np.asarray(sigma) != np.asarray(y))) / self.length
 
-    def correct(self, y) -> np.ndarray:
+    def _correct(self, y) -> np.ndarray:
         return np.asarray(y, dtype=np.int64)
 
-    def oracle(self, t, y) -> np.ndarray:
+    def _oracle(self, t, y) -> np.ndarray:
         emission, transition = self._split_scores(t)
         wrong = np.ones((self.length, self.n_letters)) / self.length
         wrong[np.arange(self.length), np.asarray(y)] = 0.0
@@ -204,12 +211,19 @@ class Chain(Problem):
 
     def score_sequence(self, t, sigma) -> float:
         """``<rep(sigma), t>``, the score of one sequence (for checks and plots)."""
-        return float(self.rep(sigma) @ np.asarray(t, dtype=float))
+        return float(self.rep(sigma) @ self.check_scores(t))
 
     # ------------------------------------------------------------- enumeration
     def predictions(self, y=None):
-        return (np.array(s, dtype=np.int64)
-                for s in itertools.product(range(self.n_letters), repeat=self.length))
+        return self._enumerate((np.array(s, dtype=np.int64)
+                                for s in itertools.product(range(self.n_letters), repeat=self.length)),
+                               "label sequences", self.n_predictions())
+
+    def n_predictions(self, y=None) -> int:
+        return self.n_letters ** self.length
+
+    def n_labels_space(self) -> int:
+        return self.n_letters ** self.length
 
     def labels(self):
         return self.predictions()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int_label
+from predtron._validation import as_finite_array, check_int_label, check_int_labels, check_n_labels
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -31,6 +33,28 @@ def check_loss_matrix(loss_matrix, name: str = "loss_matrix") -> np.ndarray:
     return L
 
 
+def check_reps(reps, k: int, name: str = "reps") -> np.ndarray:
+    """Validate a ``k x d`` representation matrix and normalise its rows to unit length."""
+    R = as_finite_array(reps, name)
+    if R.ndim != 2 or R.shape[0] != k or R.shape[1] < 1:
+        raise ValueError(
+            f"{name} must be a 2-D (n_predictions, dim) matrix with {k} rows (one per row of "
+            f"loss_matrix); got shape {R.shape}"
+        )
+    norms = np.linalg.norm(R, axis=1)
+    if np.any(norms == 0):
+        raise ValueError(f"{name} row {int(np.flatnonzero(norms == 0)[0])} is zero")
+    R = R / norms[:, None]
+    for i in range(k):
+        dup = np.flatnonzero(np.all(np.isclose(R[i + 1:], R[i]), axis=1))
+        if dup.size:
+            raise ValueError(
+                f"{name} rows {i} and {i + 1 + int(dup[0])} point the same way after "
+                "normalisation; each prediction needs its own representation"
+            )
+    return R
+
+
 class General(FiniteProblem):
     """A finite problem from a loss matrix and a representation matrix.
 
@@ -50,35 +74,18 @@ class General(FiniteProblem):
     """
 
     def __init__(self, loss_matrix, reps):
-        self._L = check_loss_matrix(loss_matrix)
-        R = as_finite_array(reps, "reps")
-        k = self._L.shape[0]
-        if R.ndim != 2 or R.shape[0] != k:
-            raise ValueError(
-                f"reps must be a 2-D (n_predictions, dim) matrix with {k} rows (one per row of "
-                f"loss_matrix); got shape {R.shape}"
-            )
-        norms = np.linalg.norm(R, axis=1)
-        if np.any(norms == 0):
-            raise ValueError(f"reps row {int(np.flatnonzero(norms == 0)[0])} is zero")
-        R = R / norms[:, None]
-        for i in range(k):
-            dup = np.flatnonzero(np.all(np.isclose(R[i + 1:], R[i]), axis=1))
-            if dup.size:
-                raise ValueError(
-                    f"reps rows {i} and {i + 1 + int(dup[0])} point the same way after "
-                    "normalisation; each prediction needs its own representation"
-                )
-        self._reps = R
-        self._preds = list(range(k))
-        self.scoring = VectorScoring(R.shape[1])
+        self.loss_matrix_values = loss_matrix
+        self.reps = reps
+        self._setup(check_loss_matrix(loss_matrix), reps)
 
-    def get_params(self) -> dict:
-        return {"loss_matrix": self._L.tolist(), "reps": self._reps.tolist()}
+    _param_attributes: ClassVar[dict[str, str]] = {"loss_matrix": "loss_matrix_values"}
 
-    @property
-    def n_predictions(self) -> int:
-        return self._L.shape[0]
+    def _setup(self, L: np.ndarray, reps) -> None:
+        self._L = L
+        self._reps = check_reps(reps, L.shape[0])
+        self._preds = list(range(L.shape[0]))
+        self._label_values = list(range(L.shape[1]))
+        self.scoring = VectorScoring(self._reps.shape[1])
 
     @property
     def n_labels(self) -> int:
@@ -87,24 +94,32 @@ class General(FiniteProblem):
     def check_label(self, y) -> int:
         return check_int_label(y, "label", self.n_labels)
 
-    def _index(self, sigma) -> int:
-        return check_int_label(sigma, "prediction", self.n_predictions)
+    def check_labels(self, Y, inputs) -> np.ndarray:
+        Y = check_int_labels(Y, "Y", self.n_labels)
+        check_n_labels(Y, inputs.n)
+        return Y
 
-    def loss(self, sigma, y) -> float:
+    def check_prediction(self, sigma, y=None) -> int:
+        return check_int_label(sigma, "prediction", self._L.shape[0])
+
+    def _index(self, sigma) -> int:
+        return check_int_label(sigma, "prediction", self._L.shape[0])
+
+    def _rep(self, sigma) -> np.ndarray:
+        return self._reps[sigma]
+
+    def _loss(self, sigma, y) -> float:
         return float(self._L[sigma, y])
 
-    def _loss_column(self, y) -> np.ndarray:
-        return self._L[:, y]
+    def _label_index(self, y) -> int:
+        return int(y)
 
-    def correct(self, y) -> int:
+    def _label_columns(self, Y: np.ndarray) -> np.ndarray:
+        return np.asarray(Y, dtype=np.int64)
+
+    def _correct(self, y) -> int:
         return int(np.flatnonzero(self._L[:, y] == 0)[0])
 
     def label_for(self, sigma):
         zeros = np.flatnonzero(self._L[sigma] == 0)
         return int(zeros[0]) if zeros.size else None
-
-    def labels(self):
-        return iter(range(self.n_labels))
-
-    def loss_matrix(self) -> np.ndarray:
-        return self._L.copy()

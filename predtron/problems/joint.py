@@ -57,9 +57,6 @@ class JointMulticlass(Multiclass):
         self.feature_map = feature_map
         self.scoring = JointScoring(feature_map)
 
-    def get_params(self) -> dict:
-        return {"feature_map": self.feature_map, "loss": self._L.tolist()}
-
     def generalized_hinge(self, w, x, y) -> float:
         """``max_{y'} [Delta(y', y) + <w, Psi(x, y') - Psi(x, y)>]`` (Definition, Section 17.2.4)."""
         x = self.feature_map.check_input(x)

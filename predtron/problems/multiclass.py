@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from predtron._validation import check_int
-from predtron.problems.base import first_argmax
+from predtron.problems.base import first_argmax, first_argmax_rows
 from predtron.problems.general import General, check_loss_matrix
 
 
@@ -28,32 +30,40 @@ class Multiclass(General):
     ``pred`` and ``oracle`` are ``O(k)``; ties go to the smallest class index.
     """
 
+    _param_attributes: ClassVar[dict[str, str]] = {"loss": "costs"}
+
     def __init__(self, n_classes: int, loss=None):
+        self.n_classes = n_classes
+        self.costs = loss
         k = check_int(n_classes, "n_classes", minimum=2)
         matrix = 1.0 - np.eye(k) if loss is None else loss
         shape = np.shape(matrix)
         if shape != (k, k):
             raise ValueError(f"loss must be a ({k}, {k}) matrix for n_classes={k}; got shape {shape}")
-        super().__init__(check_loss_matrix(matrix, "loss"), np.eye(k))
-        self.n_classes = k
+        self._setup(check_loss_matrix(matrix, "loss"), np.eye(k))
+        self._k = k
 
-    def get_params(self) -> dict:
-        return {"n_classes": self.n_classes, "loss": self._L.tolist()}
-
-    def rep(self, sigma) -> np.ndarray:
-        out = np.zeros(self.n_classes)
-        out[self._index(sigma)] = 1.0
+    def _rep(self, sigma) -> np.ndarray:
+        out = np.zeros(self._k)
+        out[sigma] = 1.0
         return out
 
-    def pred(self, t) -> int:
+    def _direction(self, t, y, sigma) -> np.ndarray:
+        g = np.zeros(self._k)
+        g[sigma] += 1.0
+        g[self._correct(y)] -= 1.0
+        return g
+
+    def _pred(self, t) -> int:
         return first_argmax(t)
 
-    def oracle(self, t, y) -> int:
-        t = np.asarray(t, dtype=float)
-        return first_argmax(self._L[:, y] + t - t[self.correct(y)])
+    def _batch_pred_index(self, T) -> np.ndarray:
+        return first_argmax_rows(np.asarray(T, dtype=float))
 
-    def margin(self, t, y) -> float:
-        t = np.asarray(t, dtype=float)
+    def _oracle(self, t, y) -> int:
+        return first_argmax(self._L[:, y] + t - t[self._correct(y)])
+
+    def _margin(self, t, y) -> float:
         good = self._L[:, y] == 0
         if good.all():
             return np.inf

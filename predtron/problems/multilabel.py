@@ -17,10 +17,18 @@ dispatches to it for those losses.
 from __future__ import annotations
 
 import itertools
+from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import check_binary_vector, check_choice, check_int
+from predtron._validation import (
+    check_binary_matrix,
+    check_binary_vector,
+    check_bool,
+    check_choice,
+    check_int,
+    check_n_labels,
+)
 from predtron.problems.base import Problem
 from predtron.problems.bipartite import BIPARTITE_LOSSES, BipartiteMeasure
 from predtron.scoring import VectorScoring
@@ -60,63 +68,87 @@ class Multilabel(Problem):
     A score of exactly 0 decodes to 1 (label predicted), as in :class:`~predtron.problems.Binary`.
     """
 
+    _param_attributes: ClassVar[dict[str, str]] = {"loss": "loss_name"}
+
     def __init__(self, n_labels: int, loss: str = "hamming", *, normalize: bool = False,
                  beta: float = 1.0, k: int | None = None):
-        self.n_labels = check_int(n_labels, "n_labels", minimum=1)
-        self.loss_name = check_choice(loss, "loss", LOSSES)
+        self.n_labels = n_labels
+        self.loss_name = loss
+        self.normalize = normalize
+        self.beta = beta
+        self.k = k
+        m = check_int(n_labels, "n_labels", minimum=1)
+        check_choice(loss, "loss", LOSSES)
+        normalize = check_bool(normalize, "normalize")
         if normalize and loss != "hamming":
             raise ValueError(f"normalize=True applies only to loss='hamming'; got loss={loss!r}")
-        if loss == "errorset" and self.n_labels < 2:
+        if loss == "errorset" and m < 2:
             raise ValueError("loss='errorset' needs n_labels >= 2 (it counts pairs of labels)")
         if beta != 1.0 and loss != "fbeta":
             raise ValueError(f"beta applies only to loss='fbeta'; got loss={loss!r}")
         if k is not None and loss not in ("precision@k", "recall@k"):
             raise ValueError(f"k applies only to loss='precision@k' or 'recall@k'; got loss={loss!r}")
-        self._measure = (BipartiteMeasure(loss, self.n_labels, beta, k)
-                         if loss in BIPARTITE_LOSSES else None)
-        self.beta = beta
-        self.k = k
-        self.normalize = bool(normalize)
-        self.scoring = VectorScoring(self.n_labels)
-        self._scale = 1.0 / np.sqrt(self.n_labels)
-
-    def get_params(self) -> dict:
-        params = {"n_labels": self.n_labels, "loss": self.loss_name, "normalize": self.normalize}
-        if self.loss_name == "fbeta":
-            params["beta"] = self.beta
-        if self.k is not None:
-            params["k"] = self.k
-        return params
+        self._measure = BipartiteMeasure(loss, m, beta, k) if loss in BIPARTITE_LOSSES else None
+        self._m = m
+        self._normalize = normalize
+        self.scoring = VectorScoring(m)
+        self._scale = 1.0 / np.sqrt(m)
 
     # ------------------------------------------------------------------ basics
     def check_label(self, y) -> np.ndarray:
-        return check_binary_vector(y, "label", self.n_labels)
+        return check_binary_vector(y, "label", self._m)
 
-    def rep(self, sigma) -> np.ndarray:
+    def check_labels(self, Y, inputs) -> np.ndarray:
+        Y = check_binary_matrix(Y, "Y", self._m)
+        check_n_labels(Y, inputs.n)
+        return Y
+
+    def check_prediction(self, sigma, y=None) -> np.ndarray:
+        sigma = check_binary_vector(sigma, "sigma", self._m)
+        if self._measure is not None and not self._measure.allowed(int(sigma.sum())):
+            bound = "at most" if self.loss_name == "recall@k" else "at least"
+            raise ValueError(f"sigma must switch on {bound} k={self.k} labels for loss={self.loss_name!r}; "
+                             f"got {int(sigma.sum())}")
+        return sigma
+
+    def _rep(self, sigma) -> np.ndarray:
         return (2.0 * np.asarray(sigma, dtype=float) - 1.0) * self._scale
 
-    def pred(self, t) -> np.ndarray:
+    def _pred(self, t) -> np.ndarray:
         if self._measure is not None:
             return self._measure.pred(t)
         return (np.asarray(t, dtype=float) >= 0).astype(np.int64)
 
-    def correct(self, y) -> np.ndarray:
+    def _correct(self, y) -> np.ndarray:
         if self._measure is not None:
             return self._measure.correct(y)
         return np.asarray(y, dtype=np.int64)
 
-    def loss(self, sigma, y) -> float:
+    def _loss(self, sigma, y) -> float:
         if self._measure is not None:
             return self._measure.loss(sigma, y)
-        sigma, y = np.asarray(sigma), np.asarray(y)
+        return float(self._loss_rows(np.asarray(sigma)[None, :], np.asarray(y)[None, :])[0])
+
+    def _loss_rows(self, S: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Hamming, subset or error-set loss of every row of ``S`` against ``Y`` (exact counts)."""
         if self.loss_name == "hamming":
-            wrong = float(np.count_nonzero(sigma != y))
-            return wrong / self.n_labels if self.normalize else wrong
+            wrong = np.count_nonzero(S != Y, axis=1).astype(float)
+            return wrong / self._m if self._normalize else wrong
         if self.loss_name == "subset":
-            return float(np.any(sigma != y))
-        false_neg = np.count_nonzero((y == 1) & (sigma == 0))
-        false_pos = np.count_nonzero((y == 0) & (sigma == 1))
-        return float(false_neg * false_pos)
+            return np.any(S != Y, axis=1).astype(float)
+        false_neg = np.count_nonzero((Y == 1) & (S == 0), axis=1)
+        false_pos = np.count_nonzero((Y == 0) & (S == 1), axis=1)
+        return (false_neg * false_pos).astype(float)
+
+    def _batch_pred(self, T) -> np.ndarray:
+        if self._measure is not None:
+            return super()._batch_pred(T)
+        return (np.asarray(T, dtype=float) >= 0).astype(np.int64)
+
+    def _batch_loss(self, T, Y) -> np.ndarray:
+        if self._measure is not None:
+            return super()._batch_loss(T, Y)
+        return self._loss_rows(self._batch_pred(T), np.asarray(Y))
 
     def _gains(self, t, y) -> np.ndarray:
         """``a_j``: how much ``<rep(y) - rep(sigma), t>`` grows when label ``j`` is wrong."""
@@ -128,13 +160,13 @@ class Multilabel(Problem):
         return sigma
 
     # ------------------------------------------------------------------ oracle
-    def oracle(self, t, y) -> np.ndarray:
+    def _oracle(self, t, y) -> np.ndarray:
         if self._measure is not None:
             return self._measure.oracle(t, y)
         a = self._gains(t, y)
         y = np.asarray(y)
         if self.loss_name == "hamming":
-            unit = 1.0 / self.n_labels if self.normalize else 1.0
+            unit = 1.0 / self._m if self._normalize else 1.0
             return self._flip(y, unit - a > 0)
         if self.loss_name == "subset":
             errors = a < 0
@@ -145,17 +177,17 @@ class Multilabel(Problem):
         return self._flip(y, _errorset_choice(a, y == 1))
 
     # ------------------------------------------------------------------ margin
-    def margin(self, t, y) -> float:
+    def _margin(self, t, y) -> float:
         if self.loss_name in ("errorset", "precision@k", "recall@k"):
             y = np.asarray(y)
             if self.loss_name == "errorset" and (y.all() or not y.any()):
                 return np.inf
-            if self.n_labels > MAX_ENUMERATED_LABELS:
+            if self._m > MAX_ENUMERATED_LABELS:
                 raise ValueError(
                     f"the {self.loss_name} margin is computed by enumeration, for n_labels <= "
-                    f"{MAX_ENUMERATED_LABELS}; got n_labels={self.n_labels}"
+                    f"{MAX_ENUMERATED_LABELS}; got n_labels={self._m}"
                 )
-            return super().margin(t, y)
+            return super()._margin(t, y)
         a = self._gains(t, y)
         negative = a[a < 0]
         return float(negative.sum()) if negative.size else float(a.min())
@@ -168,23 +200,32 @@ class Multilabel(Problem):
 
     def labels(self):
         return (np.array(bits, dtype=np.int64)
-                for bits in itertools.product((1, 0), repeat=self.n_labels))
+                for bits in itertools.product((1, 0), repeat=self._m))
+
+    def n_predictions(self, y=None) -> int:
+        return 2 ** self._m
+
+    def n_labels_space(self) -> int:
+        return 2 ** self._m
 
     def random_label(self, rng):
-        return rng.integers(0, 2, self.n_labels).astype(np.int64)
+        return rng.integers(0, 2, self._m).astype(np.int64)
 
     def pred_default(self):
         if self._measure is not None:
             return self._measure.default_prediction()
-        return np.ones(self.n_labels, dtype=np.int64)
+        return np.ones(self._m, dtype=np.int64)
+
+    def score_shape(self, y=None) -> tuple[int, ...]:
+        return (self._m,)
 
     @property
     def c_L(self) -> float:
         if self._measure is not None:
             values = self._measure.loss_values()
             return float(values[values > 1e-12].min())
-        if self.loss_name == "hamming" and self.normalize:
-            return 1.0 / self.n_labels
+        if self.loss_name == "hamming" and self._normalize:
+            return 1.0 / self._m
         return 1.0
 
     @property
@@ -192,11 +233,11 @@ class Multilabel(Problem):
         if self._measure is not None:
             return float(self._measure.loss_values().max())
         if self.loss_name == "hamming":
-            return 1.0 if self.normalize else float(self.n_labels)
+            return 1.0 if self._normalize else float(self._m)
         if self.loss_name == "subset":
             return 1.0
-        half = self.n_labels // 2
-        return float(half * (self.n_labels - half))
+        half = self._m // 2
+        return float(half * (self._m - half))
 
 
 def _errorset_choice(a: np.ndarray, relevant: np.ndarray) -> np.ndarray:

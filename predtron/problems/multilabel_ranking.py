@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
-from predtron._validation import check_int
+from predtron._validation import as_label_array, check_each, check_int, check_n_labels
 from predtron.problems.ranking import RankingProblem, check_relevance
 from predtron.scoring import VectorScoring
 
@@ -40,20 +41,37 @@ class MultilabelRanking(RankingProblem):
     def __init__(self, n_labels: int, f="linear", loss: str = "ndcg", k: int | None = None,
                  gain: str = "exponential", oracle: str = "auto", y_max: int = 1):
         super().__init__(f=f, loss=loss, k=k, gain=gain, oracle=oracle)
-        self.n_labels = check_int(n_labels, "n_labels", minimum=1)
-        self.y_max = check_int(y_max, "y_max", minimum=1)
-        self.scoring = VectorScoring(self.n_labels)
+        self.n_labels = n_labels
+        self.y_max = y_max
+        check_int(n_labels, "n_labels", minimum=1)
+        check_int(y_max, "y_max", minimum=1)
+        self.scoring = VectorScoring(n_labels)
         self._bounds: tuple[float, float] | None = None
-
-    def get_params(self) -> dict:
-        return {"n_labels": self.n_labels, **super().get_params(), "y_max": self.y_max}
 
     def check_label(self, y) -> np.ndarray:
         return check_relevance(y, "label", length=self.n_labels, y_max=self.y_max)
 
+    def check_labels(self, Y, inputs) -> np.ndarray:
+        arr = as_label_array(Y, "Y")
+        check_n_labels(arr, inputs.n)
+        if arr.ndim != 2 or arr.shape[1] != self.n_labels:
+            if arr.dtype.kind == "O":
+                return np.array(check_each(arr, self.check_label, "Y"), dtype=np.int64).reshape(-1, self.n_labels)
+            raise ValueError(f"Y must be an (n_samples, {self.n_labels}) matrix of relevance grades; "
+                             f"got shape {arr.shape}")
+        grades = check_relevance(arr.ravel(), "Y", y_max=self.y_max) if arr.size else arr.astype(np.int64)
+        return grades.reshape(arr.shape)
+
+    def score_shape(self, y=None) -> tuple[int, ...]:
+        return (self.n_labels,)
+
     def labels(self):
-        return (np.array(c, dtype=np.int64)
-                for c in itertools.product(range(self.y_max + 1), repeat=self.n_labels))
+        return self._enumerate((np.array(c, dtype=np.int64)
+                                for c in itertools.product(range(self.y_max + 1), repeat=self.n_labels)),
+                               "labels", self.n_labels_space())
+
+    def n_labels_space(self) -> int:
+        return (self.y_max + 1) ** self.n_labels
 
     def random_label(self, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(0, self.y_max + 1, size=self.n_labels).astype(np.int64)
@@ -65,7 +83,11 @@ class MultilabelRanking(RankingProblem):
 
     def predictions(self, y=None):
         m = self.n_labels if y is None else len(y)
-        return (np.array(p, dtype=np.int64) for p in itertools.permutations(range(m)))
+        return self._enumerate((np.array(p, dtype=np.int64) for p in itertools.permutations(range(m))),
+                               "rankings", math.factorial(m))
+
+    def n_predictions(self, y=None) -> int:
+        return math.factorial(self.n_labels if y is None else len(y))
 
     def pred_default(self):
         return np.arange(self.n_labels)

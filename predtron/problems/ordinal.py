@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from predtron._validation import check_int
+from predtron.problems.general import check_loss_matrix
 from predtron.problems.multiclass import Multiclass
 
 
@@ -21,10 +24,12 @@ class Ordinal(Multiclass):
         Number of levels ``l >= 2``.
     """
 
-    def __init__(self, n_levels: int):
-        levels = np.arange(check_int(n_levels, "n_levels", minimum=2))
-        super().__init__(len(levels), np.abs(levels[:, None] - levels[None, :]).astype(float))
-        self.n_levels = len(levels)
+    _param_attributes: ClassVar[dict[str, str]] = {}
 
-    def get_params(self) -> dict:
-        return {"n_levels": self.n_levels}
+    def __init__(self, n_levels: int):
+        self.n_levels = n_levels
+        levels = np.arange(check_int(n_levels, "n_levels", minimum=2))
+        self.n_classes = len(levels)
+        self.costs = None
+        self._setup(check_loss_matrix(np.abs(levels[:, None] - levels[None, :]).astype(float)), np.eye(len(levels)))
+        self._k = len(levels)

@@ -18,13 +18,21 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_each, check_int, check_int_label, check_positive
+from predtron._params import Parametrized
+from predtron._validation import (
+    as_finite_array,
+    check_choice,
+    check_each,
+    check_int,
+    check_int_label,
+    check_positive,
+)
 from predtron.scoring import LinearScoring
 
 DF_COUNTS = ("documents", "occurrences")
 
 
-class FeatureMap(ABC):
+class FeatureMap(Parametrized, ABC):
     """A class-sensitive feature map ``Psi : X x [k] -> R^d``.
 
     Subclasses implement :meth:`n_features`, :meth:`dim` and :meth:`matrix`; the score
@@ -75,13 +83,6 @@ class FeatureMap(ABC):
         """Largest singular value of the ``(k, d)`` matrix: ``||adjoint(g)|| <= norm ||g||``."""
         return float(np.linalg.norm(self.matrix(x), 2))
 
-    def get_params(self) -> dict:
-        return {"n_classes": self.n_classes}
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"
-
 
 class MultivectorMap(FeatureMap):
     """The multivector construction: ``Psi(x, y)`` puts ``x`` in block ``y`` of ``R^{k n}``.
@@ -99,7 +100,8 @@ class MultivectorMap(FeatureMap):
     """
 
     def __init__(self, n_classes: int):
-        self.n_classes = check_int(n_classes, "n_classes", minimum=2)
+        check_int(n_classes, "n_classes", minimum=2)
+        self.n_classes = n_classes
 
     def n_features(self, x: np.ndarray) -> int:
         return int(x.shape[0])
@@ -153,14 +155,12 @@ class TfidfMap(FeatureMap):
     """
 
     def __init__(self, n_classes: int, count: str = "documents", smoothing: float = 1.0):
-        self.n_classes = check_int(n_classes, "n_classes", minimum=2)
-        if count not in DF_COUNTS:
-            raise ValueError(f"count must be one of {list(DF_COUNTS)}; got {count!r}")
+        check_int(n_classes, "n_classes", minimum=2)
+        check_choice(count, "count", DF_COUNTS)
+        self._smoothing = check_positive(smoothing, "smoothing", allow_zero=True)
+        self.n_classes = n_classes
         self.count = count
-        self.smoothing = check_positive(smoothing, "smoothing", allow_zero=True)
-
-    def get_params(self) -> dict:
-        return {"n_classes": self.n_classes, "count": self.count, "smoothing": self.smoothing}
+        self.smoothing = smoothing
 
     def fit(self, X, Y) -> TfidfMap:
         """Count ``DF(j, y)`` on a training corpus of term-count vectors ``X`` and topics ``Y``."""
@@ -177,7 +177,7 @@ class TfidfMap(FeatureMap):
         on_topic = np.array([present[topics == y].sum(axis=0) for y in range(self.n_classes)])
         df = total[None, :] - on_topic
         m = X.shape[0]
-        if self.smoothing == 0 and np.any(df == 0):
+        if self._smoothing == 0 and np.any(df == 0):
             y, j = np.argwhere(df == 0)[0]
             raise ValueError(
                 f"DF(j={j}, y={y}) = 0: word {j} never occurs outside topic {y}, so log(m / DF) is "
@@ -185,7 +185,7 @@ class TfidfMap(FeatureMap):
             )
         self.df_ = df
         self.n_documents_ = m
-        self.idf_ = np.log((m + self.smoothing) / (df + self.smoothing))
+        self.idf_ = np.log((m + self._smoothing) / (df + self._smoothing))
         return self
 
     def _check_fitted(self) -> None:
@@ -228,11 +228,9 @@ class CallableMap(FeatureMap):
     def __init__(self, psi: Callable[[np.ndarray, int], Sequence[float]], n_classes: int):
         if not callable(psi):
             raise ValueError(f"psi must be callable as psi(x, y); got {type(psi).__name__}")
+        check_int(n_classes, "n_classes", minimum=2)
         self.psi = psi
-        self.n_classes = check_int(n_classes, "n_classes", minimum=2)
-
-    def get_params(self) -> dict:
-        return {"psi": getattr(self.psi, "__name__", "psi"), "n_classes": self.n_classes}
+        self.n_classes = n_classes
 
     def check_input(self, x) -> np.ndarray:
         x = as_finite_array(x, "x")

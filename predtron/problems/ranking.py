@@ -10,10 +10,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_choice, check_int
+from predtron._ragged import Ragged
+from predtron._validation import as_finite_array, check_choice, check_int, excerpt
+from predtron.problems import ranking_batch
 from predtron.problems.base import Problem
 from predtron.problems.ranking_margin import (
     best_with_forced_pair,
@@ -67,7 +70,7 @@ class RankingProblem(Problem):
     """Shared part of :class:`~predtron.problems.subset_ranking.SubsetRanking` and
     :class:`~predtron.problems.multilabel_ranking.MultilabelRanking` (Sections 4-5).
 
-    Subclasses set ``scoring`` and implement ``check_label``.
+    Subclasses set ``scoring`` and implement ``check_label`` and ``check_labels``.
 
     Parameters
     ----------
@@ -87,20 +90,19 @@ class RankingProblem(Problem):
         (sort when exact, assignment otherwise).
     """
 
+    _param_attributes: ClassVar[dict[str, str]] = {"loss": "loss_name", "oracle": "oracle_method"}
+
     def __init__(self, f="linear", loss: str = "ndcg", k: int | None = None,
                  gain: str = "exponential", oracle: str = "auto"):
         self.f = f
-        self.ranking_loss = RankingLoss(loss, k, gain)
         self.loss_name = loss
         self.k = k
         self.gain = gain
-        self.oracle_method = check_choice(oracle, "oracle", ORACLES)
+        self.oracle_method = oracle
+        self.ranking_loss = RankingLoss(loss, k, gain)
+        check_choice(oracle, "oracle", ORACLES)
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, float | None]] = {}
         position_values(f, 2)  # fail early on a bad name or a callable that cannot run
-
-    def get_params(self) -> dict:
-        return {"f": self.f, "loss": self.loss_name, "k": self.k, "gain": self.gain,
-                "oracle": self.oracle_method}
 
     # ------------------------------------------------------------ per-size data
     def _sizes(self, m: int) -> tuple[np.ndarray, np.ndarray, float | None]:
@@ -117,51 +119,83 @@ class RankingProblem(Problem):
         ``b`` constant so that the loss does not depend on the ranking)."""
         return self._sizes(check_int(m, "m", minimum=1))[2] is not None
 
-    # ------------------------------------------------------------------ basics
-    def _check_sigma(self, sigma) -> np.ndarray:
+    # ------------------------------------------------------------------ checks
+    def _check_sigma(self, sigma, m: int | None = None) -> np.ndarray:
         sigma = np.asarray(sigma)
         if sigma.ndim != 1 or sigma.dtype.kind not in "iu" or not np.array_equal(
                 np.sort(sigma), np.arange(len(sigma))):
             raise ValueError(
                 "a ranking must be an int array sigma with sigma[i] the 0-based position of item i "
-                f"(a permutation of 0..m-1); got {sigma.tolist()!r}"
+                f"(a permutation of 0..m-1); got {excerpt(sigma)}"
             )
+        if m is not None and len(sigma) != m:
+            raise ValueError(f"the ranking has {len(sigma)} items but y has {m}")
         return sigma
 
-    def rep(self, sigma) -> np.ndarray:
+    def check_prediction(self, sigma, y=None) -> np.ndarray:
+        return self._check_sigma(sigma, None if y is None else len(y))
+
+    def score_shape(self, y=None) -> tuple[int, ...]:
+        if y is None:
+            return (len(self.pred_default()),)
+        return (len(y),)
+
+    def check_scores(self, t, y=None) -> np.ndarray:
+        t = as_finite_array(t, "t")
+        expected = self.score_shape(y)
+        if (expected is None and (t.ndim != 1 or t.size == 0)) or (expected is not None and t.shape != expected):
+            want = "a non-empty 1-D array" if expected is None else f"shape {expected}"
+            raise ValueError(f"t must have one score per item, {want}; got shape {t.shape}")
+        return t
+
+    # ------------------------------------------------------------------ basics
+    def _rep(self, sigma) -> np.ndarray:
         """``rep(sigma)_i = f(sigma[i] + 1) / Z`` (Section 4)."""
-        sigma = self._check_sigma(sigma)
         return self._sizes(len(sigma))[0][sigma]
 
-    def pred(self, t) -> np.ndarray:
-        """Sort ``t`` decreasingly, ties to the lower item index (maximises ``<rep(sigma), t>``)."""
-        return sort_positions(np.asarray(t, dtype=float))
+    def _pred(self, t) -> np.ndarray:
+        """Sort ``t`` decreasingly, ties (up to a relative ``TIE_TOLERANCE``) to the lower item
+        index: a maximiser of ``<rep(sigma), t>``, decided the same way however ``t`` was computed."""
+        t = np.asarray(t, dtype=float)
+        return ranking_batch.rankings(t, np.array([0, len(t)]))
 
-    def correct(self, y) -> np.ndarray:
+    def _correct(self, y) -> np.ndarray:
         """``sigma_y``: the stable sort of ``y`` decreasingly (a zero-loss ranking)."""
         return sort_positions(np.asarray(y))
 
-    def loss(self, sigma, y) -> float:
-        sigma = self._check_sigma(sigma)
+    def _loss(self, sigma, y) -> float:
         y = np.asarray(y)
-        if len(sigma) != len(y):
-            raise ValueError(f"the ranking has {len(sigma)} items but y has {len(y)}")
-        return self.ranking_loss.value(sigma, y)
+        offsets = np.array([0, len(y)])
+        return float(ranking_batch.losses(self.ranking_loss, np.argsort(sigma), y, offsets)[0])
 
     def same(self, a, b) -> bool:
         return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
-    def _check_t(self, t, y) -> np.ndarray:
-        t = as_finite_array(t, "t")
-        if t.shape != (len(y),):
-            raise ValueError(f"t must have one score per item, shape ({len(y)},); got {t.shape}")
-        return t
+    # ------------------------------------------------------------------- batch
+    def _flat(self, T, Y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scores and grades of a block as flat arrays with offsets (2-D blocks: one row each)."""
+        if isinstance(T, Ragged):
+            return T.values, np.asarray(Y.values if isinstance(Y, Ragged) else Y), T.offsets
+        T = np.asarray(T, dtype=float)
+        n, m = T.shape
+        return T.ravel(), np.asarray(Y).ravel(), np.arange(n + 1, dtype=np.int64) * m
+
+    def _batch_loss(self, T, Y) -> np.ndarray:
+        values, y, offsets = self._flat(T, Y)
+        return ranking_batch.losses_of_scores(self.ranking_loss, values, y, offsets)
+
+    def _batch_pred(self, T):
+        if isinstance(T, Ragged):
+            return self.stack(Ragged(ranking_batch.rankings(T.values, T.offsets), T.offsets))
+        T = np.asarray(T, dtype=float)
+        n, m = T.shape
+        flat = ranking_batch.rankings(T.ravel(), np.arange(n + 1, dtype=np.int64) * m)
+        return flat.reshape(n, m)
 
     # ------------------------------------------------------------------ oracle
-    def oracle(self, t, y) -> np.ndarray:
+    def _oracle(self, t, y) -> np.ndarray:
         """Loss-augmented argmax by assignment (Lemma 3), or by a sort where that is exact."""
         y = np.asarray(y)
-        t = self._check_t(t, y)
         m = len(y)
         fvals, b, alpha = self._sizes(m)
         v = self.ranking_loss.item_values(y)
@@ -182,7 +216,7 @@ class RankingProblem(Problem):
         """``A[i, j]``: item ``i`` may sit at position ``j`` in a zero-loss ranking."""
         return self.ranking_loss.allowed(np.asarray(y))
 
-    def margin(self, t, y) -> float:
+    def _margin(self, t, y) -> float:
         """Exact margin of ``t`` on ``y`` (Section 2.2) without enumerating rankings.
 
         Uses the closed form of Lemma 4 (:func:`block_margin`) when ``Sigma_y`` is
@@ -191,7 +225,6 @@ class RankingProblem(Problem):
         is then never positive).
         """
         y = np.asarray(y)
-        t = self._check_t(t, y)
         fvals = self._sizes(len(y))[0]
         allowed = self.zero_loss_pattern(y)
         blocks = block_structure(allowed)
@@ -287,7 +320,11 @@ class RankingProblem(Problem):
         """All ``m!`` rankings of ``len(y)`` items (testing only)."""
         if y is None:
             raise ValueError(f"{type(self).__name__}.predictions needs a label y to know the number of items")
-        return (np.array(p, dtype=np.int64) for p in itertools.permutations(range(len(y))))
+        return self._enumerate((np.array(p, dtype=np.int64) for p in itertools.permutations(range(len(y)))),
+                               "rankings", math.factorial(len(y)))
+
+    def n_predictions(self, y=None) -> int | None:
+        return None if y is None else math.factorial(len(y))
 
 
 def _sort_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:

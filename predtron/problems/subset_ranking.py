@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import check_int
+from predtron._ragged import Ragged
+from predtron._validation import as_label_array, check_each, check_int, check_n_labels
 from predtron.problems.ranking import RankingProblem, check_relevance
 from predtron.scoring import DocumentScoring
 
@@ -63,6 +64,31 @@ class SubsetRanking(RankingProblem):
     def check_label(self, y) -> np.ndarray:
         return check_relevance(y, "label")
 
+    def check_labels(self, Y, inputs) -> Ragged:
+        """Relevance grades for the queries of ``inputs``: one array per query, or one flat
+        array with a grade per document (the layout of ``qid``/``group`` input)."""
+        offsets = inputs.offsets
+        n_docs = int(offsets[-1])
+        if Y is None:
+            raise ValueError("Y must hold relevance grades; got None")
+        flat_layout = not isinstance(Y, (list, tuple)) or (
+            len(Y) == n_docs and all(np.ndim(y) == 0 for y in Y))
+        if flat_layout:
+            grades = check_relevance(as_label_array(Y, "Y"), "Y") if n_docs else np.zeros(0, dtype=np.int64)
+            if grades.shape != (n_docs,):
+                raise ValueError(
+                    f"Y must hold one relevance grade per document ({n_docs}) or one array per query "
+                    f"({inputs.n}); got shape {grades.shape}"
+                )
+            return Ragged(grades, offsets)
+        check_n_labels(Y, inputs.n)
+        grades = check_each(Y, lambda y: check_relevance(y, "label"), "Y")
+        sizes = np.diff(offsets)
+        for i, (y, m) in enumerate(zip(grades, sizes, strict=True)):
+            if len(y) != m:
+                raise ValueError(f"X[{i}] has {m} documents but Y[{i}] has {len(y)} relevance grades")
+        return Ragged.from_list(grades) if grades else Ragged(np.zeros(0, dtype=np.int64), offsets)
+
     def check_pair(self, x: np.ndarray, y: np.ndarray, i: int) -> None:
         """Check that query ``i`` has one relevance grade per document."""
         if x.shape[0] != len(y):
@@ -84,9 +110,12 @@ class SubsetRanking(RankingProblem):
     def pred_default(self):
         raise ValueError("SubsetRanking has no fixed number of documents; pass a label y")
 
+    def score_shape(self, y=None) -> tuple[int, ...] | None:
+        return None if y is None else (len(y),)
+
     def stack(self, predictions) -> list:
         """Rankings as a list (queries differ in size)."""
-        return list(predictions)
+        return [np.asarray(p) for p in predictions]
 
     @property
     def c_L(self) -> float:

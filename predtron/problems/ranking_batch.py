@@ -1,0 +1,85 @@
+"""Ranking operations over a block of instances stored flat (the learners' hot loop).
+
+The scores and relevance grades of a block of queries (or of a block of examples in
+multilabel ranking) are concatenated with ``offsets``.  One stable ``lexsort`` sorts every
+segment by decreasing score at once, which gives ``pred`` for the whole block; the
+losses of :class:`~predtron.problems.ranking_measures.RankingLoss` then follow from the
+position weights and one segmented sum.
+
+Exactness.  The learners compare the loss of each instance with 0 to find mistakes, so
+the block computation must give bitwise the same value as the per-instance one.  Both
+paths here form the same products in the same (position) order and add them with
+``numpy.add.reduceat``, whose result for a segment does not depend on where the segment
+lies in the array; the per-instance loss of
+:meth:`~predtron.problems.ranking.RankingProblem._loss` is this function on one segment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron.problems.base import TIE_TOLERANCE
+from predtron.problems.ranking_measures import RankingLoss
+
+
+def segment_ids(offsets: np.ndarray) -> np.ndarray:
+    """The segment number of every flat position."""
+    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+
+def tie_keys(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Scores rounded to a grid of ``TIE_TOLERANCE`` times the segment's largest magnitude.
+
+    Scores that agree to about twelve significant digits become equal keys, so a tie
+    between scores that are equal in exact arithmetic is broken by item order (as
+    :func:`~predtron.problems.base.first_argmax` does for the finite problems) and not by
+    the last bits of a matrix product, which depend on how the product was blocked.
+    """
+    if len(values) == 0:
+        return values
+    scale = np.maximum.reduceat(np.abs(values), offsets[:-1])[seg]
+    unit = np.where(scale > 0, scale * TIE_TOLERANCE, 1.0)
+    return np.round(values / unit)
+
+
+def sort_segments(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray | None = None) -> np.ndarray:
+    """Flat indices sorted by segment, then by decreasing value up to the tie tolerance
+    (:func:`tie_keys`); ties keep item order."""
+    seg = segment_ids(offsets) if seg is None else seg
+    return np.lexsort((-tie_keys(values, offsets, seg), seg))
+
+
+def rankings(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``pred`` of every segment, flat: ``sigma[i]`` is the 0-based position of item ``i`` in its segment."""
+    seg = segment_ids(offsets)
+    order = sort_segments(values, offsets, seg)
+    sigma = np.empty(len(values), dtype=np.int64)
+    sigma[order] = np.arange(len(values)) - offsets[seg]
+    return sigma
+
+
+def losses(ranking_loss: RankingLoss, order: np.ndarray, y: np.ndarray, offsets: np.ndarray,
+           seg: np.ndarray | None = None) -> np.ndarray:
+    """Loss of every segment when its items sit in the positions given by ``order``.
+
+    ``order`` lists flat item indices segment by segment, top position first (the output
+    of :func:`sort_segments` for the scores, or the inverse of a ranking).
+    """
+    seg = segment_ids(offsets) if seg is None else seg
+    n = len(offsets) - 1
+    if n == 0:
+        return np.zeros(0)
+    v = ranking_loss.item_values(y)
+    positions = np.arange(len(v)) - offsets[seg]
+    b = ranking_loss.position_weights(int(np.diff(offsets).max()))[positions]
+    starts = offsets[:-1]
+    dcg = np.add.reduceat(v[order] * b, starts)
+    ideal = np.add.reduceat(v[np.lexsort((-v, seg))] * b, starts)
+    safe = np.where(ideal == 0, 1.0, ideal)
+    return np.where(ideal == 0, 0.0, np.maximum(0.0, (ideal - dcg) / safe))
+
+
+def losses_of_scores(ranking_loss: RankingLoss, values: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``L(pred(t), y)`` of every segment of the flat scores ``values``."""
+    seg = segment_ids(offsets)
+    return losses(ranking_loss, sort_segments(values, offsets, seg), y, offsets, seg)
