@@ -61,7 +61,7 @@ UPDATES = ("oracle", "prediction")
 MAX_ETA = 1e100
 
 #: Smallest and largest number of instances scored together by the block scan.
-MIN_BLOCK, MAX_BLOCK = 16, 4096
+MIN_BLOCK, MAX_BLOCK = 32, 4096
 
 
 def check_problem(problem) -> Problem:
@@ -263,6 +263,7 @@ class OnlineLearner(Estimator, ABC):
     def _pass(self, inputs, labels, order, progress=None) -> None:
         """One pass over ``inputs`` in ``order`` (``None``: stream order) by the exact block scan."""
         problem, trace = self.problem, self._trace
+        oracle = self.update == "oracle"
         n, i, block = inputs.n, 0, self._block
         while i < n:
             stop = min(n, i + block)
@@ -282,11 +283,11 @@ class OnlineLearner(Estimator, ABC):
             r = i + j if order is None else int(order[i + j])
             # The round itself runs on the instance's own scores, exactly as in the
             # per-example loop; the block only located it.
-            t = self._iterate_one(inputs, r)
-            y = labels[r]
-            loss = float(problem._loss(problem._pred(t), y))
-            if loss > 0:
-                self._mistake(t, y, inputs, r, loss)
+            loss, g = problem._round(self._iterate_one(inputs, r), labels[r], oracle)
+            if g is not None:
+                trace.add(loss)
+                self._apply(g, inputs, r, self.eta * self._step_scale(loss), trace.n_rounds)
+                self.n_updates_ += 1
             else:  # the block's rounding saw a mistake that the instance's own scores do not
                 trace.skip(1)
             if progress is not None:
@@ -294,15 +295,6 @@ class OnlineLearner(Estimator, ABC):
             i += j + 1
             block = max(MIN_BLOCK, min(MAX_BLOCK, 2 * (j + 1)))
         self._block = block
-
-    def _mistake(self, t, y, inputs, r: int, loss: float) -> None:
-        """Lines 7-10 of Algorithm 1 on a round with loss ``loss > 0``."""
-        problem = self.problem
-        self._trace.add(loss)
-        chosen = problem._oracle(t, y) if self.update == "oracle" else problem._pred(t)
-        g = problem._direction(t, y, chosen)
-        self._apply(g, inputs, r, self.eta * self._step_scale(loss), self._trace.n_rounds)
-        self.n_updates_ += 1
 
     # ------------------------------------------------------------ persistence
     def _get_state(self) -> tuple[dict, dict]:
@@ -375,7 +367,8 @@ def _check_finite_scores(T, learner) -> None:
     values = T.values if hasattr(T, "values") else T
     if isinstance(values, list):
         values = np.concatenate([np.ravel(v) for v in values]) if values else np.zeros(0)
-    if not np.all(np.isfinite(values)):
+    # One reduction: a NaN or an infinity anywhere makes the sum non-finite.
+    if not np.isfinite(np.sum(values)):
         raise ValueError(
             f"the scores of {type(learner).__name__} overflowed to infinity or NaN after "
             f"{learner.n_updates_} updates: eta * ||x||^2 is too large for float64; lower eta or rescale X"

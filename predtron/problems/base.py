@@ -166,6 +166,20 @@ class Problem(Parametrized, ABC):
         """``g = rep(sigma) - rep(sigma_y)``: the update of Algorithm 1 is ``W -= eta A_x^*(g)``."""
         return self._rep(sigma) - self._rep(self._correct(y))
 
+    def _round(self, t: np.ndarray, y, use_oracle: bool) -> tuple[float, np.ndarray | None]:
+        """One round of Algorithm 1 on the scores ``t``: the loss of ``pred(t)`` and, when it is
+        not zero, the update direction ``g`` (lines 5-9); ``g`` is ``None`` on a zero loss.
+
+        ``use_oracle`` puts the loss-augmented argmax in ``g``, otherwise the prediction.
+        Subclasses may fuse the steps; the result must equal the steps done one by one.
+        """
+        sigma = self._pred(t)
+        loss = float(self._loss(sigma, y))
+        if loss == 0:
+            return 0.0, None
+        chosen = self._oracle(t, y) if use_oracle else sigma
+        return loss, self._direction(t, y, chosen)
+
     def _margin(self, t: np.ndarray, y) -> float:
         """The margin by enumerating the predictions (small problems only)."""
         good, bad = [], []
@@ -297,20 +311,21 @@ class Problem(Parametrized, ABC):
 def first_argmax(values: np.ndarray) -> int:
     """Index of the first maximum, with a relative tolerance so rounding does not break ties.
 
-    The tolerance is relative to the largest magnitude, so the choice is unchanged when
-    all values are multiplied by a positive constant (``pred`` stays homogeneous).
+    The first index whose value is within ``TIE_TOLERANCE`` times the largest magnitude of
+    the maximum.  The tolerance is relative, so the choice is unchanged when all values
+    are multiplied by a positive constant (``pred`` stays homogeneous).
     """
     values = np.asarray(values, dtype=float)
     top = values.max()
-    tol = TIE_TOLERANCE * float(np.abs(values).max())
-    return int(np.flatnonzero(values >= top - tol)[0])
+    tol = TIE_TOLERANCE * max(top, -values.min())
+    return int((values >= top - tol).argmax())
 
 
 def first_argmax_rows(values: np.ndarray) -> np.ndarray:
     """:func:`first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
     top = values.max(axis=1)
-    tol = TIE_TOLERANCE * np.abs(values).max(axis=1)
-    return np.argmax(values >= (top - tol)[:, None], axis=1)
+    tol = TIE_TOLERANCE * np.maximum(top, -values.min(axis=1))
+    return (values >= (top - tol)[:, None]).argmax(axis=1)
 
 
 class FiniteProblem(Problem):

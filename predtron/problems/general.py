@@ -85,6 +85,7 @@ class General(FiniteProblem):
         self._reps = check_reps(reps, L.shape[0])
         self._preds = list(range(L.shape[0]))
         self._label_values = list(range(L.shape[1]))
+        self._correct_index = np.argmax(L == 0, axis=0)  # first zero of every column
         self.scoring = VectorScoring(self._reps.shape[1])
 
     @property
@@ -118,7 +119,7 @@ class General(FiniteProblem):
         return np.asarray(Y, dtype=np.int64)
 
     def _correct(self, y) -> int:
-        return int(np.flatnonzero(self._L[:, y] == 0)[0])
+        return int(self._correct_index[y])
 
     def label_for(self, sigma):
         zeros = np.flatnonzero(self._L[sigma] == 0)

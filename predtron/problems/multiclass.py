@@ -61,7 +61,19 @@ class Multiclass(General):
         return first_argmax_rows(np.asarray(T, dtype=float))
 
     def _oracle(self, t, y) -> int:
-        return first_argmax(self._L[:, y] + t - t[self._correct(y)])
+        return first_argmax(self._L[:, y] + (t - t[self._correct_index[y]]))
+
+    def _round(self, t, y, use_oracle):
+        sigma = first_argmax(t)
+        loss = float(self._L[sigma, y])
+        if loss == 0:
+            return 0.0, None
+        correct = int(self._correct_index[y])
+        chosen = first_argmax(self._L[:, y] + (t - t[correct])) if use_oracle else sigma
+        g = np.zeros(self._k)
+        g[chosen] += 1.0
+        g[correct] -= 1.0
+        return loss, g
 
     def _margin(self, t, y) -> float:
         good = self._L[:, y] == 0
