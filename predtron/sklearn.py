@@ -23,8 +23,6 @@ an estimator is Algorithm 1 of the paper as stated.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -708,8 +706,8 @@ class PredtronRanker(_PredtronEstimator):
         for name in ("average", "shuffle", "standardize", "loss_driven", "verbose"):
             check_bool(getattr(self, name), name)
         check_positive(self.eta, "eta")
-        if self.train_k is not None and (isinstance(self.train_k, bool) or not isinstance(self.train_k, numbers.Integral)):
-            raise ValueError(f"train_k must be None or an integer >= 1; got {excerpt(self.train_k)}")
+        if self.train_k is not None:
+            check_int(self.train_k, "train_k", minimum=1)
 
 
 class _Offsets:
