@@ -31,6 +31,9 @@ def check_group_sizes(group, n_rows: int | None = None, name: str = "group") -> 
         sizes = np.asarray(group)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a 1-D array of group sizes; could not convert it ({exc})") from None
+    if isinstance(group, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in group):
+        sizes = np.asarray(group, dtype=bool) if all(isinstance(v, (bool, np.bool_)) for v in group) else \
+            np.asarray(group, dtype=object)  # a bool among numbers: refused below, not read as 0/1
     if sizes.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be an array of integer group sizes; got dtype {sizes.dtype}")
     if sizes.ndim != 1 or sizes.size == 0:
