@@ -114,6 +114,8 @@ def test_group_file_argument_and_group_array(tmp_path):
     assert load_letor(path, group=np.array([2.0, 1.0])).group.tolist() == [2, 1]  # np.loadtxt gives floats
     with pytest.raises(ValueError, match="at most one of group"):
         load_letor(path, group=[2, 1], group_file=sizes)
+    with pytest.raises(TypeError, match="pass a file of group sizes as group_file="):
+        load_letor(path, group=str(sizes))
     with pytest.raises(ValueError, match=r"train.txt has no qid: .*train.txt.query"):
         load_letor(path)
 
@@ -412,7 +414,8 @@ line_strategy = st.lists(st.sampled_from(TOKENS), max_size=8).map(lambda t: " ".
 garbage = st.one_of(line_strategy, st.text(max_size=30).map(lambda t: t.encode("utf-8", "surrogatepass")),
                     st.binary(max_size=30))
 files = st.lists(garbage, min_size=1, max_size=8).map(b"\n".join)
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# the number of examples comes from the active hypothesis profile (100 by default)
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _fuzz_file(body: bytes, suffix: str) -> Path:
@@ -465,3 +468,15 @@ def test_fuzz_group_files_raise_only_value_error(body):
             child.unlink()
         folder.rmdir()
     assert not sizes.exists()
+
+
+def test_arff_header_spellings(tmp_path):
+    text = "% comment\n@RELATION r\n@ATTRIBUTE\tx\tNUMERIC\n@Attribute lab{0,1}\n@attribute 'l 2' {'0', '1'}\n" \
+           "@DATA\n1.5,1,'1'\n"
+    data = load_arff(_write(tmp_path, "caps.arff", text), 2)
+    assert data.feature_names == ["x"] and data.label_names == ["lab", "l 2"]
+    assert data.X.tolist() == [[1.5]] and data.Y.tolist() == [[1, 1]]
+    with pytest.raises(ValueError, match=r"line 6: expected @data alone on its line"):
+        load_arff(_write(tmp_path, "extra.arff", text.replace("@DATA", "@DATA 1,2")), 2)
+    with pytest.raises(ValueError, match=r"line 2: expected @relation, @attribute or @data"):
+        load_arff(_write(tmp_path, "db.arff", "@relation r\n@database\n"), 1)

@@ -15,6 +15,7 @@ the learners take (see also :func:`~predtron.data.ranking.split_queries`).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -210,6 +211,9 @@ def load_letor(path, *, group=None, group_file=None, n_features: int | None = No
     """
     if group is not None and group_file is not None:
         raise ValueError("give at most one of group (an array of sizes) and group_file (a path)")
+    if isinstance(group, (str, bytes, os.PathLike)):
+        raise TypeError(f"group takes an array of group sizes; pass a file of group sizes as group_file= "
+                        f"(got group={group!r})")
     data = load_svmlight(path, n_features=n_features, sparse=sparse, zero_based=zero_based,
                          max_features=max_features)
     path = Path(path)

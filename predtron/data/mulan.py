@@ -140,8 +140,8 @@ def _name_and_rest(text: str) -> tuple[str, str]:
         if end < 0:
             raise _Bad(f"the quoted name in {show(text)} is not closed")
         return _unescape(text[1:end]), text[end + 1:].strip()
-    parts = text.split(None, 1)
-    return parts[0], (parts[1].strip() if len(parts) > 1 else "")
+    end = next((i for i, c in enumerate(text) if c.isspace() or c == "{"), len(text))
+    return text[:end], text[end:].strip()
 
 
 # ---------------------------------------------------------------- header
@@ -182,10 +182,10 @@ def _read_header(lines, path) -> tuple[list[_Attribute], int]:
     attributes: list[_Attribute] = []
     seen: dict[str, int] = {}
     for number, text in lines:
-        lower = text.lower()
-        if lower.startswith("@relation"):
+        keyword = text.split(None, 1)[0].lower()
+        if keyword == "@relation":
             continue
-        if lower.startswith("@attribute"):
+        if keyword.startswith("@attribute"):
             try:
                 attribute = _attribute(text, number)
             except _Bad as exc:
@@ -196,9 +196,11 @@ def _read_header(lines, path) -> tuple[list[_Attribute], int]:
             seen[attribute.name] = number
             attributes.append(attribute)
             continue
-        if lower.startswith("@data"):
+        if keyword == "@data":
             if not attributes:
                 raise ValueError(f"{where(path, number)}: @data comes before any @attribute")
+            if text.split(None, 1)[1:]:
+                raise ValueError(f"{where(path, number)}: expected @data alone on its line; got {show(text)}")
             return attributes, number
         raise ValueError(f"{where(path, number)}: expected @relation, @attribute or @data in the header; "
                          f"got {show(text)}")
@@ -368,7 +370,8 @@ def _read(path: Path, handle, n_labels, names_from_xml, xml, sparse: bool, missi
         if unknown:
             raise ValueError(f"{xml} names labels that {path} does not declare: {unknown[:5]}"
                              + (" ..." if len(unknown) > 5 else ""))
-        is_label = [name in set(names_from_xml) for name in names]
+        wanted = set(names_from_xml)
+        is_label = [name in wanted for name in names]
         if n_labels is not None and n_labels != len(names_from_xml):
             raise ValueError(f"n_labels = {n_labels} but {xml} names {len(names_from_xml)} labels")
     else:
