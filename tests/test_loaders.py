@@ -75,6 +75,11 @@ def test_letor_sparse_matches_dense(tmp_path):
     assert all(sp.issparse(a) and np.array_equal(a.toarray(), b) for a, b in zip(Xs_sparse, Xs, strict=True))
 
 
+def test_a_qid_like_token_on_every_line_is_not_dropped(tmp_path):
+    with pytest.raises(ValueError, match=r"line 1: expected qid:<integer> after the label; got 'qidx:3'"):
+        load_svmlight(_write(tmp_path, "q.txt", "1 qidx:3 1:1\n0 qidx:3 1:2\n"))
+
+
 def test_svmlight_without_qid_and_zero_based(tmp_path):
     path = _write(tmp_path, "plain.txt", "-1 0:1.5 4:2\n+1 2:-3e-2\n")
     data = load_svmlight(path, zero_based=True)
@@ -186,6 +191,7 @@ GOOD = "1 qid:1 1:0.5 2:1\n"
     ("1 qid:1 2000000:1", r"feature index 2000000 is beyond max_features"),
     ("1 qid:x 1:1", r"expected qid:<integer> after the label; got 'qid:x'"),
     ("1 qid: 1:1", r"expected qid:<integer>"),
+    ("1 qidx:1 1:1", r"expected qid:<integer> after the label; got 'qidx:1'"),
     ("1 qid:99999999999999999999 1:1", r"does not fit in a 64-bit integer"),
     ("1 1:1", r"this line has no qid: but earlier lines do"),
     ("1 qid:1 1:1 qid:2", r"qid: must come right after the label"),

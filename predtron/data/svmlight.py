@@ -202,13 +202,15 @@ def _scan(path) -> _Scan:
                 continue
             if b"\x00" in body:
                 return _Scan(lines, None, None, ok=False)
-            here = len(tokens) > 1 and tokens[1].startswith(b"qid:")
+            here = len(tokens) > 1 and tokens[1].startswith(b"qid")  # scikit-learn's test, to agree with it
             if has_qid is None:
                 has_qid = here
             if here != has_qid:
                 return _Scan(lines, None, None, ok=False)
             if here:
                 try:
+                    if not tokens[1].startswith(b"qid:"):
+                        raise ValueError
                     qid = int(tokens[1][4:])
                 except ValueError:
                     return _Scan(lines, None, None, ok=False)
