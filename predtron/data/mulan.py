@@ -20,8 +20,9 @@ What is read, and the rules:
 * every fault raises ``ValueError`` naming the file and the line.
 
 Why not a library: :mod:`scipy.io.arff` reads dense ARFF only; liac-arff (last release 2.5.0,
-2020) reads sparse rows but keeps the last of two equal indices silently, accepts NaN, and
-gives no line number for a faulty row when it streams.  The subset used by multilabel data
+2020; scikit-learn vendors its 2.4 code, which is what we read) handles sparse rows but keeps
+the last of two equal indices silently, accepts NaN, and gives no line number for a faulty row
+when it streams.  The subset used by multilabel data
 (numeric and nominal attributes) is small enough to read here with every rule above.
 """
 
