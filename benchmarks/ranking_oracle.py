@@ -66,8 +66,8 @@ def time_brute_force(sizes, repeats: int, rng) -> None:
 def ranking_data(path: Path, rng) -> tuple[list, list, str]:
     file = path / "vali.txt"
     if file.exists():
-        data = load_letor(file)
-        return data.X, data.Y, f"LETOR MQ2008 fold 1, {file}"
+        X, Y = load_letor(file).queries()
+        return X, Y, f"LETOR MQ2008 fold 1, {file}"
     X, Y = [], []
     for _ in range(157):
         m = int(rng.integers(6, 121))

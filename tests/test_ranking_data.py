@@ -1,14 +1,11 @@
-"""Ranking data: flat <-> per-query conversion, LETOR loader, separable and Figure-1 generators."""
+"""Ranking data: flat <-> per-query conversion, separable and Figure-1 generators (loaders: test_loaders.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from predtron.bounds import empirical_margin
-from predtron.data.letor import load_letor
 from predtron.data.ranking import (
     figure1_centres,
     figure1_labels,
@@ -21,8 +18,6 @@ from predtron.data.ranking import (
 from predtron.problems.binary import Binary
 from predtron.problems.multilabel_ranking import MultilabelRanking
 from predtron.problems.subset_ranking import SubsetRanking
-
-MQ2008 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "letor-mq2008-fold1"
 
 
 # ------------------------------------------------------------------ flat layout
@@ -46,8 +41,10 @@ def test_split_by_group_and_by_qid_agree_and_round_trip():
 def test_non_contiguous_qids_rejected_or_gathered():
     X, y = _flat()
     qid = [4, 4, 9, 4, 9, 1, 1]
-    with pytest.raises(ValueError, match="rows of query 4 are not contiguous"):
+    with pytest.raises(ValueError, match=r"rows of query 4 are not contiguous \(row 3 follows rows of other "
+                                         r"queries\); sort the rows by query id first") as error:
         split_queries(X, y, qid=qid)
+    assert "sort=True" not in str(error.value)  # fit and the estimators cannot pass it
     Xs, ys = split_queries(X, y, qid=qid, sort=True)
     assert [x[:, 0].tolist() for x in Xs] == [[0, 2, 6], [4, 8], [10, 12]]
     assert [v.tolist() for v in ys] == [[0, 1, 0], [2, 0], [1, 3]]
@@ -56,15 +53,22 @@ def test_non_contiguous_qids_rejected_or_gathered():
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({}, "exactly one of qid"),
     ({"qid": [1] * 7, "group": [7]}, "exactly one of qid"),
-    ({"group": [3, 3]}, "group sizes sum to 6 but X has 7 rows"),
-    ({"group": [3, 0, 4]}, "group sizes must be >= 1"),
-    ({"group": [3.0, 4.0]}, "integer group sizes"),
+    ({"group": [3, 3]}, r"group sizes sum to 6 but there are 7 rows; group = \[3, 3\] \(2 values\)"),
+    ({"group": [3, 0, 4]}, r"group sizes must be >= 1; group\[1\] = 0"),
+    ({"group": [3.5, 3.5]}, r"group sizes must be whole numbers; group\[0\] = 3.5"),
+    ({"group": ["3", "4"]}, "integer group sizes"),
     ({"qid": [1, 2]}, "one query id per row"),
 ])
 def test_split_bad_grouping(kwargs, message):
     X, y = _flat()
     with pytest.raises(ValueError, match=message):
         split_queries(X, y, **kwargs)
+
+
+def test_split_accepts_integral_float_group_sizes():
+    X, y = _flat()
+    Xs, _ = split_queries(X, y, group=np.array([3.0, 1.0, 3.0]))  # np.loadtxt reads sizes as floats
+    assert [len(x) for x in Xs] == [3, 1, 3]
 
 
 def test_split_bad_values():
@@ -94,62 +98,6 @@ def test_flatten_bad_input():
         flatten_queries([np.ones((2, 3))], [[0, 1], [1]])
     with pytest.raises(ValueError, match="X must be a list of 2-D arrays"):
         flatten_queries("abc", [[0]])
-
-
-# ------------------------------------------------------------------ LETOR loader
-LETOR_TEXT = """2 qid:10 1:0.5 3:1.0 #docid = A-1 inc = 1 prob = 0.2
-0 qid:10 2:0.25 #docid = A-2 inc = 0
-1 qid:3 1:1 2:2 3:3
-"""
-
-
-def test_load_letor_small_file(tmp_path):
-    path = tmp_path / "small.txt"
-    path.write_text(LETOR_TEXT + "\n")
-    data = load_letor(path)
-    assert data.qids.tolist() == [10, 3]
-    assert [y.tolist() for y in data.Y] == [[2, 0], [1]]
-    assert np.array_equal(data.X[0], [[0.5, 0, 1.0], [0, 0.25, 0]])
-    assert data.docids == [["A-1", "A-2"], [None]]
-    assert load_letor(path, n_features=5).X[1].shape == (1, 5)
-
-
-@pytest.mark.parametrize(("text", "message"), [
-    ("1 1:0.5\n", "line 1: expected '<relevance> qid:<id>"),
-    ("x qid:1 1:0.5\n", "relevance 'x' is not a number"),
-    ("-1 qid:1 1:0.5\n", "relevance must be an integer >= 0"),
-    ("1.5 qid:1 1:0.5\n", "relevance must be an integer >= 0"),
-    ("1 qid:1 1:0.5\n0 qid:1 0:2\n", "line 2: expected '<index>:<value>'"),
-    ("1 qid:1 1:nan\n", "finite value"),
-    ("1 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n", "rows of query 1 are not contiguous"),
-    ("# only a comment\n", "contains no data lines"),
-])
-def test_load_letor_bad_files(tmp_path, text, message):
-    path = tmp_path / "bad.txt"
-    path.write_text(text)
-    with pytest.raises(ValueError, match=message):
-        load_letor(path)
-
-
-def test_load_letor_errors(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"nope\.txt"):
-        load_letor(tmp_path / "nope.txt")
-    path = tmp_path / "small.txt"
-    path.write_text(LETOR_TEXT)
-    with pytest.raises(ValueError, match="feature index 3 > n_features = 2"):
-        load_letor(path, n_features=2)
-
-
-def test_load_mq2008_validation_fold():
-    path = MQ2008 / "vali.txt"
-    if not path.exists():
-        pytest.skip(f"MQ2008 data not present: {path}")
-    data = load_letor(path)
-    assert len(data.X) == 157 and sum(len(y) for y in data.Y) == 2707
-    assert {x.shape[1] for x in data.X} == {46}
-    assert min(len(y) for y in data.Y) >= 6 and max(len(y) for y in data.Y) <= 119
-    assert set(np.concatenate(data.Y).tolist()) == {0, 1, 2}
-    assert data.docids[0][0].startswith("GX")
 
 
 # ------------------------------------------------------------------ separable data

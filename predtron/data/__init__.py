@@ -1,16 +1,30 @@
-"""Data: seeded generators of separable data and loaders of real benchmark files."""
+"""Data: seeded generators of separable data, loaders of the field's file formats, shipped real data.
+
+Loaders (every malformed line raises ``ValueError`` naming the file and the line):
+
+* :func:`load_svmlight` -- svmlight / LibSVM files, dense or CSR (:mod:`predtron.data.svmlight`);
+* :func:`load_letor` -- learning-to-rank files, with ``qid:`` or with LightGBM group sizes,
+  in the flat layout; ``.queries()`` gives per-query lists (:mod:`predtron.data.letor`);
+* :func:`load_arff` -- multilabel ARFF, dense and sparse rows, labels last or named by a Mulan
+  XML file (:mod:`predtron.data.mulan`);
+* :func:`load_mq2008`, :func:`load_emotions` -- the copies shipped in the repository's
+  ``data/`` folder (:mod:`predtron.data.shipped`).
+"""
 
 from predtron.data.generators import SeparableData, make_noisy, make_separable
-from predtron.data.letor import LetorData, load_letor
-from predtron.data.mulan import MultilabelData, load_arff
+from predtron.data.letor import LetorData, load_letor, read_group_file
+from predtron.data.mulan import MultilabelData, load_arff, read_mulan_xml
 from predtron.data.ranking import (
     Figure1Data,
+    check_group_sizes,
     flatten_queries,
     make_figure1_ranking,
     make_separable_ranking,
     split_queries,
 )
 from predtron.data.sequences import SequenceData, make_sequences
+from predtron.data.shipped import get_data_home, load_emotions, load_mq2008
+from predtron.data.svmlight import SvmlightData, load_svmlight
 
 __all__ = [
     "Figure1Data",
@@ -18,13 +32,21 @@ __all__ = [
     "MultilabelData",
     "SeparableData",
     "SequenceData",
+    "SvmlightData",
+    "check_group_sizes",
     "flatten_queries",
+    "get_data_home",
     "load_arff",
+    "load_emotions",
     "load_letor",
+    "load_mq2008",
+    "load_svmlight",
     "make_figure1_ranking",
     "make_noisy",
     "make_separable",
     "make_separable_ranking",
     "make_sequences",
+    "read_group_file",
+    "read_mulan_xml",
     "split_queries",
 ]

@@ -1,117 +1,246 @@
-"""Loader of LETOR / svmlight ranking files with query ids (pure numpy).
+"""Learning-to-rank files: LETOR / svmlight with ``qid:``, or LightGBM's layout with group sizes.
 
-Each line is ``<relevance> qid:<id> <feature>:<value> ... [# comment]``, e.g. the LETOR
-4.0 MQ2008 files, whose comments read ``#docid = GX015-44-4118282 inc = 1 prob = 0.1``.
-Feature indices are 1-based; features absent from a line are 0.
+Two layouts are read (both by :func:`load_letor`):
+
+* **LETOR / svm_rank / XGBoost**: every line carries ``qid:<id>`` after the relevance, e.g.
+  ``2 qid:10 1:0.5 3:1.0 #docid = GX015-44-4118282``; a query's lines are contiguous.
+* **LightGBM**: plain svmlight lines (no ``qid:``) plus group sizes, one integer per line, in a
+  sidecar file named after the data file with ``.query`` appended (LightGBM's name; XGBoost's
+  ``.group`` is also recognised), in a file given by ``group_file``, or in a ``group=`` array.
+
+The result keeps the *flat* layout that LightGBM, XGBoost and scikit-learn use (one row per
+document with a query id and group sizes); :meth:`LetorData.queries` gives the per-query lists
+the learners take (see also :func:`~predtron.data.ranking.split_queries`).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
-from predtron._validation import check_int
-from predtron.data.ranking import split_queries
+from predtron.data._files import DECOMPRESSION_ERRORS, check_file, excerpt, open_binary, show, where
+from predtron.data.ranking import check_group_sizes
+from predtron.data.svmlight import MAX_FEATURES, check_flag, load_svmlight
+from predtron.problems.ranking_measures import MAX_EXPONENTIAL_GRADE
+
+#: Sidecar suffixes looked for next to a data file without ``qid:``, in this order.
+SIDECAR_SUFFIXES = (".query", ".group")
 
 
 class LetorData(NamedTuple):
-    """A ranking data set, one entry per query in file order.
+    """A ranking data set in the flat layout: one row per document, queries contiguous, in file order.
 
     Attributes
     ----------
-    X : list of ndarray
-        ``(m_q, p0)`` document matrices.
-    Y : list of ndarray
-        Integer relevance grades.
-    qids : ndarray
-        The query id of each entry (as written in the file).
-    docids : list of list
-        Per query, the ``docid`` of each document when the comment names one, else ``None``.
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_documents, n_features)
+        Features of every document.
+    y : ndarray of int64, shape (n_documents,)
+        Relevance grades (integers ``>= 0``).
+    qid : ndarray of int64, shape (n_documents,)
+        The query id of each document: as written after ``qid:``, or, when the sizes come
+        from ``group``, a sidecar or ``group_file``, the query's position ``0, 1, 2, ...``.
+    group : ndarray of int64, shape (n_queries,)
+        Documents per query, in file order (LightGBM's ``group``); they sum to ``n_documents``.
+    docids : ndarray of object or None
+        Per document, the ``docid`` its comment names (``None`` where none); ``None`` when no
+        comment in the file names one.
     """
 
-    X: list
-    Y: list
-    qids: np.ndarray
-    docids: list
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    qid: np.ndarray
+    group: np.ndarray
+    docids: np.ndarray | None
+
+    @property
+    def query_ids(self) -> np.ndarray:
+        """The id of each query, in file order (``qid`` at the first row of each group)."""
+        return self.qid[np.concatenate([[0], np.cumsum(self.group)[:-1]])]
+
+    def queries(self, dense: bool = True) -> tuple[list, list[np.ndarray]]:
+        """The per-query layout the learners take: ``(Xs, ys)``, one entry per query.
+
+        Parameters
+        ----------
+        dense : bool, default True
+            With a sparse ``X``, convert each query's block to a dense array (one query at a
+            time, so the whole matrix is never dense at once); ``False`` keeps CSR blocks.
+        """
+        dense = check_flag(dense, "dense")
+        ends = np.cumsum(self.group)
+        starts = ends - self.group
+        if sp.issparse(self.X):
+            blocks = [self.X[a:b] for a, b in zip(starts, ends, strict=True)]
+            Xs = [block.toarray() for block in blocks] if dense else blocks
+        else:
+            Xs = [self.X[a:b] for a, b in zip(starts, ends, strict=True)]
+        return Xs, [self.y[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
-def _docid(comment: str) -> str | None:
-    tokens = comment.replace("=", " = ").split()
-    for i, token in enumerate(tokens[:-2]):
-        if token == "docid" and tokens[i + 1] == "=":
-            return tokens[i + 2]
+def read_group_file(path, n_rows: int | None = None) -> np.ndarray:
+    """Read group sizes, one per line (LightGBM's ``.query`` / XGBoost's ``.group`` file).
+
+    Blank lines are skipped; integral floats such as ``3.0`` or ``3.000e+00`` (as written by
+    :func:`numpy.savetxt`) are accepted.  A line that is not a whole number ``>= 1`` raises a
+    ``ValueError`` naming the file and the line; so do sizes that do not sum to ``n_rows``.
+    """
+    path = check_file(path, "group-size")
+    sizes: list[int] = []
+    try:
+        with open_binary(path) as handle:
+            for number, raw in enumerate(handle, start=1):
+                text = raw.strip()
+                if not text:
+                    continue
+                try:
+                    value = float(text)
+                except ValueError:
+                    raise ValueError(f"{where(path, number)}: expected one group size (a whole number "
+                                     f">= 1) per line; got {show(raw)}") from None
+                if not (value.is_integer() and 1 <= value <= 2**62):
+                    raise ValueError(f"{where(path, number)}: a group size must be a whole number >= 1; "
+                                     f"got {show(raw)}")
+                sizes.append(int(value))
+    except DECOMPRESSION_ERRORS as exc:
+        if isinstance(exc, FileNotFoundError | PermissionError):
+            raise
+        raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
+    if not sizes:
+        raise ValueError(f"{path} contains no group sizes")
+    total = sum(sizes)
+    if n_rows is not None and total != n_rows:
+        raise ValueError(f"{path}: the group sizes sum to {total} but the data have {n_rows} rows; "
+                         f"sizes = {excerpt(sizes)}")
+    return np.array(sizes, dtype=np.int64)
+
+
+def find_sidecar(path) -> Path | None:
+    """The group-size file LightGBM (``<file>.query``) or XGBoost (``<file>.group``) would use, if any."""
+    path = Path(path)
+    bases = [path]
+    if path.suffix in (".gz", ".bz2"):
+        bases.append(path.with_suffix(""))
+    for base in bases:
+        for suffix in SIDECAR_SUFFIXES:
+            candidate = base.with_name(base.name + suffix)
+            if candidate.is_file():
+                return candidate
     return None
 
 
-def load_letor(path, n_features: int | None = None) -> LetorData:
-    """Read an svmlight file with ``qid:`` into per-query matrices and relevance arrays.
+def _check_relevance(path, y: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    good = (y >= 0) & (y == np.round(y)) & (y <= MAX_EXPONENTIAL_GRADE)
+    if not good.all():
+        row = int(np.flatnonzero(~good)[0])
+        value = y[row].item()
+        value = int(value) if value.is_integer() else value
+        rule = (f"at most {MAX_EXPONENTIAL_GRADE} (the gain 2^y - 1 of larger grades overflows)"
+                if value > MAX_EXPONENTIAL_GRADE and isinstance(value, int) else "a whole number >= 0")
+        raise ValueError(f"{where(path, int(lines[row]))}: the relevance grade {value!r} must be {rule}")
+    return y.astype(np.int64)
+
+
+def _runs(path, qid: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """Sizes of the runs of equal ``qid``; refuses a query whose lines are not contiguous."""
+    starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+    runs = qid[starts]
+    if np.unique(runs).size != runs.size:
+        first: dict[int, int] = {}
+        for start, q in zip(starts.tolist(), runs.tolist(), strict=True):
+            if q in first:
+                raise ValueError(
+                    f"{where(path, int(lines[start]))}: query {q} continues here after lines of other "
+                    f"queries (it starts at line {int(lines[first[q]])}); the lines of a query must be "
+                    "contiguous: sort the file by qid, keeping the order within each query (e.g. "
+                    "`sort -s -t: -k2,2n FILE`)"
+                )
+            first[q] = start
+    return np.diff(np.append(starts, qid.size)).astype(np.int64)
+
+
+def load_letor(path, *, group=None, group_file=None, n_features: int | None = None, sparse: bool = False,
+               zero_based: bool = False, max_features: int | None = MAX_FEATURES) -> LetorData:
+    """Read a learning-to-rank file into the flat layout, validated line by line.
 
     Parameters
     ----------
     path : str or path-like
-        The file (e.g. ``letor-mq2008-fold1/vali.txt``).
+        An svmlight file (plain, gzip or bz2), with ``qid:`` on every line or on none.
+    group : array-like of ints, optional
+        Documents per query, in file order (LightGBM's ``group``); for a file without
+        ``qid:``.  Integral floats (``3.0``) are accepted.
+    group_file : str or path-like, optional
+        A file of group sizes, one per line, instead of ``group``.  When neither is given
+        and the file has no ``qid:``, ``<path>.query`` or ``<path>.group`` is used if it
+        exists.  With ``qid:`` in the file, given sizes must match its queries.
     n_features : int, optional
-        Number of features ``p0``; default: the largest feature index in the file.  A
-        larger index raises ``ValueError``.
+        Number of features (pass it so that a training and a test file agree).
+    sparse : bool, default False
+        Return ``X`` as a :class:`scipy.sparse.csr_matrix`.
+    zero_based : bool, default False
+        Feature indices start at 0 instead of 1 (LETOR and svmlight are 1-based).
+    max_features : int or None
+        Guard against absurd feature indices when ``n_features`` is not given (see
+        :func:`~predtron.data.svmlight.load_svmlight`).
+
+    Returns
+    -------
+    LetorData
+        ``X``, ``y`` (int relevance), ``qid``, ``group`` and ``docids``; ``.queries()``
+        gives per-query lists.
 
     Raises
     ------
     FileNotFoundError
-        If ``path`` does not exist (the message names it).
+        If ``path`` or ``group_file`` does not exist.
     ValueError
-        On a malformed line (the message gives its number), a non-integer or negative
-        relevance, or a query whose lines are not contiguous.
+        For every malformed line (file and line number in the message; see
+        :func:`~predtron.data.svmlight.load_svmlight`), a relevance grade that is not a
+        whole number ``>= 0``, a query whose lines are not contiguous, group sizes that are
+        not whole numbers ``>= 1`` or do not sum to the number of lines, and a file without
+        ``qid:`` and without group sizes.
+
+    Examples
+    --------
+    >>> data = load_letor("vali.txt")            # doctest: +SKIP
+    >>> Xs, ys = data.queries()                  # doctest: +SKIP
     """
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"LETOR file not found: {path}")
-    labels, qids, docids, rows, cols, vals = [], [], [], [], [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            body, _, comment = line.partition("#")
-            tokens = body.split()
-            if not tokens:
-                continue
-            if len(tokens) < 2 or not tokens[1].startswith("qid:"):
-                raise ValueError(f"{path}, line {number}: expected '<relevance> qid:<id> <index>:<value> ...'; "
-                                 f"got {line.strip()[:60]!r}")
-            try:
-                label = float(tokens[0])
-            except ValueError:
-                raise ValueError(f"{path}, line {number}: relevance {tokens[0]!r} is not a number") from None
-            if not label.is_integer() or label < 0:
-                raise ValueError(f"{path}, line {number}: relevance must be an integer >= 0; got {tokens[0]!r}")
-            row = len(labels)
-            labels.append(int(label))
-            qids.append(tokens[1][4:])
-            docids.append(_docid(comment))
-            for token in tokens[2:]:
-                index, sep, value = token.partition(":")
-                try:
-                    j, v = int(index), float(value)
-                except ValueError:
-                    j, v = -1, 0.0
-                if not sep or j < 1 or not np.isfinite(v):
-                    raise ValueError(f"{path}, line {number}: expected '<index>:<value>' with index >= 1 and a "
-                                     f"finite value; got {token!r}")
-                rows.append(row)
-                cols.append(j - 1)
-                vals.append(v)
-    if not labels:
-        raise ValueError(f"{path} contains no data lines")
-    width = max(cols, default=-1) + 1
-    if n_features is not None:
-        n_features = check_int(n_features, "n_features", minimum=1)
-        if width > n_features:
-            raise ValueError(f"{path} has feature index {width} > n_features = {n_features}")
-        width = n_features
-    X = np.zeros((len(labels), width))
-    X[np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)] = vals
-    qid_array = np.array([int(q) if q.lstrip("-").isdigit() else q for q in qids])
-    Xs, Ys = split_queries(X, np.array(labels, dtype=np.int64), qid=qid_array)
-    starts = np.cumsum([0] + [len(y) for y in Ys])
-    return LetorData(Xs, Ys, qid_array[starts[:-1]],
-                     [docids[a:b] for a, b in itertools.pairwise(starts)])
+    if group is not None and group_file is not None:
+        raise ValueError("give at most one of group (an array of sizes) and group_file (a path)")
+    if isinstance(group, (str, bytes, os.PathLike)):
+        raise TypeError(f"group takes an array of group sizes; pass a file of group sizes as group_file= "
+                        f"(got group={group!r})")
+    data = load_svmlight(path, n_features=n_features, sparse=sparse, zero_based=zero_based,
+                         max_features=max_features)
+    path = Path(path)
+    n_rows = data.X.shape[0]
+    y = _check_relevance(path, data.y, data.lines)
+    if group_file is None and group is None and data.qid is None:
+        group_file = find_sidecar(path)
+        if group_file is None:
+            raise ValueError(
+                f"{path} has no qid: on its lines and no group sizes were given; pass group=[...] or "
+                f"group_file=..., or put the sizes, one per line, in {path}.query"
+            )
+    if group_file is not None:
+        sizes = read_group_file(group_file, n_rows)
+        source = f"the group sizes in {group_file},"
+    elif group is not None:
+        sizes = check_group_sizes(group, n_rows, name="group")
+        source = "group ="
+    else:
+        sizes, source = None, None
+    if data.qid is None:
+        qid = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+    else:
+        qid = data.qid
+        runs = _runs(path, qid, data.lines)
+        if sizes is not None and not np.array_equal(sizes, runs):
+            raise ValueError(f"{source} {excerpt(sizes)} do not match the queries of {path} given by its "
+                             f"qid: fields {excerpt(runs)}")
+        sizes = runs
+    return LetorData(data.X, y, qid, sizes, data.docids)

@@ -13,12 +13,48 @@ from typing import NamedTuple
 import numpy as np
 
 from predtron._validation import as_finite_array, check_int, check_positive
+from predtron.data._files import excerpt
 from predtron.data.generators import SeparableData
 from predtron.problems.ranking import RankingProblem, check_relevance
 from predtron.scoring import DocumentScoring, VectorScoring
 
 
 # ---------------------------------------------------------------- flat <-> per query
+def check_group_sizes(group, n_rows: int | None = None, name: str = "group") -> np.ndarray:
+    """Validate group sizes (rows per query, in order: LightGBM's ``group``); return them as int64.
+
+    Integral floats such as ``3.0`` (what :func:`numpy.loadtxt` returns) are accepted; ``2.5``,
+    NaN, booleans, strings, sizes below 1 and, when ``n_rows`` is given, sizes that do not sum
+    to ``n_rows`` are refused.  Messages show a short excerpt of the sizes, never all of them.
+    """
+    try:
+        sizes = np.asarray(group)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of group sizes; could not convert it ({exc})") from None
+    if isinstance(group, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in group):
+        sizes = np.asarray(group, dtype=bool) if all(isinstance(v, (bool, np.bool_)) for v in group) else \
+            np.asarray(group, dtype=object)  # a bool among numbers: refused below, not read as 0/1
+    if sizes.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of integer group sizes; got dtype {sizes.dtype}")
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of group sizes; got shape {sizes.shape}")
+    bad = ~(np.isfinite(sizes) & (sizes == np.round(sizes))) if sizes.dtype.kind == "f" else np.zeros(sizes.size, bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} sizes must be whole numbers; {name}[{i}] = {sizes[i].item()!r} in {excerpt(sizes)}")
+    ceiling = 2**62 if n_rows is None else n_rows
+    bad = (sizes < 1) | (sizes > ceiling)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        rule = ">= 1" if sizes[i] < 1 else f"<= the number of rows ({ceiling})"
+        raise ValueError(f"{name} sizes must be {rule}; {name}[{i}] = {sizes[i].item()!r} in {excerpt(sizes)}")
+    sizes = sizes.astype(np.int64)
+    total = sum(sizes.tolist())
+    if n_rows is not None and total != n_rows:
+        raise ValueError(f"{name} sizes sum to {total} but there are {n_rows} rows; {name} = {excerpt(sizes)}")
+    return sizes
+
+
 def _matrix(X, name: str) -> np.ndarray:
     if isinstance(X, (list, tuple)) and X and isinstance(X[0], (list, tuple, np.ndarray)):
         lengths = {len(row) for row in X}
@@ -45,7 +81,8 @@ def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[
         unless ``sort=True``.
     group : array-like of ints, optional
         Number of rows of each query, in order (LightGBM's ``group``); they must sum to
-        ``N``.  Give exactly one of ``qid`` and ``group``.
+        ``N`` (integral floats such as ``3.0`` are accepted, see
+        :func:`check_group_sizes`).  Give exactly one of ``qid`` and ``group``.
     sort : bool, default False
         With ``qid``: gather each query's rows in order of first appearance (stable)
         instead of rejecting queries whose rows are not contiguous.
@@ -63,13 +100,7 @@ def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[
     if (qid is None) == (group is None):
         raise ValueError("give exactly one of qid (a query id per row) and group (rows per query)")
     if group is not None:
-        sizes = np.asarray(group)
-        if sizes.ndim != 1 or sizes.dtype.kind not in "iu":
-            raise ValueError(f"group must be a 1-D array of integer group sizes; got {sizes!r}")
-        if np.any(sizes <= 0):
-            raise ValueError(f"group sizes must be >= 1; got {sizes[sizes <= 0][0]}")
-        if sizes.sum() != n:
-            raise ValueError(f"group sizes sum to {int(sizes.sum())} but X has {n} rows")
+        sizes = check_group_sizes(group, n)
         cuts = np.cumsum(sizes)[:-1]
         return list(np.split(X, cuts)), list(np.split(rel, cuts))
     qid = np.asarray(qid)
@@ -83,9 +114,13 @@ def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[
             seen: set = set()
             for q in runs.tolist():
                 if q in seen:
+                    rows = np.flatnonzero(qid == q)
+                    gap = int(rows[np.flatnonzero(np.diff(rows) > 1)[0] + 1])
                     raise ValueError(
-                        f"the rows of query {q!r} are not contiguous; sort the rows by query or pass "
-                        "sort=True to gather them"
+                        f"the rows of query {q!r} are not contiguous (row {gap} follows rows of other "
+                        "queries); sort the rows by query id first, keeping their order within a "
+                        "query: order = np.argsort(qid, kind='stable'), then index X, y and qid "
+                        "with order"
                     )
                 seen.add(q)
         _, first_rows, inverse = np.unique(qid, return_index=True, return_inverse=True)

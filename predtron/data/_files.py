@@ -1,0 +1,76 @@
+"""Helpers shared by the file loaders: opening (plain, gzip, bz2), messages, size guards."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import os
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+#: Largest dense matrix a loader builds, in entries (2**28 float64 values = 2 GiB).  A file
+#: whose dense matrix would be larger is refused with advice to pass ``sparse=True``.
+MAX_DENSE_ENTRIES = 2**28
+
+#: Errors raised while reading a damaged or truncated gzip / bz2 file (``gzip.BadGzipFile`` and
+#: bz2's "invalid data stream" are ``OSError``).
+DECOMPRESSION_ERRORS = (EOFError, zlib.error, OSError)
+
+
+def check_file(path, what: str) -> Path:
+    """``path`` as a :class:`~pathlib.Path` after checking it names an existing regular file."""
+    if isinstance(path, (bytes, bytearray)):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or path-like naming a {what} file; got {type(path).__name__}")
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    if not path.is_file():
+        raise ValueError(f"{what} path is not a regular file: {path}")
+    return path
+
+
+def open_binary(path: Path) -> io.BufferedIOBase:
+    """Open ``path`` for reading bytes, decompressing gzip or bz2 (recognised by their magic bytes)."""
+    with path.open("rb") as handle:
+        magic = handle.read(3)
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    if magic == b"BZh":
+        return bz2.open(path, "rb")
+    return path.open("rb")
+
+
+def where(path, line: int | None = None) -> str:
+    """The prefix of a message about ``path`` (and one of its lines): ``'file.txt, line 7'``."""
+    return f"{path}" if line is None else f"{path}, line {line}"
+
+
+def show(text, limit: int = 60) -> str:
+    """A short quoted excerpt of a line or token (bytes are decoded, undecodable bytes escaped)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="backslashreplace")
+    text = text.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def excerpt(values, limit: int = 6) -> str:
+    """At most ``limit`` entries of a 1-D array, then the total count: ``'[3, 5, 2, ...] (40 values)'``."""
+    arr = np.asarray(values).ravel()
+    items = ", ".join(repr(v) for v in arr[:limit].tolist())
+    more = ", ..." if arr.size > limit else ""
+    return f"[{items}{more}] ({arr.size} value{'s' if arr.size != 1 else ''})"
+
+
+def check_dense_size(n_rows: int, n_columns: int, path) -> None:
+    """Refuse a dense matrix above :data:`MAX_DENSE_ENTRIES` before it is allocated."""
+    if n_rows * n_columns > MAX_DENSE_ENTRIES:
+        raise ValueError(
+            f"{path}: a dense matrix of {n_rows} rows x {n_columns} features would hold "
+            f"{n_rows * n_columns:,} values, more than the limit of {MAX_DENSE_ENTRIES:,}; "
+            "pass sparse=True for a scipy CSR matrix"
+        )
