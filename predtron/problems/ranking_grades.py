@@ -1,0 +1,381 @@
+"""An exact loss-augmented argmax for ranking that exploits the relevance grades (Lemma 3).
+
+The oracle of Lemma 3 maximises ``sum_i P[i, sigma[i]]`` over rankings ``sigma`` with
+profit ``P[i, j] = t_i f_j - w_i b_j``, where ``f`` are the normalised position values
+(strictly decreasing), ``b`` the loss's position weights (non-increasing) and
+``w = v / I(y)`` the item values over the ideal DCG (see
+:mod:`predtron.problems.ranking_measures`).  A dense assignment solver ignores that ``w``
+takes only as many values as there are relevance grades.  :func:`grades_argmax` uses that
+structure and is exact; the argument is below and in its docstring.
+
+Why the method is exact
+-----------------------
+Call the items that share a value of ``w`` a *class* (one per relevance grade; for
+precision@k the relevant grades form one class), with ``G`` classes of sizes ``n_g``.
+
+1. *Inside a class, items go in decreasing order of score.*  Two items of one class at
+   positions ``j < j'`` contribute ``t_a f_j + t_b f_j'`` plus a loss term that does not
+   change when they swap; swapping changes the sum by ``(t_b - t_a)(f_j - f_j')``, so
+   the higher score at the higher position is never worse.  A ranking is thus fixed by
+   its *class sequence* (which class sits at each position), or equivalently by the path
+   of counts ``c(p) = (c_1(p), ..., c_G(p))``, the number of items of each class in the
+   top ``p`` positions (``sum_g c_g(p) = p``; each step adds one to one class).
+2. *The objective is separable and concave in the counts.*  Write ``d_p = f_p - f_{p+1} > 0``
+   and ``e_p = b_p - b_{p+1}``, and let ``T_g(c)`` be the sum of the ``c`` largest scores
+   of class ``g``.  Summing by parts over the positions (Abel summation),
+
+       sum_i t_i f_{sigma[i]} - w_i b_{sigma[i]}
+           = const + sum_{p=1}^{m-1} sum_g [ d_{p-1} T_g(c_g(p)) - e_{p-1} w_g c_g(p) ],
+
+   where the constant does not depend on the ranking.  ``T_g`` has decreasing increments
+   (the sorted scores), so each term is a concave function of one count ``c_g(p)``.
+3. *This is a concave-profit network flow.*  Give each class a chain of arcs, one per
+   layer ``p``; position ``p`` sends one unit into the chain of the class it takes, so the
+   flow on the chain arc of class ``g`` after layer ``p`` is ``c_g(p)``, and the chain
+   ends in a demand ``n_g``.  Class sequences are exactly the integral flows, and the
+   objective is a sum of concave profits of single arc flows.  For such (separable
+   convex-cost) flow problems an integral flow is optimal if and only if no cycle of
+   the residual network improves it by sending one unit around it.  A simple cycle uses
+   each chain arc at most once, so it changes every count ``c_g(p)`` by at most one.
+4. *Certificate by a band dynamic programme.*  Fix a reference path ``r`` and a width
+   ``W >= 1``.  The *band* is the set of count paths with ``|c_g(p) - r_g(p)| <= W``
+   for every class and layer; its best member ``x`` is found by a dynamic programme over
+   layers whose states are the offsets ``c(p) - r(p)`` (``K`` states per layer).  If
+   ``x`` stays strictly inside the band wherever the band is narrower than the trivial
+   bounds ``0 <= c_g(p) <= n_g``, every improving cycle of ``x`` would give a path that
+   is still in the band and better than ``x``; there is none, so ``x`` is optimal.  The
+   same holds for the reference itself (it is the centre of the band) when the band's
+   best value does not exceed its value: then ``r`` is optimal.  Otherwise ``x`` is
+   strictly better than ``r`` and becomes the next reference; the value increases at
+   every pass, so the loop ends.
+
+The reference comes from sorting by ``t - rho w`` for a few ``rho`` (the sort rule of
+:func:`~predtron.problems.ranking_measures._sort_rule`) followed by adjacent swaps that
+improve the objective (an odd-even transposition sort with the exact pairwise test);
+on the instances measured in ``benchmarks/ranking_oracle.py`` this lands within one
+count of an optimum, so one or two band passes certify it.  The cost of a pass is
+``O(m K G)`` with ``K`` the number of offsets in ``{-W..W}^G`` that sum to zero (3, 7,
+19, 51 for ``W = 1`` and ``G = 2..5``), against ``O(m^3)`` for a dense assignment.  If
+``max_passes`` passes do not certify a reference (never seen in the tests or
+benchmarks) the dense assignment solver is used, so the result is always exact.
+Values are floating-point sums: "exact" means up to rounding, as for
+:func:`~predtron.problems.ranking_measures.assignment_argmax`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from predtron.problems.ranking_measures import assignment_argmax
+
+#: Largest number of band states per layer :func:`grades_argmax` builds tables for;
+#: beyond it (many grades) the dense assignment is used.
+MAX_BAND_STATES = 4000
+
+
+class GradesResult(NamedTuple):
+    """Result of :func:`grades_argmax` with ``return_info=True``."""
+
+    sigma: np.ndarray  #: the ranking (``sigma[i]`` = 0-based position of item ``i``)
+    classes: int  #: number of classes ``G`` (distinct values of ``w``)
+    width: int  #: band half-width ``W`` used by the passes
+    states: int  #: band states per layer ``K``
+    swap_rounds: int  #: rounds of adjacent swaps for the reference
+    passes: int  #: band passes run
+    method: str  #: ``"sort"`` (one class), ``"band"`` (certified) or ``"assignment"`` (fallback)
+
+
+# ------------------------------------------------------------------ band tables
+@functools.lru_cache(maxsize=64)
+def band_states(G: int, W: int) -> int:
+    """``K``: the number of offsets ``delta`` in ``{-W..W}^G`` with ``sum(delta) = 0``."""
+    poly = np.ones(1, dtype=object)
+    for _ in range(G):
+        poly = np.convolve(poly, np.ones(2 * W + 1, dtype=object))
+    return int(poly[G * W])
+
+
+@functools.lru_cache(maxsize=32)
+def _band_tables(G: int, W: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets ``D`` (``K x G``, the zero offset first) and predecessor table ``pred``.
+
+    ``pred[s, g, k]`` is the index of the offset of the state at layer ``p`` from which
+    state ``k`` at layer ``p + 1`` is reached by placing an item of class ``g``, when the
+    reference places class ``s`` at position ``p`` (offset ``D[k] - e_g + e_s``), or ``K``
+    (an always-impossible state) when that offset leaves the band.
+    """
+    D = np.array([d for d in itertools.product(range(-W, W + 1), repeat=G) if sum(d) == 0], dtype=np.int64)
+    D = D[np.lexsort((*(D[:, g] for g in reversed(range(G))), np.abs(D).sum(1)))]
+    K = len(D)
+    weights = (2 * W + 1) ** np.arange(G, dtype=np.int64)
+    codes = (D + W) @ weights
+    by_code = np.argsort(codes)
+    sorted_codes = codes[by_code]
+    eye = np.eye(G, dtype=np.int64)
+    pred = np.full((G, G, K), K, dtype=np.intp)
+    for s in range(G):
+        for g in range(G):
+            prev = D - eye[g] + eye[s]
+            inside = (np.abs(prev) <= W).all(1)
+            slot = np.searchsorted(sorted_codes, (prev[inside] + W) @ weights)
+            pred[s, g, inside] = by_code[slot]
+    D.setflags(write=False)
+    pred.setflags(write=False)
+    return D, pred
+
+
+# ------------------------------------------------------------------ the pieces
+def _items_at(seq: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Item at each position for the class sequence ``seq`` (classes in score order)."""
+    items = np.empty(len(seq), dtype=np.int64)
+    items[np.argsort(seq, kind="stable")] = order
+    return items
+
+
+def _value(items: np.ndarray, t, w, f, b) -> float:
+    return float(t[items] @ f - w[items] @ b)
+
+
+def _adjacent_swaps(items: np.ndarray, t, w, d, e, max_rounds: int) -> tuple[np.ndarray, int]:
+    """Swap neighbours while that strictly increases the objective (odd-even rounds).
+
+    Items of one class never swap (their pairwise change is ``(t_a - t_b) d_p >= 0``),
+    so the order inside each class is kept.
+    """
+    m = len(items)
+    rows = np.vstack([t[items], w[items], items.astype(float)])
+    rounds, moved = 0, True
+    while moved and rounds < max_rounds:
+        rounds += 1
+        moved = False
+        for lo in (0, 1):
+            up, down = rows[:, lo:m - 1:2], rows[:, lo + 1:m:2]
+            if up.shape[1] == 0:
+                continue
+            gain = (up[0] - down[0]) * d[lo:m - 1:2] - (up[1] - down[1]) * e[lo:m - 1:2]
+            swap = gain < 0
+            if swap.any():
+                moved = True
+                new_up = np.where(swap, down, up)
+                rows[:, lo + 1:m:2] = np.where(swap, up, down)
+                rows[:, lo:m - 1:2] = new_up
+    return rows[2].astype(np.int64), rounds
+
+
+def _band_pass(seq, counts, starts, tsorted, wv, f, b, W):
+    """Best class sequence whose counts stay within ``W`` of those of ``seq``.
+
+    Returns ``(best sequence, its value, value of seq, touches)`` where ``touches`` says
+    whether the best path reaches the band's edge where the band is narrower than
+    ``0 <= c_g <= n_g``.  Values are sums of the profits of the placed items.
+    """
+    m, G = len(seq), len(counts)
+    D, pred = _band_tables(G, W)
+    K = len(D)
+    ref = np.zeros((m + 1, G), dtype=np.int64)
+    np.cumsum(np.eye(G, dtype=np.int64)[seq], axis=0, out=ref[1:])
+    # gain[p, g, W + j]: profit of placing class g at position p, arriving at count ref + j
+    arrive = ref[1:, :, None] + np.arange(-W, W + 1)
+    ok = (arrive >= 1) & (arrive <= counts[None, :, None])
+    item = np.where(ok, starts[None, :, None] + arrive - 1, 0)
+    gain = tsorted[item] * f[:, None, None] - (b[:, None] * wv[None, :])[:, :, None]
+    gain[~ok] = -np.inf
+    gain = gain.reshape(m, G * (2 * W + 1))
+    # gain_gk[p, g, k]: profit of reaching state k (offset D[k]) at layer p + 1 by placing class g
+    gain_gk = gain[:, np.arange(G)[:, None] * (2 * W + 1) + D.T + W]
+    # forward pass: values of all band states, layer by layer
+    values = np.full((m + 1, K + 1), -np.inf)
+    values[0, 0] = 0.0
+    maximum = np.maximum.reduce
+    seq_list = seq.tolist()
+    for p in range(m):
+        cand = values[p].take(pred[seq_list[p]])
+        cand += gain_gk[p]
+        maximum(cand, axis=0, out=values[p + 1, :K])
+    best = values[m, 0]
+    # backward pass: the first class reaching each state's value, then follow the path
+    layer_pred = pred[seq].reshape(m, G * K)
+    cand = np.take_along_axis(values[:-1], layer_pred, axis=1).reshape(m, G, K)
+    cand += gain_gk
+    reached = cand == values[1:, None, :K]
+    choice = np.zeros((m, K), dtype=np.int64)
+    for g in range(G - 1, -1, -1):
+        choice[reached[:, g, :]] = g
+    back = np.take_along_axis(layer_pred, choice * K + np.arange(K), axis=1).reshape(m * K)
+    states = np.empty(m + 1, dtype=np.int64)
+    state = states[m] = 0
+    for p in range(m - 1, -1, -1):
+        state = states[p] = back[p * K + state]
+    out = choice.reshape(m * K)[np.arange(m) * K + states[1:]]
+    offsets = D[states]
+    ref_value = float(np.cumsum(gain_gk[np.arange(m), seq, 0])[-1])
+    path = ref + offsets
+    edge = np.abs(offsets) == W
+    binding = ((offsets == W) & (path < counts)) | ((offsets == -W) & (path > 0))
+    touches = bool((edge & binding).any())
+    return out, float(best), ref_value, touches
+
+
+def _reference(t, w, cls, order, f, b, d, e, max_rounds):
+    """A good class sequence: the best of a few ``t - rho w`` sorts, improved by adjacent swaps."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.sort(np.where(d > 0, e / d, 0.0))
+    n = len(rho) - 1
+    slopes = sorted({0.0, float(rho[0]), float(rho[n // 2]), float(rho[(9 * n) // 10]), float(rho[n])})
+    best_items, best_value = None, -np.inf
+    for slope in slopes:
+        seq = cls[np.argsort(slope * w - t, kind="stable")]
+        items = _items_at(seq, order)
+        value = _value(items, t, w, f, b)
+        if value > best_value:
+            best_items, best_value = items, value
+    items, rounds = _adjacent_swaps(best_items, t, w, d, e, max_rounds)
+    return cls[items], rounds
+
+
+# ------------------------------------------------------------------ the oracle
+def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int = 8,
+                  return_info: bool = False):
+    """A ranking maximising ``sum_i t_i fvals[sigma[i]] - w_i b[sigma[i]]``, exactly.
+
+    The loss-augmented argmax of Lemma 3 with the profit of
+    :meth:`~predtron.problems.ranking.RankingProblem.oracle`, solved through the classes
+    of equal ``w`` (relevance grades) instead of a dense ``m x m`` assignment.  See the
+    module notes for the argument: inside a class items go by decreasing score, the
+    objective is a separable concave function of the class counts along the ranking
+    (summation by parts), so it is a concave-profit network flow, and a band dynamic
+    programme around a reference ranking certifies optimality (no improving cycle).
+
+    Parameters
+    ----------
+    t : array of shape (m,)
+        Scores.
+    w : array of shape (m,)
+        Item values over the ideal DCG, ``v / I(y)`` (``>= 0``; equal values = a class).
+    fvals : array of shape (m,)
+        Position values ``f(j + 1) / Z``, strictly decreasing.
+    b : array of shape (m,)
+        Position weights of the loss (any real values; non-increasing for the package's
+        losses).
+    width : int, optional
+        Band half-width ``W`` (default :func:`default_width`: 2 for up to three classes,
+        where one pass usually both finds and certifies the optimum, else 1).
+    max_passes : int
+        Band passes before falling back to the dense assignment.
+    return_info : bool
+        Return a :class:`GradesResult` (with the passes and the method used) instead
+        of ``sigma``.
+
+    Returns
+    -------
+    sigma : int array of shape (m,)
+        ``sigma[i]`` is the 0-based position of item ``i``.  Ties in ``t`` inside a class
+        go to the lower item index; the result is deterministic.
+    """
+    t = np.asarray(t, dtype=float)
+    w = np.asarray(w, dtype=float)
+    fvals = np.asarray(fvals, dtype=float)
+    b = np.asarray(b, dtype=float)
+    m = len(t)
+    if not (w.shape == fvals.shape == b.shape == (m,)):
+        raise ValueError(f"t, w, fvals and b must have one entry per item, shape ({m},); got "
+                         f"{w.shape}, {fvals.shape} and {b.shape}")
+    wv, cls = np.unique(w, return_inverse=True)
+    G = len(wv)
+    order = np.lexsort((-t, cls))  # by class, then decreasing score, then item index
+    counts = np.bincount(cls, minlength=G)
+
+    def result(sigma, W=0, K=0, rounds=0, passes=0, method="band"):
+        if return_info:
+            return GradesResult(sigma, G, W, K, rounds, passes, method)
+        return sigma
+
+    if G == 1:
+        sigma = np.empty(m, dtype=np.int64)
+        sigma[order] = np.arange(m)
+        return result(sigma, method="sort")
+    if width is None:
+        W = default_width(G)
+    else:
+        W = int(width)
+        if W < 1:
+            raise ValueError(f"width must be an integer >= 1; got {width!r}")
+    K = band_states(G, W)
+    if K > MAX_BAND_STATES:
+        return result(assignment_argmax(np.outer(t, fvals) - np.outer(w, b)), W, K, method="assignment")
+    d = fvals[:-1] - fvals[1:]
+    e = b[:-1] - b[1:]
+    seq, rounds = _reference(t, w, cls, order, fvals, b, d, e, max_rounds=m)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    tsorted = t[order]
+    scale = float(np.abs(t).sum() * np.abs(fvals).max() + np.abs(w).sum() * np.abs(b).max())
+    tol = 8.0 * m * np.finfo(float).eps * scale
+    passes, certified = 0, False
+    while not certified and passes < max_passes:
+        passes += 1
+        best_seq, best, ref_value, touches = _band_pass(seq, counts, starts, tsorted, wv, fvals, b, W)
+        if best <= ref_value + tol:
+            certified = True  # the reference is a best member of its band, and it is the band's centre
+        else:
+            seq = best_seq  # strictly better than the reference
+            certified = not touches  # the band's best path is strictly inside the band
+    if not certified:
+        sigma = assignment_argmax(np.outer(t, fvals) - np.outer(w, b))
+        return result(sigma, W, K, rounds, passes, method="assignment")
+    sigma = np.empty(m, dtype=np.int64)
+    sigma[_items_at(seq, order)] = np.arange(m)
+    return result(sigma, W, K, rounds, passes)
+
+
+# ------------------------------------------------------------------ cost model
+#: Seconds per call of the dense assignment oracle: ``fixed + cube * m^3`` (building the
+#: ``m x m`` profits and ``linear_sum_assignment``; the profits of Lemma 3 take about
+#: ``m^3`` steps in practice).  Calibrated with ``benchmarks/ranking_oracle.py --calibrate``.
+ASSIGNMENT_COST = {"fixed": 1.0e-5, "cube": 4.0e-10}
+#: Seconds per call of :func:`grades_argmax`: ``fixed + m * passes * (layer + state * K * G)``
+#: with ``passes`` the typical number of band passes for the width (measured by the same
+#: benchmark).
+GRADES_COST = {"fixed": 3.0e-4, "layer": 7.0e-6, "state": 4.0e-9, "passes_w1": 1.5, "passes_w2": 1.0}
+
+
+def default_width(G: int) -> int:
+    """Band half-width used by :func:`grades_argmax`: 2 for up to three classes, else 1."""
+    return 2 if G <= 3 else 1
+
+
+def oracle_costs(m: int, G: int) -> dict[str, float]:
+    """Predicted seconds per call of the ``"assignment"`` and ``"grades"`` oracles.
+
+    A deterministic function of the number of items ``m`` and of classes ``G`` (distinct
+    item values), from the constants :data:`ASSIGNMENT_COST` and :data:`GRADES_COST`.
+    """
+    lsa = ASSIGNMENT_COST["fixed"] + ASSIGNMENT_COST["cube"] * m**3
+    if G <= 1:
+        return {"assignment": lsa, "grades": GRADES_COST["fixed"]}
+    W = default_width(G)
+    K = band_states(G, W)
+    if K > MAX_BAND_STATES:
+        return {"assignment": lsa, "grades": np.inf}
+    passes = GRADES_COST["passes_w2" if W == 2 else "passes_w1"]
+    grades = GRADES_COST["fixed"] + m * passes * (GRADES_COST["layer"] + GRADES_COST["state"] * K * G)
+    return {"assignment": lsa, "grades": grades}
+
+
+def choose_method(m: int, G: int) -> str:
+    """``"grades"`` or ``"assignment"``: the one :func:`oracle_costs` predicts faster."""
+    costs = oracle_costs(m, G)
+    return "grades" if costs["grades"] < costs["assignment"] else "assignment"
+
+
+@functools.lru_cache(maxsize=1)
+def smallest_grades_size() -> int:
+    """The smallest ``m`` for which :func:`choose_method` can pick ``"grades"`` (two classes are
+    the cheapest case), so that smaller queries skip counting their classes."""
+    m = 2
+    while choose_method(m, 2) == "assignment" and m < 1_000_000:
+        m += 1
+    return m
