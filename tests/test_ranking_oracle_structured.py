@@ -119,7 +119,7 @@ def test_certificate_never_accepts_a_suboptimal_reference(width):
         best = _value(assignment_argmax(np.outer(t, fvals) - np.outer(w, b)), t, w, fvals, b)
         for seq in set(itertools.permutations(cls.tolist())):
             seq = np.array(seq)
-            out, band_best, ref_value, touches = _band_pass(seq, counts, starts, t[order], wv, fvals, b, width)
+            _, band_best, ref_value, touches = _band_pass(seq, counts, starts, t[order], wv, fvals, b, width)
             items = np.empty(6, dtype=np.int64)
             items[np.argsort(seq, kind="stable")] = order
             assert _close(ref_value, float(t[items] @ fvals - w[items] @ b))
@@ -139,7 +139,8 @@ def test_band_tables():
     assert [band_states(G, 1) for G in (2, 3, 4, 5)] == [3, 7, 19, 51]
     assert [band_states(G, 2) for G in (2, 3, 4, 5)] == [5, 19, 85, 381]
     for G, W in [(2, 1), (3, 2), (4, 1)]:
-        D, pred = _band_tables(G, W)
+        tables = _band_tables(G, W)
+        D, pred = tables.offsets, tables.pred
         K = len(D)
         assert K == band_states(G, W) and not D[0].any() and (D.sum(1) == 0).all()
         assert (np.abs(D) <= W).all() and len({tuple(r) for r in D.tolist()}) == K
@@ -150,6 +151,8 @@ def test_band_tables():
                 assert D[pred[s, g, k]].tolist() == want.tolist()
             else:
                 assert pred[s, g, k] == K
+            assert tables.pred_lists[s][k][g] == pred[s, g, k]
+            assert D[k, g] == tables.pick[g, k] - g * (2 * W + 1) - W == tables.pick_lists[k][g] - g * (2 * W + 1) - W
 
 
 def test_fallback_to_the_assignment_is_exact():
@@ -201,7 +204,7 @@ def large_instances(draw):
     y = rng.choice(G, size=m, p=p)
     kind = draw(st.sampled_from(["ties", "tiny", "normal", "large", "zeros", "correct"]))
     f = draw(st.sampled_from(F_ALL))
-    config = draw(st.sampled_from(LOSS_CONFIGS + [{"k": 10}, {"loss": "precision", "k": 10}]))
+    config = draw(st.sampled_from([*LOSS_CONFIGS, {"k": 10}, {"loss": "precision", "k": 10}]))
     problem = SubsetRanking(f=f, **config)
     t = {"ties": rng.integers(-3, 4, size=m).astype(float), "tiny": 1e-3 * rng.standard_normal(m),
          "normal": rng.standard_normal(m), "large": 100 * rng.standard_normal(m), "zeros": np.zeros(m),

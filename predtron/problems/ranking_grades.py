@@ -52,8 +52,10 @@ precision@k the relevant grades form one class), with ``G`` classes of sizes ``n
 The reference comes from sorting by ``t - rho w`` for a few ``rho`` (the sort rule of
 :func:`~predtron.problems.ranking_measures._sort_rule`) followed by adjacent swaps that
 improve the objective (an odd-even transposition sort with the exact pairwise test);
-on the instances measured in ``benchmarks/ranking_oracle.py`` this lands within one
-count of an optimum, so one or two band passes certify it.  The cost of a pass is
+for random scores this lands within one count of an optimum, so one band pass (two
+with ``W = 1``) certifies it.  When a pass's best path reaches the band's edge the
+width doubles (while the band stays small), which is what scores far from a sort need
+(for example scores already ordered by relevance).  The cost of a pass is
 ``O(m K G)`` with ``K`` the number of offsets in ``{-W..W}^G`` that sum to zero (3, 7,
 19, 51 for ``W = 1`` and ``G = 2..5``), against ``O(m^3)`` for a dense assignment.  If
 ``max_passes`` passes do not certify a reference (never seen in the tests or
@@ -99,9 +101,17 @@ def band_states(G: int, W: int) -> int:
     return int(poly[G * W])
 
 
+class _BandTables(NamedTuple):
+    offsets: np.ndarray  # D, (K, G): the offsets c(p) - r(p) of the band states, zero first
+    pred: np.ndarray  # (G, G, K): pred[s, g, k], see _band_tables
+    pick: np.ndarray  # (G, K): column of the gain table for reaching state k by class g
+    pred_lists: list  # pred_lists[s][k][g] = pred[s, g, k], for the backtracking in Python
+    pick_lists: list  # pick_lists[k][g] = pick[g, k]
+
+
 @functools.lru_cache(maxsize=32)
-def _band_tables(G: int, W: int) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets ``D`` (``K x G``, the zero offset first) and predecessor table ``pred``.
+def _band_tables(G: int, W: int) -> _BandTables:
+    """The band states and their transitions for ``G`` classes and half-width ``W``.
 
     ``pred[s, g, k]`` is the index of the offset of the state at layer ``p`` from which
     state ``k`` at layer ``p + 1`` is reached by placing an item of class ``g``, when the
@@ -123,9 +133,10 @@ def _band_tables(G: int, W: int) -> tuple[np.ndarray, np.ndarray]:
             inside = (np.abs(prev) <= W).all(1)
             slot = np.searchsorted(sorted_codes, (prev[inside] + W) @ weights)
             pred[s, g, inside] = by_code[slot]
-    D.setflags(write=False)
-    pred.setflags(write=False)
-    return D, pred
+    pick = (np.arange(G)[:, None] * (2 * W + 1) + D.T + W).astype(np.intp)
+    for table in (D, pred, pick):
+        table.setflags(write=False)
+    return _BandTables(D, pred, pick, pred.transpose(0, 2, 1).tolist(), pick.T.tolist())
 
 
 # ------------------------------------------------------------------ the pieces
@@ -174,63 +185,82 @@ def _band_pass(seq, counts, starts, tsorted, wv, f, b, W):
     ``0 <= c_g <= n_g``.  Values are sums of the profits of the placed items.
     """
     m, G = len(seq), len(counts)
-    D, pred = _band_tables(G, W)
+    tables = _band_tables(G, W)
+    D, pred, pick = tables.offsets, tables.pred, tables.pick
     K = len(D)
     ref = np.zeros((m + 1, G), dtype=np.int64)
     np.cumsum(np.eye(G, dtype=np.int64)[seq], axis=0, out=ref[1:])
-    # gain[p, g, W + j]: profit of placing class g at position p, arriving at count ref + j
+    # gain[p, g, W + j]: profit of placing class g at position p, arriving at count ref + j;
+    # -inf when no such item exists, which also keeps every reachable state inside 0..n_g
     arrive = ref[1:, :, None] + np.arange(-W, W + 1)
     ok = (arrive >= 1) & (arrive <= counts[None, :, None])
     item = np.where(ok, starts[None, :, None] + arrive - 1, 0)
     gain = tsorted[item] * f[:, None, None] - (b[:, None] * wv[None, :])[:, :, None]
     gain[~ok] = -np.inf
     gain = gain.reshape(m, G * (2 * W + 1))
-    # gain_gk[p, g, k]: profit of reaching state k (offset D[k]) at layer p + 1 by placing class g
-    gain_gk = gain[:, np.arange(G)[:, None] * (2 * W + 1) + D.T + W]
-    # forward pass: values of all band states, layer by layer
+    # forward pass: the best value of every band state, layer by layer (states are columns)
     values = np.full((m + 1, K + 1), -np.inf)
     values[0, 0] = 0.0
     maximum = np.maximum.reduce
     seq_list = seq.tolist()
     for p in range(m):
         cand = values[p].take(pred[seq_list[p]])
-        cand += gain_gk[p]
+        cand += gain[p].take(pick)
         maximum(cand, axis=0, out=values[p + 1, :K])
-    best = values[m, 0]
-    # backward pass: the first class reaching each state's value, then follow the path
-    layer_pred = pred[seq].reshape(m, G * K)
-    cand = np.take_along_axis(values[:-1], layer_pred, axis=1).reshape(m, G, K)
-    cand += gain_gk
-    reached = cand == values[1:, None, :K]
-    choice = np.zeros((m, K), dtype=np.int64)
-    for g in range(G - 1, -1, -1):
-        choice[reached[:, g, :]] = g
-    back = np.take_along_axis(layer_pred, choice * K + np.arange(K), axis=1).reshape(m * K)
-    states = np.empty(m + 1, dtype=np.int64)
-    state = states[m] = 0
+    best = float(values[m, 0])
+    # backward pass along the best path: the first class that reaches the state's value
+    value_at, gain_at = values.item, gain.item
+    out = np.empty(m, dtype=np.int64)
+    states = np.zeros(m + 1, dtype=np.int64)
+    state = 0
     for p in range(m - 1, -1, -1):
-        state = states[p] = back[p * K + state]
-    out = choice.reshape(m * K)[np.arange(m) * K + states[1:]]
+        preds, cols = tables.pred_lists[seq_list[p]][state], tables.pick_lists[state]
+        target, chosen = value_at(p + 1, state), 0
+        for g in range(G):
+            if value_at(p, preds[g]) + gain_at(p, cols[g]) == target:
+                chosen = g
+                break
+        out[p] = chosen
+        state = states[p] = preds[chosen]
     offsets = D[states]
-    ref_value = float(np.cumsum(gain_gk[np.arange(m), seq, 0])[-1])
+    ref_value = float(np.cumsum(gain[np.arange(m), seq * (2 * W + 1) + W])[-1])
     path = ref + offsets
-    edge = np.abs(offsets) == W
     binding = ((offsets == W) & (path < counts)) | ((offsets == -W) & (path > 0))
-    touches = bool((edge & binding).any())
-    return out, float(best), ref_value, touches
+    return out, best, ref_value, bool(binding.any())
 
 
-def _reference(t, w, cls, order, f, b, d, e, max_rounds):
-    """A good class sequence: the best of a few ``t - rho w`` sorts, improved by adjacent swaps."""
+def _reference(t, w, cls, order, f, b, d, e, max_rounds, iterations=4):
+    """A good class sequence to centre the band on (any sequence would keep the result exact).
+
+    Candidates: sorts by ``t - rho w`` for a few slopes ``rho`` taken from the ratios
+    ``e_p / d_p`` (the sort is exact when that ratio is constant), then a few sorts with
+    the ratio at each item's current position.  In each, the items past the last position
+    where ``b`` changes (the tail beyond a cut-off ``k``) are sorted by score, which is
+    optimal there.  The best candidate is improved by adjacent swaps.
+    """
+    m = len(t)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rho = np.sort(np.where(d > 0, e / d, 0.0))
-    n = len(rho) - 1
-    slopes = sorted({0.0, float(rho[0]), float(rho[n // 2]), float(rho[(9 * n) // 10]), float(rho[n])})
-    best_items, best_value = None, -np.inf
-    for slope in slopes:
-        seq = cls[np.argsort(slope * w - t, kind="stable")]
-        items = _items_at(seq, order)
-        value = _value(items, t, w, f, b)
+        ratio = np.where(d > 0, e / d, 0.0)
+    changes = np.flatnonzero(e)
+    tail = int(changes[-1]) + 1 if len(changes) else 0
+
+    def candidate(key):
+        items = _items_at(cls[np.argsort(-key, kind="stable")], order)
+        if tail < m - 1:
+            rest = items[tail:]
+            items[tail:] = rest[np.lexsort((rest, -t[rest]))]
+        return items, _value(items, t, w, f, b)
+
+    sorted_ratio = np.sort(ratio)
+    n = len(sorted_ratio) - 1
+    slopes = sorted({0.0, *(float(sorted_ratio[(q * n) // 10]) for q in (0, 5, 9, 10))})
+    best_items, best_value = max((candidate(t - slope * w) for slope in slopes), key=lambda c: c[1])
+    at_position = np.append(ratio, ratio[-1])
+    items = best_items
+    for _ in range(iterations):
+        position = np.empty(m, dtype=np.int64)
+        position[items] = np.arange(m)
+        items, value = candidate(t - at_position[position] * w)
         if value > best_value:
             best_items, best_value = items, value
     items, rounds = _adjacent_swaps(best_items, t, w, d, e, max_rounds)
@@ -239,7 +269,7 @@ def _reference(t, w, cls, order, f, b, d, e, max_rounds):
 
 # ------------------------------------------------------------------ the oracle
 def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int = 8,
-                  return_info: bool = False):
+                  max_states: int = 1000, return_info: bool = False):
     """A ranking maximising ``sum_i t_i fvals[sigma[i]] - w_i b[sigma[i]]``, exactly.
 
     The loss-augmented argmax of Lemma 3 with the profit of
@@ -262,10 +292,14 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
         Position weights of the loss (any real values; non-increasing for the package's
         losses).
     width : int, optional
-        Band half-width ``W`` (default :func:`default_width`: 2 for up to three classes,
-        where one pass usually both finds and certifies the optimum, else 1).
+        Band half-width ``W`` of the first pass (default :func:`default_width`: 2 for up
+        to four classes, where one pass usually both finds and certifies the optimum,
+        else 1).  After a pass whose best path reaches the band's edge, the width doubles
+        while the band keeps at most ``max_states`` states per layer.
     max_passes : int
         Band passes before falling back to the dense assignment.
+    max_states : int
+        Largest number of band states per layer the doubling may reach.
     return_info : bool
         Return a :class:`GradesResult` (with the passes and the method used) instead
         of ``sigma``.
@@ -323,6 +357,9 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
         else:
             seq = best_seq  # strictly better than the reference
             certified = not touches  # the band's best path is strictly inside the band
+            if touches and band_states(G, 2 * W) <= min(max_states, MAX_BAND_STATES):
+                W *= 2  # the optimum may be further away: look wider
+                K = band_states(G, W)
     if not certified:
         sigma = assignment_argmax(np.outer(t, fvals) - np.outer(w, b))
         return result(sigma, W, K, rounds, passes, method="assignment")
@@ -343,8 +380,9 @@ GRADES_COST = {"fixed": 3.0e-4, "layer": 7.0e-6, "state": 4.0e-9, "passes_w1": 1
 
 
 def default_width(G: int) -> int:
-    """Band half-width used by :func:`grades_argmax`: 2 for up to three classes, else 1."""
-    return 2 if G <= 3 else 1
+    """Band half-width used by :func:`grades_argmax`: 2 for up to four classes (at most 85
+    states per layer; one pass usually finds and certifies the optimum), else 1."""
+    return 2 if G <= 4 else 1
 
 
 def oracle_costs(m: int, G: int) -> dict[str, float]:
