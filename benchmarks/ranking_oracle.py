@@ -8,6 +8,8 @@ Prints, all measured in this run with single-threaded BLAS (``threadpoolctl``):
   (given as ``t, v / I(y), f / Z, b``), best of 3 each, their ratio and whether both reach
   the same optimum, for four relevance distributions (goal: ratio >= 10), plus two
   stress rows with 6 and 8 grades that show where the grades oracle stops paying;
+* the same comparison at m = 1000 for other kinds of scores (tiny, tied, zero, ordered
+  by relevance or against it), with the work the grades oracle needed;
 * the time of one ``RankingProblem.oracle`` call at m = 8, 20, 50, 120, 1000 for each
   method (MQ2008-like grades), with the method ``oracle="auto"`` picks;
 * brute force over all m! rankings (``predtron.testing.brute_force_oracle``) for small m,
@@ -133,6 +135,36 @@ def print_goal_table(rows: list[dict]) -> None:
         print(f"{name:40s} {row['peer_seconds'] * 1e3:8.1f} ms {row['predtron_seconds'] * 1e3:6.1f} ms "
               f"{row['ratio']:6.1f}x {goal:>5s} {'yes' if row['same_optimum'] else 'NO':>13s} "
               f"{row['classes']:>2d} {row['states']:>5d} {row['passes']:>6d}")
+
+
+def regime_table(m: int, repeats: int, seed: int) -> None:
+    """The goal comparison for other kinds of scores (MQ2008-like grades, f=-i, NDCG)."""
+    rng = np.random.default_rng(seed)
+    problem = SubsetRanking(f="linear")
+    t0, y = instance(m, rng, MQ2008_LIKE)
+    regimes = {
+        "standard normal scores": t0,
+        "tiny scores (1e-4 x normal)": 1e-4 * t0,
+        "integer scores -2..2 (ties)": rng.integers(-2, 3, size=m).astype(float),
+        "all scores zero": np.zeros(m),
+        "scores ordered by relevance": 3 * problem.rep(problem.correct(y)) + 0.01 * t0,
+        "scores against relevance": -3 * problem.rep(problem.correct(y)) + 0.01 * t0,
+    }
+    print(f"\nother scores, m = {m}, MQ2008-like grades, f(i) = -i, NDCG, best of {repeats}")
+    print(f"{'scores':32s} {'assignment':>11s} {'grades':>9s} {'ratio':>7s} {'same optimum':>13s} "
+          f"{'swap rounds':>11s} {'passes':>6s} {'last W':>6s} {'method':>7s}")
+    with threadpool_limits(1):
+        for name, t in regimes.items():
+            args = factored_profits(problem, t, y)
+            profit = np.outer(args[0], args[2]) - np.outer(args[1], args[3])
+            peer = best_time(lambda profit=profit: linear_sum_assignment(profit, maximize=True), repeat=repeats)
+            ours = best_time(lambda args=args: grades_argmax(*args), repeat=repeats)
+            rows, cols = linear_sum_assignment(profit, maximize=True)
+            info = grades_argmax(*args, return_info=True)
+            best, got = float(profit[rows, cols].sum()), float(profit[np.arange(m), info.sigma].sum())
+            same = "yes" if abs(best - got) <= 1e-9 * (1.0 + abs(best)) else "NO"
+            print(f"{name:32s} {peer * 1e3:8.1f} ms {ours * 1e3:6.1f} ms {peer / ours:6.1f}x {same:>13s} "
+                  f"{info.swap_rounds:>11d} {info.passes:>6d} {info.width:>6d} {info.method:>7s}")
 
 
 def per_call_table(sizes, seed: int) -> None:
@@ -268,6 +300,7 @@ def main(argv=None) -> None:
         calibrate(args.quick, args.seed)
         return
     print_goal_table(goal_rows(1000, 3, args.seed, stress=True))
+    regime_table(1000, 1 if args.quick else 3, args.seed)
     per_call_table([8, 20, 50, 120, 1000], args.seed)
     rng = np.random.default_rng(args.seed)
     repeats = 3 if args.quick else 10

@@ -33,10 +33,12 @@ precision@k the relevant grades form one class), with ``G`` classes of sizes ``n
    layer ``p``; position ``p`` sends one unit into the chain of the class it takes, so the
    flow on the chain arc of class ``g`` after layer ``p`` is ``c_g(p)``, and the chain
    ends in a demand ``n_g``.  Class sequences are exactly the integral flows, and the
-   objective is a sum of concave profits of single arc flows.  For such (separable
-   convex-cost) flow problems an integral flow is optimal if and only if no cycle of
-   the residual network improves it by sending one unit around it.  A simple cycle uses
-   each chain arc at most once, so it changes every count ``c_g(p)`` by at most one.
+   objective is a sum of concave profits of single arc flows (extended linearly between
+   integers).  For such separable convex-cost flow problems with integral data an
+   integral flow is optimal among all flows if and only if no cycle of the residual
+   network improves it by sending one unit around it (the negative-cycle optimality
+   condition).  A simple cycle uses each chain arc at most once, so it changes every
+   count ``c_g(p)`` by at most one.
 4. *Certificate by a band dynamic programme.*  Fix a reference path ``r`` and a width
    ``W >= 1``.  The *band* is the set of count paths with ``|c_g(p) - r_g(p)| <= W``
    for every class and layer; its best member ``x`` is found by a dynamic programme over
@@ -57,9 +59,10 @@ with ``W = 1``) certifies it.  When a pass's best path reaches the band's edge t
 width doubles (while the band stays small), which is what scores far from a sort need
 (for example scores already ordered by relevance).  The cost of a pass is
 ``O(m K G)`` with ``K`` the number of offsets in ``{-W..W}^G`` that sum to zero (3, 7,
-19, 51 for ``W = 1`` and ``G = 2..5``), against ``O(m^3)`` for a dense assignment.  If
-``max_passes`` passes do not certify a reference (never seen in the tests or
-benchmarks) the dense assignment solver is used, so the result is always exact.
+19, 51 for ``W = 1`` and ``G = 2..5``; about ``3^G``, so many grades make the method
+slow), against ``O(m^3)`` for a dense assignment.  If ``max_passes`` passes do not
+certify a reference, or the band would have more than :data:`MAX_BAND_STATES` states,
+the dense assignment solver is used, so the result is always exact.
 Values are floating-point sums: "exact" means up to rounding, as for
 :func:`~predtron.problems.ranking_measures.assignment_argmax`.
 """
@@ -118,7 +121,9 @@ def _band_tables(G: int, W: int) -> _BandTables:
     reference places class ``s`` at position ``p`` (offset ``D[k] - e_g + e_s``), or ``K``
     (an always-impossible state) when that offset leaves the band.
     """
-    D = np.array([d for d in itertools.product(range(-W, W + 1), repeat=G) if sum(d) == 0], dtype=np.int64)
+    free = np.array(list(itertools.product(range(-W, W + 1), repeat=G - 1)), dtype=np.int64).reshape(-1, G - 1)
+    D = np.column_stack([free, -free.sum(1)])
+    D = D[np.abs(D[:, -1]) <= W]
     D = D[np.lexsort((*(D[:, g] for g in reversed(range(G))), np.abs(D).sum(1)))]
     K = len(D)
     weights = (2 * W + 1) ** np.arange(G, dtype=np.int64)
@@ -268,7 +273,7 @@ def _reference(t, w, cls, order, f, b, d, e, max_rounds, iterations=4):
 
 
 # ------------------------------------------------------------------ the oracle
-def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int = 8,
+def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int = 10,
                   max_states: int = 1000, return_info: bool = False):
     """A ranking maximising ``sum_i t_i fvals[sigma[i]] - w_i b[sigma[i]]``, exactly.
 
@@ -287,15 +292,17 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
     w : array of shape (m,)
         Item values over the ideal DCG, ``v / I(y)`` (``>= 0``; equal values = a class).
     fvals : array of shape (m,)
-        Position values ``f(j + 1) / Z``, strictly decreasing.
+        Position values ``f(j + 1) / Z``, non-increasing (strictly decreasing for the
+        package's ``f``).
     b : array of shape (m,)
         Position weights of the loss (any real values; non-increasing for the package's
         losses).
     width : int, optional
         Band half-width ``W`` of the first pass (default :func:`default_width`: 2 for up
         to four classes, where one pass usually both finds and certifies the optimum,
-        else 1).  After a pass whose best path reaches the band's edge, the width doubles
-        while the band keeps at most ``max_states`` states per layer.
+        else 1).  After a pass whose best path reaches the band's edge (two such passes
+        in a row at width 1), the width doubles while the band keeps at most
+        ``max_states`` states per layer.
     max_passes : int
         Band passes before falling back to the dense assignment.
     max_states : int
@@ -318,6 +325,11 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
     if not (w.shape == fvals.shape == b.shape == (m,)):
         raise ValueError(f"t, w, fvals and b must have one entry per item, shape ({m},); got "
                          f"{w.shape}, {fvals.shape} and {b.shape}")
+    d = fvals[:-1] - fvals[1:]
+    if np.any(d < 0):
+        j = int(np.flatnonzero(d < 0)[0])
+        raise ValueError(f"fvals must be non-increasing; got fvals[{j}] = {float(fvals[j])!r} < "
+                         f"fvals[{j + 1}] = {float(fvals[j + 1])!r}")
     wv, cls = np.unique(w, return_inverse=True)
     G = len(wv)
     order = np.lexsort((-t, cls))  # by class, then decreasing score, then item index
@@ -341,14 +353,13 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
     K = band_states(G, W)
     if K > MAX_BAND_STATES:
         return result(assignment_argmax(np.outer(t, fvals) - np.outer(w, b)), W, K, method="assignment")
-    d = fvals[:-1] - fvals[1:]
     e = b[:-1] - b[1:]
     seq, rounds = _reference(t, w, cls, order, fvals, b, d, e, max_rounds=m)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     tsorted = t[order]
     scale = float(np.abs(t).sum() * np.abs(fvals).max() + np.abs(w).sum() * np.abs(b).max())
     tol = 8.0 * m * np.finfo(float).eps * scale
-    passes, certified = 0, False
+    passes, certified, touched = 0, False, False
     while not certified and passes < max_passes:
         passes += 1
         best_seq, best, ref_value, touches = _band_pass(seq, counts, starts, tsorted, wv, fvals, b, W)
@@ -357,8 +368,12 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
         else:
             seq = best_seq  # strictly better than the reference
             certified = not touches  # the band's best path is strictly inside the band
-            if touches and band_states(G, 2 * W) <= min(max_states, MAX_BAND_STATES):
-                W *= 2  # the optimum may be further away: look wider
+            # the optimum may be further away: look wider (at width 1 every move touches the
+            # edge, so widen only when a second pass still moves)
+            wider = touches and (W > 1 or touched) and band_states(G, 2 * W) <= min(max_states, MAX_BAND_STATES)
+            touched = touches and not wider
+            if wider:
+                W *= 2
                 K = band_states(G, W)
     if not certified:
         sigma = assignment_argmax(np.outer(t, fvals) - np.outer(w, b))
