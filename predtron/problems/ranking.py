@@ -96,8 +96,8 @@ class RankingProblem(Problem):
         * ``"auto"``: the sort when it is exact; otherwise ``"grades"`` or
           ``"assignment"``, whichever the calibrated cost model
           :func:`~predtron.problems.ranking_grades.choose_method` predicts faster for
-          the number of items and of distinct grades (the assignment for small queries,
-          ``"grades"`` from a few hundred items on).
+          the number of items and of distinct grades (the assignment below about 150
+          items, ``"grades"`` above about 200 with up to five grades).
     """
 
     def __init__(self, f="linear", loss: str = "ndcg", k: int | None = None,
