@@ -251,6 +251,17 @@ def test_auto_choice_follows_the_cost_model():
     assert costs["grades"] < costs["assignment"] / 10
     # one class of grades dominates the cost: more classes never make the grades oracle cheaper
     assert all(oracle_costs(500, G)["grades"] <= oracle_costs(500, G + 1)["grades"] for G in range(2, 9))
+    # the dispatch: "auto" returns exactly what the chosen method returns
+    rng = np.random.default_rng(8)
+    for m, method in [(8, "assignment"), (small - 1, "assignment"), (400, "grades")]:
+        y, t = rng.integers(0, 3, size=m), rng.standard_normal(m)
+        y[0] = 2
+        assert choose_method(m, len(np.unique(y))) == method
+        auto, chosen = SubsetRanking(f="inverse"), SubsetRanking(f="inverse", oracle=method)
+        assert np.array_equal(auto.oracle(t, y), chosen.oracle(t, y))
+    exact_sort = SubsetRanking(f="discount")  # the sort is exact: "auto" sorts at every size
+    y, t = rng.integers(0, 3, size=400), rng.standard_normal(400)
+    assert np.array_equal(exact_sort.oracle(t, y), SubsetRanking(f="discount", oracle="sort").oracle(t, y))
 
 
 def test_grades_oracle_in_problems_and_learners():
