@@ -325,6 +325,10 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
     if not (w.shape == fvals.shape == b.shape == (m,)):
         raise ValueError(f"t, w, fvals and b must have one entry per item, shape ({m},); got "
                          f"{w.shape}, {fvals.shape} and {b.shape}")
+    for name, values in (("t", t), ("w", w), ("fvals", fvals), ("b", b)):
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} must be finite; got {float(values[~np.isfinite(values)][0])!r} at index "
+                             f"{int(np.flatnonzero(~np.isfinite(values))[0])}")
     d = fvals[:-1] - fvals[1:]
     if np.any(d < 0):
         j = int(np.flatnonzero(d < 0)[0])
