@@ -1,8 +1,9 @@
 """The ranking problem shared by subset ranking and multilabel ranking (Sections 4 and 5).
 
 The primitives (representations, losses, the assignment oracle) live in
-:mod:`predtron.problems.ranking_measures` and the margins in
-:mod:`predtron.problems.ranking_margin`; both are re-exported here.
+:mod:`predtron.problems.ranking_measures`, the exact oracle by relevance grades in
+:mod:`predtron.problems.ranking_grades` and the margins in
+:mod:`predtron.problems.ranking_margin`; they are re-exported here.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from predtron._ragged import Ragged
 from predtron._validation import as_finite_array, check_choice, check_int, excerpt
 from predtron.problems import ranking_batch
 from predtron.problems.base import Problem
+from predtron.problems.ranking_grades import choose_method, grades_argmax, smallest_grades_size
 from predtron.problems.ranking_margin import (
     best_with_forced_pair,
     block_margin,
@@ -39,7 +41,7 @@ from predtron.problems.ranking_measures import (
     sort_positions,
 )
 
-ORACLES = ("auto", "assignment", "sort")
+ORACLES = ("auto", "assignment", "sort", "grades")
 
 #: Largest number of sorted labels :meth:`RankingProblem.loss_bounds` enumerates.
 MAX_ENUMERATED_LABELS = 20_000
@@ -60,6 +62,7 @@ __all__ = [
     "check_relevance",
     "discount",
     "gain",
+    "grades_argmax",
     "lemma4_margin",
     "pattern_margin",
     "position_values",
@@ -84,10 +87,20 @@ class RankingProblem(Problem):
         Cut-off for NDCG@k and precision@k.
     gain : {"exponential", "linear"}
         NDCG gain ``2^y - 1`` (Section 4) or ``y`` (for data with many grades).
-    oracle : {"auto", "assignment", "sort"}
-        How the loss-augmented argmax is computed: ``"assignment"`` (Lemma 3) always,
-        ``"sort"`` (exact only when :meth:`sort_exact`; raises otherwise) or ``"auto"``
-        (sort when exact, assignment otherwise).
+    oracle : {"auto", "assignment", "sort", "grades"}
+        How the loss-augmented argmax is computed, always exactly:
+
+        * ``"assignment"``: the dense assignment of Lemma 3
+          (``scipy.optimize.linear_sum_assignment``, about ``m^3`` steps);
+        * ``"sort"``: a sort, exact only when :meth:`sort_exact` (raises otherwise);
+        * ``"grades"``: :func:`~predtron.problems.ranking_grades.grades_argmax`, which
+          uses that items of one relevance grade share their loss value (about ``m``
+          steps per band pass; fast for large ``m`` and few grades);
+        * ``"auto"``: the sort when it is exact; otherwise ``"grades"`` or
+          ``"assignment"``, whichever the calibrated cost model
+          :func:`~predtron.problems.ranking_grades.choose_method` predicts faster for
+          the number of items and of distinct grades (the assignment below about 150
+          items, ``"grades"`` above about 200 with up to five grades).
     """
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss": "loss_name", "oracle": "oracle_method"}
@@ -194,7 +207,11 @@ class RankingProblem(Problem):
 
     # ------------------------------------------------------------------ oracle
     def _oracle(self, t, y) -> np.ndarray:
-        """Loss-augmented argmax by assignment (Lemma 3), or by a sort where that is exact."""
+        """Loss-augmented argmax (Lemma 3): maximise ``sum_i P[i, sigma[i]]`` with
+        ``P[i, j] = t_i f_j / Z - v_i b_j / I(y)``, by the method chosen with ``oracle``.
+
+        Every method returns a maximiser (up to floating-point rounding), deterministically.
+        """
         y = np.asarray(y)
         m = len(y)
         fvals, b, alpha = self._sizes(m)
@@ -202,13 +219,23 @@ class RankingProblem(Problem):
         ideal = self.ranking_loss.ideal(v, b)
         if ideal == 0:
             return sort_positions(t)
-        if self.oracle_method == "sort" and alpha is None:
+        method = self.oracle_method
+        if method == "sort" and alpha is None:
             raise ValueError(
                 f"oracle='sort' is exact only when f is an affine function of the loss's position "
                 f"weights; not for f={self.f!r}, loss={self.loss_name!r}, k={self.k!r}, m={m}"
             )
-        if alpha is not None and self.oracle_method != "assignment":
+        if method == "auto":
+            if alpha is not None:
+                method = "sort"
+            elif m < smallest_grades_size():
+                method = "assignment"
+            else:
+                method = choose_method(m, len(np.unique(v)))
+        if method == "sort":
             return sort_positions(t if alpha == 0 else alpha * t - v / ideal)
+        if method == "grades":
+            return grades_argmax(t, v / ideal, fvals, b)
         return assignment_argmax(np.outer(t, fvals) - np.outer(v / ideal, b))
 
     # ------------------------------------------------------------------ margin

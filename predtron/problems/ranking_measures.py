@@ -48,6 +48,10 @@ sort ``a`` decreasingly (``O(m log m)``).  This is the case for ``f = "discount"
 products ``t_i f_j`` and ``v_i b_j`` and no single ordering of the items and of the
 positions is optimal, so the assignment is needed.  :meth:`RankingProblem.sort_exact`
 tests the affine relation numerically for a given ``m``.
+
+The dense assignment does not use that ``v_i`` takes one value per relevance grade:
+:mod:`predtron.problems.ranking_grades` does (``oracle="grades"``), exactly, in about
+``m`` steps per pass of a dynamic programme instead of ``m^3``.
 """
 
 from __future__ import annotations
