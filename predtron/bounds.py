@@ -175,7 +175,7 @@ def _ranking_factor(R: float, gamma: float, n_items: int, y_max: int) -> float:
 
 
 def _log_dimension(p: int, name: str) -> float:
-    p = check_int(p, name, minimum=3)
+    p = check_int(p, name, minimum=2)
     return float(np.log(p))
 
 
@@ -194,8 +194,13 @@ def corollary6_bound(R: float, gamma: float, n_items: int, y_max: int, n_feature
     """Corollary 6 (l1 margin, Predtron.Link with ``psi = 1/2 ||w||_r^2``): Corollary 5 times ``9 ln p0``.
 
     ``R = max_tau max_j ||X_tau[:, j]||_2`` (:func:`column_norm_radius`), ``gamma`` the
-    margin of a unit-l1-norm ``w*``.  ``ln`` is the natural logarithm; ``p0 >= 3`` so that
-    ``r = ln p0 / (ln p0 - 1) > 1``.
+    margin of a unit-l1-norm ``w*``.  ``ln`` is the natural logarithm and ``p0 >= 2``.
+
+    The bound holds for Predtron.Link with the exponent :func:`link_exponent` (the
+    package's default): ``r = ln p0 / (ln p0 - 1)`` for ``p0 >= 8`` and ``r = 2`` below,
+    because :func:`link_factor` is at most ``9 ln p0`` for every ``p0 >= 2``.  For
+    ``p0 <= 7`` the paper's ``r = ln p0 / (ln p0 - 1)`` exceeds 2, ``1/2 ||w||_r^2`` is no
+    longer strongly convex, and the paper's statement fails (the book gives a stream).
     """
     return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_items, y_max)
 
@@ -209,7 +214,11 @@ def corollary7_bound(R: float, gamma: float, n_labels: int, y_max: int) -> float
 def corollary8_bound(R: float, gamma: float, n_labels: int, y_max: int, n_features: int) -> float:
     """Corollary 8 (group (2,1) margin, Predtron.Link with ``psi = 1/2 ||W||_{2,r}^2``): Corollary 7
     times ``9 ln p``, with ``||x||_inf <= R`` (:func:`linf_radius`), ``gamma`` the margin of a ``W*``
-    of unit (2,1) norm and ``p >= 3`` features."""
+    of unit (2,1) norm and ``p >= 2`` features.
+
+    As for :func:`corollary6_bound`, it holds with the exponent :func:`link_exponent`
+    (``r = 2`` for ``p <= 7``), not with the paper's ``r = ln p / (ln p - 1) > 2`` there.
+    """
     return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_labels, y_max)
 
 
@@ -224,25 +233,50 @@ def ndcg_loss_floor(n_items: int, y_max: int) -> float:
     return 1.0 / (2 ** (y_max + 1) * m**2 * np.log2(2 * m) ** 2)
 
 
-def link_factor(n_features: int) -> float:
-    """``e^2 (log p - 1)``: the price of the ``l_1`` (or group) geometry in Predtron.Link.
+def link_exponent(n_features: int) -> float:
+    """The norm exponent ``r`` of Predtron.Link with an ``l_1`` or group margin.
 
-    Our reconstruction (the paper's appendix is unavailable): ``psi = 1/2 ||.||_r^2``
-    with ``r = log p / (log p - 1)`` is ``1/(e^2 (log p - 1))``-strongly convex with respect
-    to the ``l_1`` norm, at most ``9 log p`` (the factor of Corollaries 6 and 8).
+    ``r = ln p / (ln p - 1)`` (Corollaries 6 and 8) when ``p >= 8``, and ``r = 2`` for
+    ``p <= 7``: below ``p = e^2`` the paper's formula gives ``r > 2``, for which
+    ``1/2 ||.||_r^2`` is not strongly convex and no bound of this kind holds.  This is
+    :func:`predtron.links.default_exponent`, the exponent ``PNormLink()`` and
+    ``GroupNormLink()`` use when none is given.
     """
-    return float(np.e**2 * (_log_dimension(n_features, "n_features") - 1))
+    from predtron.links import default_exponent
+
+    return default_exponent(check_int(n_features, "n_features", minimum=2))
+
+
+def link_factor(n_features: int) -> float:
+    """``p^{2/s} / (r - 1)``: the price of the ``l_1`` (or group) geometry in Predtron.Link.
+
+    Our reconstruction (the paper's appendix is unavailable): with ``r`` from
+    :func:`link_exponent` and ``s = r / (r - 1)``, ``psi = 1/2 ||.||_r^2`` is
+    ``(r - 1)``-strongly convex with respect to ``||.||_r`` and an update of dual
+    (``l_inf``-type) size ``2R`` has ``||.||_s <= 2 R p^{1/s}``, so Theorem 1's bound is
+    multiplied by this factor.  It is ``e^2 (ln p - 1)`` for ``p >= 8`` and ``p`` for
+    ``p <= 7`` (where ``r = 2``), and at most ``9 ln p`` for every ``p >= 2`` (the factor of
+    Corollaries 6 and 8).  The formula ``e^2 (ln p - 1)`` alone is wrong below ``p = 8``:
+    it assumes the exponent ``ln p / (ln p - 1)``, which exceeds 2 there.
+    """
+    r = link_exponent(n_features)
+    s = r / (r - 1.0)
+    return float(n_features ** (2.0 / s) / (r - 1.0))
 
 
 def link_eta(R: float, c_L: float, n_features: int) -> float:
-    """Step size of Predtron.Link with an ``l_1`` / group margin: ``c_L / (4 e^2 (log p - 1) R^2)``."""
+    """Step size of Predtron.Link with an ``l_1`` / group margin: ``c_L / (4 F R^2)``, ``F = link_factor(p)``.
+
+    ``F = e^2 (ln p - 1)`` for ``p >= 8`` and ``F = p`` below (see :func:`link_factor`).
+    """
     return check_positive(c_L, "c_L") / (4 * link_factor(n_features) * check_positive(R, "R") ** 2)
 
 
 def link_bound(R: float, gamma: float, c_L: float, C_L: float, n_features: int) -> float:
-    """Theorem 1 in the ``l_1`` geometry: ``e^2 (log p - 1) * 4 R^2 C_L^2 / (c_L gamma^2)``.
+    """Theorem 1 in the ``l_1`` geometry: ``link_factor(p) * 4 R^2 C_L^2 / (c_L gamma^2)``.
 
     ``R`` bounds the dual (``l_inf``-type) norm of the inputs and ``gamma`` is the
-    margin of a unit ``l_1`` (or group) norm target; see the book's appendix.
+    margin of a unit ``l_1`` (or group) norm target; it holds for Predtron.Link with the
+    exponent :func:`link_exponent` and the step :func:`link_eta` (the book's appendix).
     """
     return link_factor(n_features) * theorem1_bound(R, gamma, c_L, C_L)

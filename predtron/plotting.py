@@ -1,7 +1,8 @@
 """Plot helpers shared by the book's chapters (matplotlib).
 
 Each function draws on a given ``Axes`` and returns it, so notebooks compose figures
-without copying plotting code.
+without copying plotting code.  :func:`use_book_style` sizes figures and fonts for the
+book's text column (figures at most 7 in wide, text at least 10 pt).
 """
 
 from __future__ import annotations
@@ -9,6 +10,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
+#: Matplotlib settings of the book: a single panel is 6 x 3.5 in, every text >= 10 pt.
+BOOK_STYLE = {
+    "figure.figsize": (6.0, 3.5),
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
+    "figure.titlesize": 11,
+    "figure.constrained_layout.use": True,
+}
+
+
+def use_book_style() -> None:
+    """Apply :data:`BOOK_STYLE` to matplotlib's defaults (call once, in a chapter's first cell)."""
+    import matplotlib as mpl
+
+    mpl.rcParams.update(BOOK_STYLE)
 
 
 def plot_cumulative_loss(ax, losses, bound: float | None = None, label: str = "cumulative loss",
@@ -70,7 +93,7 @@ def plot_loss_matrix(ax, matrix, row_labels: Sequence[str], col_labels: Sequence
     top = float(matrix.max()) if matrix.size else 1.0
     ax.imshow(matrix, cmap=cmap, vmin=0, vmax=top if top > 0 else 1.0, aspect="auto")
     for (i, j), value in np.ndenumerate(matrix):
-        ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=8,
+        ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=10,
                 fontweight="bold" if value == 0 else "normal",
                 color="white" if value > 0.6 * top else "black")
     ax.set_xticks(range(len(col_labels)), labels=list(col_labels))

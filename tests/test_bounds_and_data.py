@@ -81,5 +81,80 @@ def test_link_and_ndcg_helpers():
     assert bounds.link_bound(1.0, 0.5, 1.0, 2.0, p) == pytest.approx(factor * bounds.theorem1_bound(1.0, 0.5, 1.0, 2.0))
     # 4 / ndcg_loss_floor is the constant of Corollary 5 (with R = gamma = 1)
     assert 4 / bounds.ndcg_loss_floor(8, 2) == pytest.approx(bounds.corollary5_bound(1.0, 1.0, 8, 2))
-    with pytest.raises(ValueError, match="n_features must be an integer >= 3"):
-        bounds.link_factor(2)
+    with pytest.raises(ValueError, match="n_features must be an integer >= 2"):
+        bounds.link_factor(1)
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 7, 8, 9, 20, 100, 10**6])
+def test_link_factor_matches_the_exponent(p):
+    # Erratum: e^2 (ln p - 1) assumes r = ln p / (ln p - 1), which exceeds 2 for p <= 7;
+    # there the exponent is 2 and the factor is p.  Both are at most 9 ln p.
+    r = bounds.link_exponent(p)
+    factor = bounds.link_factor(p)
+    if p <= 7:
+        assert r == 2.0 and factor == pytest.approx(p)
+    else:
+        assert 1 < r <= 2 and factor == pytest.approx(np.e**2 * (np.log(p) - 1))
+    assert factor <= 9 * np.log(p)
+    assert bounds.link_eta(1.0, 1.0, p) == pytest.approx(1 / (4 * factor))
+
+
+def _greedy_adversary(learner, n_rounds, margin=0.1):
+    """Binary stream with w* = e_1 (classical margin ``margin``) and ||x||_inf <= 1: each
+    round forces a mistake, choosing among x in {margin*y} x {-1, 0, 1}^2 the one that
+    leaves the irrelevant weights largest against the relevant one."""
+    grid = [-1.0, 0.0, 1.0]
+    candidates = [(y, np.array([margin * y, a, b])) for y in (1, -1) for a in grid for b in grid]
+    X, Y = [], []
+    for _ in range(n_rounds):
+        w = learner.coef_[0] if hasattr(learner, "coef_") else np.zeros(3)
+        best = None
+        for y, x in candidates:
+            if (1 if w @ x >= 0 else -1) == y:
+                continue
+            after = w + 2 * learner.eta * y * x          # the update on a mistake (r = 2)
+            value = np.abs(after[1:]).sum() - margin * after[0]
+            if best is None or value > best[0]:
+                best = (value, y, x)
+        if best is None:
+            break
+        learner.partial_fit(best[2][None, :], [best[1]])
+        X.append(best[2])
+        Y.append(best[1])
+    return np.array(X), Y
+
+
+def test_link_bound_holds_where_the_old_factor_failed():
+    from predtron.learners.link import PredtronLink
+    from predtron.links import PNormLink
+
+    p = 3
+    learner = PredtronLink(Binary(), link=PNormLink(), eta=bounds.link_eta(1.0, 1.0, p))
+    X, Y = _greedy_adversary(learner, 400)
+    gamma = bounds.empirical_margin(Binary(), np.eye(p)[:1], X, Y, norm="l1")
+    mistakes = learner.loss_history_.sum()
+    old_bound = np.e**2 * (np.log(p) - 1) * 4 / gamma**2       # the formula before the erratum
+    assert learner.r_ == 2.0 and gamma == pytest.approx(0.2)
+    assert old_bound < mistakes <= bounds.link_bound(1.0, gamma, 1.0, 1.0, p)
+
+
+def test_paper_exponent_below_eight_keeps_erring_on_a_two_document_stream():
+    from predtron.learners.link import PredtronLink
+    from predtron.links import PNormLink
+    from predtron.problems.subset_ranking import SubsetRanking
+
+    problem, p0, delta, c, n = SubsetRanking(f="linear"), 3, 1 / 1.6, 1.0, 1500
+    # irrelevant features alternate in sign (first half size), the relevant one is second
+    signs = np.r_[0.5, np.where(np.arange(1, n) % 2, -1.0, 1.0)]
+    X = [np.vstack([-d / 2, d / 2]) for d in (np.array([delta, s * c, s * c]) for s in signs)]
+    Y = [np.array([0, 1])] * n
+    c_L = problem.loss_bounds_for(Y)[0]
+    R = bounds.column_norm_radius(X)
+    paper_r = np.log(p0) / (np.log(p0) - 1)
+    paper_eta = c_L / (4 * np.e**2 * (np.log(p0) - 1) * R**2)
+    paper = PredtronLink(problem, link=PNormLink(r=paper_r), eta=paper_eta).fit(X, Y)
+    assert paper_r > 2 and np.all(paper.loss_history_ > 0)       # a mistake in every round
+    ours = PredtronLink(problem, link=PNormLink(), eta=bounds.link_eta(R, c_L, p0)).fit(X, Y)
+    gamma = bounds.empirical_margin(problem, np.eye(p0)[0], X, Y, norm="l1")
+    assert ours.r_ == 2.0 and ours.loss_history_[n // 2:].sum() == 0
+    assert ours.loss_history_.sum() <= bounds.corollary6_bound(R, gamma, 2, 1, p0)

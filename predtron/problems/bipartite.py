@@ -36,6 +36,7 @@ import numpy as np
 
 from predtron._validation import check_int, check_positive
 
+#: Names of the bipartite ranking losses of Part II (F1, F-beta, balanced error, precision@k, recall@k).
 BIPARTITE_LOSSES = ("f1", "fbeta", "balanced", "precision@k", "recall@k")
 
 

@@ -15,7 +15,7 @@ which, by the rearrangement inequality, is largest when the largest score sits a
 top: ``pred(t)`` sorts ``t`` in decreasing order (ties: lower item index first).
 
 Losses as sums over (item, position) pairs
------------------------------------------
+------------------------------------------
 Every loss here has the form ``L(sigma, y) = 1 - sum_i v_i b_{sigma[i]} / I(y)`` with
 
 * item values ``v_i``: the gain ``G(y_i)`` (``2^{y_i} - 1``, or ``y_i`` with
