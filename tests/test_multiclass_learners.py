@@ -65,8 +65,13 @@ def test_batch_perceptron_on_a_chain():
     assert model.converged_ and model.mean_loss(data.X, data.Y) == 0.0
 
 
-def _sgd_reference(X, Y, lam, T, seed):
-    """The textbook's SGD written out with explicit Psi vectors (multivector construction)."""
+def _sgd_reference(X, Y, lam, T, seed, step):
+    """SGD on F(w) = lam/2 ||w||^2 + mean generalized hinge, written as explicit gradient steps.
+
+    ``w_1 = 0``; ``w_{t+1} = w_t - step(t) (lam w_t + v_t)`` with ``v_t`` the subgradient of
+    the hinge of the drawn example (multivector construction, explicit Psi vectors).
+    Returns the average of ``w_1..w_T`` and the last iterate ``w_{T+1}``.
+    """
     k, n = 3, X.shape[1]
 
     def psi(x, y):
@@ -75,24 +80,49 @@ def _sgd_reference(X, Y, lam, T, seed):
         return out
 
     rng = np.random.default_rng(seed)
-    theta, ws = np.zeros(k * n), []
+    w, ws = np.zeros(k * n), []
     for t in range(1, T + 1):
-        w = theta / (lam * t)
         ws.append(w)
         i = int(rng.integers(len(X)))
         values = [COST[c][Y[i]] + w @ (psi(X[i], c) - psi(X[i], Y[i])) for c in range(k)]
         c = int(np.argmax(values))
-        theta = theta - (psi(X[i], c) - psi(X[i], Y[i]))
-    return np.mean(ws, axis=0)
+        v = psi(X[i], c) - psi(X[i], Y[i])
+        w = w - step(t) * (lam * w + v)
+    return np.mean(ws, axis=0), w
 
 
-def test_sgd_follows_the_textbook_updates():
+def _sgd_data():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((12, 3))
     Y = [int(v) for v in rng.integers(0, 3, 12)]
-    model = SGDSVM(JointMulticlass(MultivectorMap(3), loss=COST), lam=0.1, seed=4).fit(X, Y, epochs=3)
+    return X, Y
+
+
+def test_sgd_follows_the_textbook_updates():
+    X, Y = _sgd_data()
+    problem = JointMulticlass(MultivectorMap(3), loss=COST)
+    model = SGDSVM(problem, lam=0.1, seed=4).fit(X, Y, epochs=3)
+    last = SGDSVM(problem, lam=0.1, seed=4, average=False).fit(X, Y, epochs=3)
     assert model.n_iter_ == 36
-    assert np.allclose(model.coef_, _sgd_reference(X, np.array(Y), 0.1, 36, 4))
+    average, final = _sgd_reference(X, np.array(Y), 0.1, 36, 4, step=lambda t: 1 / (0.1 * t))
+    assert np.allclose(model.coef_, average)
+    assert np.allclose(last.coef_, final)
+
+
+def test_sgd_step_is_one_over_lambda_t():
+    """Erratum: the lazy form w_t = theta_t / (lambda t) is SGD with step 1 / (lambda (t + 1)).
+
+    The strongly convex analysis (UML Theorem 14.11) takes eta_t = 1 / (lambda t); the learner
+    must follow that step and not the shifted one, which gives different iterates here.
+    """
+    X, Y = _sgd_data()
+    lam, T = 0.1, 36
+    model = SGDSVM(JointMulticlass(MultivectorMap(3), loss=COST), lam=lam, seed=4).fit(X, Y, epochs=3)
+    right, _ = _sgd_reference(X, np.array(Y), lam, T, 4, step=lambda t: 1 / (lam * t))
+    shifted, _ = _sgd_reference(X, np.array(Y), lam, T, 4, step=lambda t: 1 / (lam * (t + 1)))
+    assert np.abs(right - shifted).max() > 1e-3     # the two steps are distinguishable here
+    assert np.allclose(model.coef_, right)
+    assert not np.allclose(model.coef_, shifted)
 
 
 def _svm_qp(problem, X, Y, lam):

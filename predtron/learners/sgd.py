@@ -14,8 +14,10 @@ chains, multilabel measures alike.
 
 The textbook writes the regulariser as ``lambda ||w||^2``; we use ``(lambda / 2)
 ||w||^2``, the form of its SGD for regularised loss minimisation (UML Section 14.5.3),
-for which the step sizes ``eta_t = 1 / (lambda t)`` are exact (``lambda`` here is twice
-the chapter-17 one).
+whose analysis (UML Theorem 14.11) takes the step sizes ``eta_t = 1 / (lambda t)``
+(``lambda`` here is twice the chapter-17 one).  Those steps give ``w_{t+1} = theta_{t+1} /
+(lambda t)``; the lazy form ``w_t = theta_t / (lambda t)`` would be SGD with the shifted
+steps ``1 / (lambda (t + 1))``.
 """
 
 from __future__ import annotations
@@ -57,10 +59,12 @@ def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
 class SGDSVM(OnlineLearner):
     """Regularised generalized-hinge minimisation by SGD (UML Sections 17.2.5 and 14.5.3).
 
-    ``theta_1 = 0``; for ``t = 1..T``: ``w_t = theta_t / (lambda t)``; draw ``i`` uniformly;
+    ``theta_1 = 0``; for ``t = 1..T``: ``w_t = theta_t / (lambda max(t - 1, 1))`` (so that
+    ``w_{t+1} = w_t - (lambda w_t + v_t) / (lambda t)``, SGD with ``eta_t = 1 / (lambda t)``
+    on ``F``); draw ``i`` uniformly;
     ``v_t = A_{x_i}^*(rep(sigma~) - rep(sigma_{y_i}))`` with ``sigma~ = oracle(A_{x_i}(w_t),
     y_i)``; ``theta_{t+1} = theta_t - v_t``.  The output is the average ``(1/T) sum_t w_t``
-    (or the last ``w_T`` with ``average=False``).  With ``||rep|| = 1`` and ``||A_x^*|| <=
+    (or the last iterate ``w_{T+1}`` with ``average=False``).  With ``||rep|| = 1`` and ``||A_x^*|| <=
     R`` the subgradients have norm ``<= 2 R``, and the textbook's analysis gives, for
     ``T >= B^2 rho^2 / eps^2``, expected excess generalized-hinge risk ``<= eps`` over
     ``||w|| <= B``.
@@ -123,7 +127,7 @@ class SGDSVM(OnlineLearner):
         self._coef_views(self._params)
 
     def _iterate_scores(self, inputs, rows):
-        return inputs.scores(self._theta / (self.lam * max(self.n_iter_, 1)), rows)
+        return inputs.scores(self._theta / (self.lam * max(self.n_iter_ - 1, 1)), rows)
 
     def _predictor_scores(self, inputs, rows):
         return inputs.scores(self._params, rows)
@@ -136,7 +140,7 @@ class SGDSVM(OnlineLearner):
         problem = self.problem
         for _ in range(inputs.n):
             self.n_iter_ += 1
-            w = self._theta / (self.lam * self.n_iter_)
+            w = self._theta / (self.lam * max(self.n_iter_ - 1, 1))
             i = int(self._rng.integers(inputs.n))
             y = labels[i]
             t = inputs.one_scores(w, i)
@@ -154,7 +158,7 @@ class SGDSVM(OnlineLearner):
     def _finish_pass(self) -> None:
         if self.n_iter_ == 0:
             return
-        last = self._theta / (self.lam * (self.n_iter_ + 1))
+        last = self._theta / (self.lam * self.n_iter_)
         self._params = self._w_sum / self.n_iter_ if self.average else last
         self._coef_views(self._params)
 
