@@ -236,8 +236,8 @@ def test_figure1_sparse_target():
 def test_figure1_sparse_documents_uniform_and_scores_at_the_stated_scale():
     from scipy import stats
 
-    data = make_figure1_ranking(400, n_items=20, n_features=200, noise=0.0, sparsity=50, seed=4)
-    assert len(data.X) == 400 and data.X[0].shape == (20, 200) and data.centres is None
+    data = make_figure1_ranking(300, n_items=20, n_features=100, noise=0.0, sparsity=50, seed=4)
+    assert len(data.X) == 300 and data.X[0].shape == (20, 100) and data.centres is None
     entries = np.concatenate([x.ravel() for x in data.X])
     assert entries.min() >= -1 and entries.max() <= 1
     assert stats.kstest(entries[:20_000], "uniform", args=(-1, 2)).pvalue > 1e-3
