@@ -215,6 +215,9 @@ def test_passes_to_separate_and_margin_study():
     assert (study["target_margin"] > 0).all()                      # no ties: w* has a positive margin
     tied = margin_study(("square",), m=12, n=10, p0=5, noise=0.05, max_passes=2, seeds=[0])
     assert tied["tied_queries"].iloc[0] > 0 and tied["target_margin"].iloc[0] < 0
+    again = make_figure1_ranking(10, n_items=12, n_features=5, noise=0.05, seed=0)
+    assert tied["tie_constraints"].iloc[0] == sum(12 - len(np.unique(y)) for y in again.Y)
+    assert (study["tie_constraints"] == 0).all()
 
 
 def test_theorem1_step():
@@ -327,6 +330,12 @@ def test_ecdf_and_margin_plots():
 
 
 def test_protocol_table():
-    table = protocol_table(a={"m": 20, "seeds": range(8), "fs": ("inverse", "square")}, c={"m": 20, "eta": 0.01})
-    assert table.loc["seeds", "a"] == "8 (0..7)" and table.loc["eta", "c"] == "0.01"
-    assert table.loc["fs", "a"] == "inverse, square" and table.loc["eta", "a"] == ""
+    table = protocol_table({"a": (panel_a, {"seeds": range(8), "fs": ("inverse", "square")}),
+                            "c": (panel_c, {"eta": 0.5})})
+    assert table.loc["seeds", "a"] == "8 (0..7)" and table.loc["step size eta", "c"] == "0.5"
+    assert table.loc["representation f", "a"] == "inverse, square" and table.loc["representation f", "c"] == "linear"
+    assert table.loc["training queries n", "a"] == "0, 10, 20, 30, 40, 50, 60, 80, 100"
+    assert table.loc["learners", "a"] == "l2" and table.loc["learners", "c"] == "l2, l1, untrained"
+    assert table.loc["relevant features s", "a"] == "" and table.loc["relevant features s", "c"] == "50"
+    with pytest.raises(ValueError, match=r"panel 'a': panel_a takes no arguments \['sparsity'\]"):
+        protocol_table({"a": (panel_a, {"sparsity": 3})})

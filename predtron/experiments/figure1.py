@@ -17,14 +17,15 @@ ours, stated in the chapter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import inspect
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from predtron._validation import check_int, check_positive
 from predtron.data.ranking import figure1_centres, make_figure1_ranking
 from predtron.experiments._pandas import pd
-from predtron.experiments.protocol import DEFAULTS, _check_seeds, make_learner, run_settings
+from predtron.experiments.protocol import _check_seeds, make_learner, run_settings
 from predtron.problems.subset_ranking import SubsetRanking
 
 F_PAPER = ("inverse", "power1.1", "square")
@@ -254,11 +255,18 @@ def margin_study(fs=F_PAPER, *, m: int = 20, n: int = 30, p0: int = 30, noise: f
     queries, and the passes of the Predtron (``eta``, from ``w = 0``) until a pass with
     zero training loss.
 
+    ``tie_constraints`` counts, over the training queries, ``m`` minus the number of
+    distinct grades: the linear constraints "documents of one grade score equally" that
+    any ``w`` with a positive Lemma-4 margin must meet.  For documents in general
+    position (Gaussian noise), more than ``p0`` of them leave only ``w = 0``, so no
+    ``w`` has a positive margin on the training set.
+
     Returns
     -------
     pandas.DataFrame
-        Columns ``seed, f, centre_margin, target_margin, tied_queries, passes``
-        (``NaN`` if not separated within ``max_passes``), ``separated``, ``updates``.
+        Columns ``seed, f, centre_margin, target_margin, tied_queries, tie_constraints,
+        passes`` (``NaN`` if not separated within ``max_passes``), ``separated``,
+        ``updates``.
     """
     n = check_int(n, "n", minimum=1)
     eta = check_positive(eta, "eta")
@@ -266,6 +274,7 @@ def margin_study(fs=F_PAPER, *, m: int = 20, n: int = 30, p0: int = 30, noise: f
     for seed in _check_seeds(seeds):
         data = make_figure1_ranking(n, n_items=m, n_features=p0, noise=noise, seed=seed)
         tied = sum(len(np.unique(y)) < len(y) for y in data.Y)
+        constraints = sum(len(y) - len(np.unique(y)) for y in data.Y)
         for f in _names(fs, "fs"):
             problem = SubsetRanking(f=f)
             target = min(problem.margin(x @ data.w_star, y) for x, y in zip(data.X, data.Y, strict=True))
@@ -273,27 +282,43 @@ def margin_study(fs=F_PAPER, *, m: int = 20, n: int = 30, p0: int = 30, noise: f
             k = passes_to_separate(model, data.X, data.Y, max_passes)
             rows.append({"seed": seed, "f": f, "centre_margin": centre_margin(f, m),
                          "target_margin": float(target), "tied_queries": int(tied),
+                         "tie_constraints": int(constraints),
                          "passes": np.nan if k is None else float(k), "separated": k is not None,
                          "updates": int(model.n_updates_)})
     return pd.DataFrame(rows)
 
 
-def protocol_table(**panels) -> object:
-    """The choices of each panel side by side (one column per panel, one row per choice).
+PROTOCOL_ROWS = (
+    ("representation f", ("fs", "f")),
+    ("learners", ("learners",)),
+    ("training queries n", ("n_grid", "n")),
+    ("documents per query m", ("m_grid", "m")),
+    ("features p0", ("p_grid", "p0")),
+    ("relevant features s", ("sparsity",)),
+    ("noise", ("noise",)),
+    ("step size eta", ("eta",)),
+    ("passes", ("passes",)),
+    ("test queries", ("n_test",)),
+    ("seeds", ("seeds",)),
+)
+"""Rows of :func:`protocol_table`: a label and the keyword arguments it shows (the first present)."""
+
+
+def protocol_table(panels: Mapping[str, tuple]) -> object:
+    """The choices of each panel side by side: one column per panel, one row per choice.
 
     Parameters
     ----------
-    **panels : dict
-        ``name=settings`` with the keyword arguments passed to a panel function.
+    panels : mapping
+        ``{name: (function, kwargs)}``, e.g. ``{"(a)": (panel_a, settings)}``: the panel
+        function and the keyword arguments it is called with.  Arguments left out show
+        the function's default; a panel without a ``learners`` argument runs the
+        Predtron (``"l2"``).
 
     Returns
     -------
     pandas.DataFrame
     """
-    keys = [k for k in (*DEFAULTS, "sparsity", "seeds", "n_grid", "m_grid", "p_grid", "fs", "learners")
-            if any(k in p for p in panels.values())]
-    keys = list(dict.fromkeys(keys))
-
     def show(value):
         if isinstance(value, range):
             return f"{len(value)} ({value.start}..{value.stop - 1})"
@@ -301,7 +326,20 @@ def protocol_table(**panels) -> object:
             return ", ".join(str(v) for v in value)
         return "" if value is None else str(value)
 
-    return pd.DataFrame({name: [show(p.get(k)) for k in keys] for name, p in panels.items()}, index=keys)
+    columns = {}
+    for name, (function, kwargs) in panels.items():
+        unknown = sorted(set(kwargs) - set(inspect.signature(function).parameters))
+        if unknown:
+            raise ValueError(f"panel {name!r}: {function.__name__} takes no arguments {unknown}")
+        defaults = {k: p.default for k, p in inspect.signature(function).parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+        choices = {"learners": ("l2",), **defaults, **kwargs}
+        column = []
+        for _, keys in PROTOCOL_ROWS:
+            key = next((k for k in keys if k in choices), None)
+            column.append("" if key is None else show(choices[key]))
+        columns[name] = column
+    return pd.DataFrame(columns, index=[label for label, _ in PROTOCOL_ROWS])
 
 
 def theorem1_step(X, Y, f="linear") -> float:
