@@ -9,6 +9,7 @@ from predtron.bounds import empirical_margin
 from predtron.data.ranking import (
     figure1_centres,
     figure1_labels,
+    figure1_sparse_target,
     figure1_thresholds,
     flatten_queries,
     make_figure1_ranking,
@@ -145,21 +146,84 @@ def test_figure1_thresholds_bands_and_labels():
     assert figure1_labels(figure1_centres(2), 2).tolist() == [1, 0]
 
 
-def test_figure1_dense_and_sparse():
+def test_figure1_dense():
     data = make_figure1_ranking(5, n_items=20, n_features=30, seed=4, shuffle=False)
     assert len(data.X) == 5 and data.X[0].shape == (20, 30)
     for x, y in zip(data.X, data.Y, strict=True):
         assert np.array_equal(y, figure1_labels(x @ data.w_star, 20))
     assert np.linalg.norm(data.w_star) == pytest.approx(1.0)
+    assert np.array_equal(data.centres, figure1_centres(20))
     top = np.array([y[:10] for y in data.Y])
     assert np.array_equal(top, np.tile(np.arange(19, 9, -1), (5, 1)))  # upper bands are wide
-    sparse = make_figure1_ranking(3, n_items=10, n_features=200, sparsity=15, seed=4)
-    assert np.count_nonzero(sparse.w_star) == 15
-    assert all(np.abs(x).max() <= 1 for x in sparse.X)
-    for x, y in zip(sparse.X, sparse.Y, strict=True):
-        assert np.array_equal(y, figure1_labels(x @ sparse.w_star, 10))
-    again = make_figure1_ranking(3, n_items=10, n_features=200, sparsity=15, seed=4)
-    assert np.array_equal(again.X[2], sparse.X[2])
+
+
+def test_figure1_dense_scores_are_centres_plus_noise():
+    data = make_figure1_ranking(400, n_items=6, n_features=10, noise=0.02, seed=8, shuffle=False)
+    scores = np.array([x @ data.w_star for x in data.X])           # (400, 6), row i = document i
+    residual = scores - figure1_centres(6)
+    assert np.abs(residual.mean()) < 0.002
+    assert residual.std() == pytest.approx(0.02, rel=0.05)
+    # every grade occurs, and the grade histogram is one document per band on average
+    counts = np.bincount(np.concatenate(data.Y), minlength=6)
+    assert counts.min() > 0.8 * 400 and counts.sum() == 6 * 400
+
+
+def test_figure1_sparse_target():
+    w = figure1_sparse_target(300, 50, norm=0.5, rng=np.random.default_rng(1))
+    nonzero = w[w != 0]
+    assert len(nonzero) == 50
+    np.testing.assert_allclose(np.abs(nonzero), 0.5 / np.sqrt(50))
+    assert np.linalg.norm(w) == pytest.approx(0.5)
+    assert 10 < (nonzero > 0).sum() < 40                          # both signs occur
+    with pytest.raises(ValueError, match="sparsity must be <= n_features = 5"):
+        figure1_sparse_target(5, 6)
+    with pytest.raises(ValueError, match="norm must be finite and > 0"):
+        figure1_sparse_target(5, 2, norm=0.0)
+
+
+def test_figure1_sparse_documents_uniform_and_scores_at_the_stated_scale():
+    from scipy import stats
+
+    data = make_figure1_ranking(300, n_items=20, n_features=100, noise=0.0, sparsity=50, seed=4)
+    assert len(data.X) == 300 and data.X[0].shape == (20, 100) and data.centres is None
+    entries = np.concatenate([x.ravel() for x in data.X])
+    assert entries.min() >= -1 and entries.max() <= 1
+    assert stats.kstest(entries[:20_000], "uniform", args=(-1, 2)).pvalue > 1e-3
+    assert entries.var() == pytest.approx(1 / 3, rel=0.01)
+    assert np.count_nonzero(data.w_star) == 50
+    assert np.linalg.norm(data.w_star) == pytest.approx(0.5)
+    scores = np.concatenate([x @ data.w_star for x in data.X])
+    assert abs(scores.mean()) < 0.01
+    assert scores.std() == pytest.approx(0.5 / np.sqrt(3), rel=0.03)   # the docstring's scale
+    for x, y in zip(data.X, data.Y, strict=True):                 # noise = 0: exact grades
+        assert np.array_equal(y, figure1_labels(x @ data.w_star, 20))
+    grades = np.concatenate(data.Y)
+    counts = np.bincount(grades, minlength=20)
+    assert counts.min() > 0                                       # every band is covered
+    assert 0.03 < np.mean(grades == 19) < 0.055                   # ~4% above zeta_2 = 1/2
+    assert 0.53 < np.mean(grades == 0) < 0.60                     # ~57% below zeta_20 = 1/20
+    bigger = make_figure1_ranking(3, n_items=20, n_features=2000, noise=0.0, sparsity=50, seed=4,
+                                  target_norm=1.0)
+    assert np.linalg.norm(bigger.w_star) == pytest.approx(1.0)
+
+
+def test_figure1_sparse_noise_perturbs_the_grades_only():
+    clean = make_figure1_ranking(50, n_items=20, n_features=100, noise=0.0, sparsity=10, seed=2)
+    noisy = make_figure1_ranking(50, n_items=20, n_features=100, noise=0.01, sparsity=10, seed=2)
+    exact = [figure1_labels(x @ noisy.w_star, 20) for x in noisy.X]
+    changed = np.mean([np.mean(a != b) for a, b in zip(exact, noisy.Y, strict=True)])
+    assert 0.01 < changed < 0.5
+    assert np.array_equal(clean.w_star, noisy.w_star)
+
+
+def test_figure1_determinism_by_seed():
+    for kwargs in ({}, {"sparsity": 15, "n_features": 200}):
+        a = make_figure1_ranking(3, n_items=10, seed=4, **kwargs)
+        b = make_figure1_ranking(3, n_items=10, seed=4, **kwargs)
+        c = make_figure1_ranking(3, n_items=10, seed=5, **kwargs)
+        assert all(np.array_equal(u, v) for u, v in zip(a.X + a.Y, b.X + b.Y, strict=True))
+        assert np.array_equal(a.w_star, b.w_star)
+        assert not np.array_equal(a.X[0], c.X[0]) and not np.array_equal(a.w_star, c.w_star)
 
 
 def test_figure1_rows_are_shuffled_by_default():
@@ -183,6 +247,8 @@ def test_figure1_errors():
         make_figure1_ranking(2, n_items=1)
     with pytest.raises(ValueError, match="noise must be finite and >= 0"):
         make_figure1_ranking(2, noise=-1.0)
+    with pytest.raises(ValueError, match="norm must be finite and > 0"):
+        make_figure1_ranking(2, n_features=5, sparsity=2, target_norm=-1.0)
 
 
 def test_learners_take_the_flat_layout():

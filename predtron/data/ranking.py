@@ -274,15 +274,16 @@ class Figure1Data(NamedTuple):
         The target ``w*``.
     thresholds : ndarray
         ``zeta_1 = +inf, zeta_j = 1/j (2 <= j <= m), zeta_{m+1} = -inf``.
-    centres : ndarray
-        The score ``<mu_i, w*>`` each document ``i`` is placed at.
+    centres : ndarray or None
+        Dense variant: the score ``<mu_i, w*>`` each document ``i`` is placed at.  The
+        sparse variant draws documents uniformly and has no centres (``None``).
     """
 
     X: list
     Y: list
     w_star: np.ndarray
     thresholds: np.ndarray
-    centres: np.ndarray
+    centres: np.ndarray | None
 
 
 def figure1_thresholds(n_items: int) -> np.ndarray:
@@ -319,28 +320,58 @@ def figure1_labels(scores: np.ndarray, n_items: int) -> np.ndarray:
     return (n_items - band).astype(np.int64)
 
 
+def figure1_sparse_target(n_features: int, sparsity: int, norm: float = 0.5,
+                          rng: np.random.Generator | None = None) -> np.ndarray:
+    """The sparse target of panel (c): ``sparsity`` entries ``+-norm / sqrt(sparsity)``, the rest 0.
+
+    The support is uniform among the ``n_features`` coordinates and the signs are fair
+    coin flips, so ``||w*||_2 = norm`` and ``||w*||_1 = norm * sqrt(sparsity)``.
+    """
+    p0 = check_int(n_features, "n_features", minimum=1)
+    s = check_int(sparsity, "sparsity", minimum=1)
+    if s > p0:
+        raise ValueError(f"sparsity must be <= n_features = {p0}; got {s}")
+    norm = check_positive(norm, "norm")
+    rng = rng if rng is not None else np.random.default_rng(0)
+    w = np.zeros(p0)
+    support = rng.choice(p0, size=s, replace=False)
+    w[support] = rng.choice([-1.0, 1.0], size=s) * (norm / np.sqrt(s))
+    return w
+
+
 def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30, noise: float = 1e-3,
-                         sparsity: int | None = None, seed: int = 0, shuffle: bool = True) -> Figure1Data:
+                         sparsity: int | None = None, seed: int = 0, shuffle: bool = True,
+                         target_norm: float = 0.5) -> Figure1Data:
     """The synthetic data of Figure 1 (Section 6), with the choices the paper leaves open.
 
-    Given by the paper: ``X_tau`` in ``R^{m x p0}`` with independent spherical Gaussian
-    rows centred at ``mu_i``, a target ``w*``, the thresholds ``zeta_j = 1/j`` and the
-    labels ``y(i) = m - j`` for scores in band ``j`` (:func:`figure1_labels`).
+    Given by the paper: queries ``X_tau`` in ``R^{m x p0}``, a target ``w*``, the
+    thresholds ``zeta_j = 1/j`` and the labels ``y(i) = m - j`` for scores in band ``j``
+    (:func:`figure1_labels`); for panels (a) and (b) independent spherical Gaussian rows
+    centred at means ``mu_i``; for panel (c) documents in ``[-1, 1]^{p0}`` and a sparse
+    ``w*``.
 
     Our choices (not in the paper):
 
-    * dense ``w*`` (panels a, b): standard Gaussian, scaled to unit l2 norm;
-      ``mu_i = c_i w*`` with ``c_i`` the centre of band ``i``
+    * **dense** ``w*`` (panels a, b; ``sparsity=None``): standard Gaussian, scaled to
+      unit l2 norm; ``mu_i = c_i w*`` with ``c_i`` the centre of band ``i``
       (:func:`figure1_centres`), so that document ``i`` falls in band ``i``; each row
-      is ``mu_i + noise * N(0, I)``.  The default ``noise = 1e-3`` is about 0.4 of the
-      narrowest band's width for ``m = 20`` (``1/380``), so the lower documents
-      sometimes swap bands (ties and swaps in ``y``);
-    * sparse variant (panel c, ``sparsity = s``): ``w*`` has ``s`` non-zero entries
-      uniform on ``[-1, 1]`` at random coordinates (not normalised; the thresholds act
-      on the raw scores); every coordinate of a document is uniform on ``[-1, 1]``
-      except on the support, where it is ``c_i w*_S / ||w*_S||^2`` plus Gaussian noise
-      of standard deviation ``noise / ||w*_S||`` (so the score noise is ``noise``, as in
-      the dense case), clipped to ``[-1, 1]``; data stay in ``[-1, 1]^{p0}``.
+      is ``mu_i + noise * N(0, I)``, so the score ``<x_i, w*>`` is ``c_i`` plus
+      Gaussian noise of standard deviation ``noise``.  The default ``noise = 1e-3`` is
+      about 0.4 of the narrowest band's width for ``m = 20`` (``1/380``), so the lower
+      documents sometimes swap bands (ties and swaps in ``y``).
+    * **sparse** ``w*`` (panel c; ``sparsity = s``): every entry of every document is
+      drawn independently and uniformly on ``[-1, 1]``; ``w*`` has ``s`` non-zero
+      entries ``+-target_norm / sqrt(s)`` at random coordinates
+      (:func:`figure1_sparse_target`), so ``||w*||_2 = target_norm``.  **Score scale:**
+      since an entry uniform on ``[-1, 1]`` has variance ``1/3``, the score
+      ``<x, w*>`` has mean 0 and standard deviation ``target_norm / sqrt(3)`` (0.29
+      for the default 0.5), whatever ``p0`` and ``s``; it is nearly Gaussian for
+      ``s`` of about 10 or more.  With ``m = 20`` about 4% of the documents score above
+      ``zeta_2 = 1/2`` (top grade), about 57% below ``zeta_m = 1/20`` (grade 0) and
+      the rest spread over the narrow bands in between, so every grade occurs in a
+      few hundred queries.  ``noise`` here perturbs the score that decides the grade
+      (``y = labels(<x, w*> + noise * N(0, 1))``); with ``noise = 0`` the grades are
+      an exact function of ``x`` and ``w*`` separates every query.
 
     Parameters
     ----------
@@ -351,25 +382,40 @@ def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30
     n_features : int
         ``p0``.
     noise : float
-        Standard deviation of the Gaussian noise.
+        Standard deviation of the score noise (dense: of every feature of a row;
+        sparse: of the score used for the grade).
     sparsity : int, optional
         Number of non-zero entries of ``w*`` (panel c); ``None`` for a dense ``w*``.
     seed : int
         Seed of all draws (``w*`` included).
     shuffle : bool, default True
         Permute the rows of every query (with a second generator seeded ``10_000 +
-        seed``).  Unshuffled, document ``i`` sits in row ``i`` and falls in band ``i``,
-        so the input order alone is a near-perfect ranking: an untrained learner, whose
-        tied scores keep the input order, would look perfect.
+        seed``).  Unshuffled, a dense query has document ``i`` in row ``i`` and in band
+        ``i``, so the input order alone is a near-perfect ranking: an untrained
+        learner, whose tied scores keep the input order, would look perfect.  (Sparse
+        rows are exchangeable, so shuffling them changes nothing in distribution.)
+    target_norm : float, default 0.5
+        Sparse variant only: ``||w*||_2``, which sets the score scale.
+
+    Returns
+    -------
+    Figure1Data
+        The queries, their grades, ``w*``, the thresholds and (dense only) the centres.
+
+    Examples
+    --------
+    >>> data = make_figure1_ranking(3, n_items=20, n_features=500, noise=0.0, sparsity=50, seed=1)
+    >>> data.X[0].shape, int((data.w_star != 0).sum()), round(float(np.linalg.norm(data.w_star)), 3)
+    ((20, 500), 50, 0.5)
     """
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     m = check_int(n_items, "n_items", minimum=2)
     p0 = check_int(n_features, "n_features", minimum=1)
     noise = check_positive(noise, "noise", allow_zero=True)
     rng = np.random.default_rng(seed)
-    centres = figure1_centres(m)
     X, Y = [], []
     if sparsity is None:
+        centres = figure1_centres(m)
         w = rng.standard_normal(p0)
         w /= np.linalg.norm(w)
         for _ in range(n_samples):
@@ -377,20 +423,15 @@ def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30
             X.append(x)
             Y.append(figure1_labels(x @ w, m))
     else:
-        s = check_int(sparsity, "sparsity", minimum=1)
-        if s > p0:
-            raise ValueError(f"sparsity must be <= n_features = {p0}; got {s}")
-        support = np.sort(rng.choice(p0, size=s, replace=False))
-        w = np.zeros(p0)
-        w[support] = rng.uniform(-1.0, 1.0, size=s)
-        direction = w[support] / (w[support] @ w[support])
-        scale = noise / np.linalg.norm(w[support])
+        centres = None
+        w = figure1_sparse_target(p0, sparsity, target_norm, rng)
         for _ in range(n_samples):
             x = rng.uniform(-1.0, 1.0, size=(m, p0))
-            x[:, support] = np.clip(np.outer(centres, direction)
-                                    + scale * rng.standard_normal((m, s)), -1.0, 1.0)
+            score = x @ w
+            if noise > 0:
+                score = score + noise * rng.standard_normal(m)
             X.append(x)
-            Y.append(figure1_labels(x @ w, m))
+            Y.append(figure1_labels(score, m))
     if shuffle:
         order = np.random.default_rng(10_000 + seed)
         perms = [order.permutation(m) for _ in X]
