@@ -24,9 +24,10 @@ def _registry() -> dict[str, type]:
     import predtron
     import predtron.links as links
     import predtron.problems as problems
+    import predtron.sklearn as estimators
 
     classes: dict[str, type] = {}
-    for module in (problems, predtron, links):
+    for module in (problems, predtron, links, estimators):
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
             if isinstance(obj, type):

@@ -107,6 +107,12 @@ class _PredtronEstimator(BaseEstimator):
         return tags
 
     # -------------------------------------------------------------- persistence
+    def _check_fitted(self) -> None:
+        check_is_fitted(self)
+
+    def _validate_params(self) -> None:
+        self._check_common()
+
     def _get_state(self) -> tuple[dict, dict]:
         check_is_fitted(self)
         scalars, arrays = self.learner_._get_state()
