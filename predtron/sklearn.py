@@ -65,8 +65,12 @@ class _Standardizer:
         self.scale = np.where(self.scale > 0, self.scale, 1.0)
 
     def __call__(self, X):
+        # The statistics decide, not the layout of X: a scaler fitted on dense data centres
+        # (densifying sparse input), one fitted on sparse data only scales.
+        if self.mean is None:
+            return sp.csr_matrix(X @ sp.diags(1.0 / self.scale)) if sp.issparse(X) else X / self.scale
         if sp.issparse(X):
-            return sp.csr_matrix(X @ sp.diags(1.0 / self.scale))
+            X = X.toarray()
         return (X - self.mean) / self.scale
 
 
