@@ -1,0 +1,461 @@
+"""The ``predtron`` command line, end to end: fit -> predict -> evaluate on files.
+
+The shipped data (``data/``: MQ2008 Fold 1, Mulan emotions) go through the real program,
+``python -m predtron`` in a subprocess (and the installed ``predtron`` script when the
+virtualenv has one); the small classification, ordinal and ranking files the tests write go
+through :func:`predtron.cli.main` in-process, which is the function the script calls.  Values
+printed are checked against the estimators of :mod:`predtron.sklearn` fitted directly.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import predtron
+from predtron.cli import build_parser, detect_format, main
+from predtron.data import load_arff, load_emotions, load_mq2008, load_svmlight
+from predtron.data.shipped import EMOTIONS_FILES, MQ2008_FILES, shipped_file
+from predtron.sklearn import (
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+EPOCHS = "2"
+
+
+# ------------------------------------------------------------------ helpers
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def run_program(*args, command=(sys.executable, "-m", "predtron"), cwd=None) -> subprocess.CompletedProcess:
+    """Run the real program in a subprocess (the repository's code first on the path)."""
+    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True, env=_env(), cwd=cwd,
+                          timeout=300, check=False)
+
+
+def call(capsys, *args) -> tuple[int, str, str]:
+    """Run :func:`predtron.cli.main` in-process: ``(status, stdout, stderr)``."""
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def metric_values(text: str) -> dict[str, str]:
+    lines = text.splitlines()
+    assert all(line.count(": ") == 1 for line in lines), text
+    return dict(line.split(": ") for line in lines)
+
+
+def assert_one_line_error(status: int, out: str, err: str, *needles: str) -> None:
+    assert status != 0
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, f"not one line: {err!r}"
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, f"{needle!r} not in {err!r}"
+
+
+def write_svmlight(path: Path, X: np.ndarray, y, qid=None) -> Path:
+    with path.open("w") as handle:
+        for i, row in enumerate(X):
+            tokens = [str(y[i])] + ([f"qid:{qid[i]}"] if qid is not None else [])
+            tokens += [f"{j + 1}:{v!r}" for j, v in enumerate(row.tolist()) if v != 0]
+            handle.write(" ".join(tokens) + "\n")
+    return path
+
+
+def classification_data(seed: int, n: int = 90):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    W = np.array([[2.0, -1.0, 0.0], [0.0, 2.0, -1.0], [-1.0, 0.0, 2.0], [0.5, 0.5, 0.5]])
+    return X, np.argmax(X @ W, axis=1) + 1  # labels 1, 2, 3
+
+
+def ordinal_data(seed: int, n: int = 90):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, np.digitize(X @ np.array([1.0, -0.5, 0.25]), [-0.8, 0.0, 0.8]) + 1  # levels 1..4
+
+
+def ranking_data(seed: int, queries: int = 12, per_query: int = 6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(queries * per_query, 5))
+    rel = np.digitize(X @ np.array([1.0, 0.5, 0.0, -0.5, 0.2]), [0.0, 1.0])  # grades 0..2
+    return X, rel, np.repeat(np.arange(queries), per_query)
+
+
+# ------------------------------------------------------------------ shipped data, through the program
+@pytest.fixture(scope="module")
+def mq2008_model(tmp_path_factory) -> Path:
+    """A ranker fitted by ``python -m predtron fit`` on the shipped MQ2008 training split."""
+    model = tmp_path_factory.mktemp("cli") / "mq2008.npz"
+    result = run_program("fit", shipped_file(MQ2008_FILES["train"]), "--task", "rank", "--model", model,
+                         "--epochs", EPOCHS, "--seed", 0)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"saved PredtronRanker (rank) to {model}: 2707 examples x 46 features, "
+                                    f"157 queries, {EPOCHS} epochs")
+    assert result.stderr == ""  # no progress bar when stderr is not a terminal
+    return model
+
+
+def test_rank_on_mq2008_matches_the_estimator(mq2008_model, tmp_path):
+    train, test = load_mq2008("train"), load_mq2008("test")
+    ranker = PredtronRanker(epochs=int(EPOCHS), random_state=0).fit(train.X, train.y, group=train.group)
+    saved = predtron.load(mq2008_model)
+    assert type(saved) is PredtronRanker and saved.n_features_in_ == 46
+    np.testing.assert_array_equal(saved.learner_.coef_, ranker.learner_.coef_)
+
+    result = run_program("evaluate", shipped_file(MQ2008_FILES["test"]), "--model", mq2008_model, "--k", 1, 10)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    expected = {f"ndcg@{k}": f"{ranker.set_params(k=k).score(test.X, test.y, group=test.group):.4f}" for k in (1, 10)}
+    assert metric_values(result.stdout) == expected
+
+    scores = tmp_path / "scores.txt"
+    result = run_program("predict", shipped_file(MQ2008_FILES["test"]), "--model", mq2008_model, "--output", scores)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    written = np.array([float(line) for line in scores.read_text().splitlines()])
+    assert written.shape == (2874,)
+    np.testing.assert_allclose(written, ranker.predict(test.X), rtol=1e-12, atol=1e-12)
+
+
+def test_multilabel_on_emotions_matches_the_estimator(tmp_path):
+    train, test = load_emotions("train"), load_emotions("test")
+    model = tmp_path / "emotions"  # '.npz' is appended
+    result = run_program("fit", shipped_file(EMOTIONS_FILES["train"]), "--task", "multilabel", "--labels", 6,
+                         "--model", model, "--epochs", EPOCHS, "--seed", 1)
+    assert result.returncode == 0, result.stderr
+    assert "391 examples x 72 features, 6 labels" in result.stdout
+    model = model.with_suffix(".npz")
+    estimator = PredtronMultilabelClassifier(epochs=int(EPOCHS), random_state=1).fit(train.X, train.Y)
+    truth = estimator.predict(test.X)
+
+    result = run_program("predict", shipped_file(EMOTIONS_FILES["test"]), "--model", model)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 202 and all(len(line.split(" ")) == 6 and set(line.split(" ")) <= {"0", "1"}
+                                     for line in lines)
+    np.testing.assert_array_equal(np.array([line.split(" ") for line in lines], dtype=int), truth)
+
+    result = run_program("evaluate", shipped_file(EMOTIONS_FILES["test"]), "--model", model)
+    assert result.returncode == 0, result.stderr
+    hamming = np.mean(truth != test.Y)
+    assert np.isclose(hamming, -estimator.score(test.X, test.Y))
+    assert metric_values(result.stdout) == {"hamming loss": f"{hamming:.4f}",
+                                            "subset accuracy": f"{np.mean(np.all(truth == test.Y, axis=1)):.4f}"}
+
+
+def test_console_script_entry_point():
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, _, name = scripts["predtron"].partition(":")
+    assert (module, name) == ("predtron.cli", "main")
+    assert (ROOT / "predtron" / "__main__.py").is_file()
+
+
+def test_installed_script_agrees_with_the_module(mq2008_model):
+    script = Path(sys.executable).parent / ("predtron.exe" if os.name == "nt" else "predtron")
+    if not script.is_file():
+        pytest.skip(f"no 'predtron' console script beside {sys.executable} (install the package: pip install -e .)")
+    args = ("evaluate", shipped_file(MQ2008_FILES["test"]), "--model", mq2008_model, "--k", 5)
+    by_script = run_program(*args, command=(str(script),))
+    by_module = run_program(*args)
+    assert by_script.returncode == 0, by_script.stderr
+    assert by_script.stdout == by_module.stdout and by_script.stdout.startswith("ndcg@5: ")
+
+
+@pytest.mark.parametrize(("args", "status", "needle"), [
+    (("fit", "no-such-file.txt", "--task", "rank", "--model", "m.npz"), 1, "data file not found: no-such-file.txt"),
+    (("fit", "x.txt", "--task", "rank", "--model", "m.npz", "--no-such-option"), 2, "--no-such-option"),
+])
+def test_program_fails_with_one_line(tmp_path, args, status, needle):
+    result = run_program(*args, cwd=tmp_path)
+    assert result.returncode == status
+    assert_one_line_error(result.returncode, result.stdout, result.stderr, needle)
+
+
+# ------------------------------------------------------------------ small files, in-process
+def test_classify_fit_predict_evaluate(tmp_path, capsys):
+    X, y = classification_data(0)
+    Xt, yt = classification_data(1, n=40)
+    train, test = write_svmlight(tmp_path / "train.svm", X, y), write_svmlight(tmp_path / "test.svm", Xt, yt)
+    model = tmp_path / "clf.npz"
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--epochs", 3,
+                            "--seed", 0, "--eta", 0.5)
+    assert (status, err) == (0, "")
+    assert out == f"saved PredtronClassifier (classify) to {model}: 90 examples x 4 features, 3 classes, 3 epochs\n"
+    estimator = PredtronClassifier(epochs=3, random_state=0, eta=0.5).fit(load_svmlight(train).X, y)
+
+    status, out, err = call(capsys, "predict", test, "--model", model)
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [str(label) for label in estimator.predict(load_svmlight(test).X)]
+    assert set(out.split()) <= {"1", "2", "3"}  # labels as written in the file, not floats
+
+    status, out, err = call(capsys, "evaluate", test, "--model", model)
+    assert (status, err) == (0, "")
+    accuracy = estimator.score(load_svmlight(test).X, yt)
+    assert 0.5 < accuracy < 1.0  # the check below can tell a wrong value
+    assert metric_values(out) == {"accuracy": f"{accuracy:.4f}"}
+
+
+def test_omitted_options_keep_the_estimators_defaults(tmp_path, capsys):
+    X, y = classification_data(2)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    for task, cls in (("classify", PredtronClassifier), ("ordinal", PredtronOrdinalClassifier)):
+        status, _, err = call(capsys, "fit", train, "--task", task, "--model", tmp_path / f"{task}.npz", "--quiet")
+        assert (status, err) == (0, "")
+        assert predtron.load(tmp_path / f"{task}.npz").get_params() == cls().get_params()
+
+
+def test_cost_matrix_and_abstention(tmp_path, capsys):
+    X, y = classification_data(3)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    costs = np.array([[0, 1, 4], [1, 0, 1], [4, 1, 0]], dtype=float)
+    np.savetxt(tmp_path / "costs.txt", costs)
+    model = tmp_path / "cost.npz"
+    status, _, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--cost-matrix",
+                          tmp_path / "costs.txt", "--seed", 0, "--epochs", 2)
+    assert (status, err) == (0, "")
+    estimator = PredtronClassifier(cost_matrix=costs, random_state=0, epochs=2).fit(X, y)
+    status, out, _ = call(capsys, "evaluate", train, "--model", model)
+    assert status == 0
+    assert metric_values(out) == {"mean cost": f"{-estimator.score(X, y):.4f}",
+                                  "accuracy": f"{np.mean(estimator.predict(X) == y):.4f}"}
+
+    model = tmp_path / "reject.npz"
+    status, _, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--reject-cost", 0.3,
+                          "--reject-label", 0, "--seed", 0, "--epochs", 2)
+    assert (status, err) == (0, "")
+    estimator = PredtronClassifier(reject_cost=0.3, reject_label=0, random_state=0, epochs=2).fit(X, y)
+    status, out, _ = call(capsys, "predict", train, "--model", model)
+    assert out.splitlines() == [str(v) for v in estimator.predict(X)]
+    status, out, _ = call(capsys, "evaluate", train, "--model", model)
+    assert list(metric_values(out)) == ["mean cost", "accuracy", "abstention rate"]
+    assert metric_values(out)["mean cost"] == f"{-estimator.score(X, y):.4f}"
+
+
+def test_ordinal_fit_predict_evaluate(tmp_path, capsys):
+    X, y = ordinal_data(0)
+    Xt, yt = ordinal_data(1, n=50)
+    train, test = write_svmlight(tmp_path / "train.txt", X, y), write_svmlight(tmp_path / "test.txt", Xt, yt)
+    model = tmp_path / "ord.npz"
+    status, _, err = call(capsys, "fit", train, "--task", "ordinal", "--model", model, "--seed", 0, "--epochs", 3)
+    assert (status, err) == (0, "")
+    estimator = PredtronOrdinalClassifier(random_state=0, epochs=3).fit(X, y)
+    status, out, _ = call(capsys, "predict", test, "--model", model)
+    assert status == 0 and out.splitlines() == [str(v) for v in estimator.predict(Xt)]
+    status, out, _ = call(capsys, "evaluate", test, "--model", model)
+    mae = np.mean(np.abs(estimator.predict(Xt) - yt))  # levels 1..4 are consecutive: levels = values
+    assert mae > 0 and np.isclose(mae, -estimator.score(Xt, yt))
+    assert metric_values(out) == {"mean absolute error": f"{mae:.4f}",
+                                  "accuracy": f"{np.mean(estimator.predict(Xt) == yt):.4f}"}
+
+
+@pytest.mark.parametrize("layout", ["qid", "sidecar", "group-file"])
+def test_rank_query_layouts(tmp_path, capsys, layout):
+    X, rel, qid = ranking_data(0)
+    sizes = np.bincount(qid)
+    train = write_svmlight(tmp_path / "train.txt", X, rel, qid if layout == "qid" else None)
+    extra = []
+    if layout == "sidecar":
+        (tmp_path / "train.txt.query").write_text("".join(f"{s}\n" for s in sizes))
+    elif layout == "group-file":
+        (tmp_path / "sizes.txt").write_text("".join(f"{float(s)}\n" for s in sizes))  # as np.savetxt writes
+        extra = ["--group-file", tmp_path / "sizes.txt"]
+    model = tmp_path / "rank.npz"
+    status, out, err = call(capsys, "fit", train, "--task", "rank", "--model", model, "--seed", 0, *extra)
+    assert (status, err) == (0, ""), err
+    assert "72 examples x 5 features, 12 queries" in out
+    ranker = PredtronRanker(random_state=0).fit(X, rel, group=sizes)
+    status, out, err = call(capsys, "evaluate", train, "--model", model, "--k", 3, *extra)
+    assert (status, err) == (0, "")
+    assert metric_values(out) == {"ndcg@3": f"{ranker.set_params(k=3).score(X, rel, group=sizes):.4f}"}
+    status, out, _ = call(capsys, "predict", train, "--model", model)  # no query information needed
+    np.testing.assert_allclose([float(v) for v in out.split()], ranker.predict(X), rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_matches_the_estimator_on_csr(tmp_path, capsys):
+    X, y = classification_data(4)
+    X[np.abs(X) < 0.7] = 0.0
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    model = tmp_path / "sparse.npz"
+    status, _, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--sparse", "--seed", 0)
+    assert (status, err) == (0, "")
+    estimator = PredtronClassifier(random_state=0).fit(sp.csr_matrix(X), y)
+    for flags in ([], ["--sparse"]):  # the model applies its training statistics to either layout
+        status, out, _ = call(capsys, "predict", train, "--model", model, *flags)
+        assert status == 0 and out.splitlines() == [str(v) for v in estimator.predict(sp.csr_matrix(X))]
+
+
+def test_n_features_is_stored_in_the_model(tmp_path, capsys):
+    X, y = classification_data(5, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X[:, :3], y)  # indices 1..3
+    test = write_svmlight(tmp_path / "test.svm", X, y)  # indices up to 4
+    status, _, _ = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "narrow.npz")
+    assert status == 0 and predtron.load(tmp_path / "narrow.npz").n_features_in_ == 3
+    status, out, err = call(capsys, "predict", test, "--model", tmp_path / "narrow.npz")
+    assert_one_line_error(status, out, err, "test.svm, line 1", "fitted on 3 features", "--n-features")
+
+    status, _, _ = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "wide.npz",
+                        "--n-features", 4)
+    assert status == 0 and predtron.load(tmp_path / "wide.npz").n_features_in_ == 4
+    status, out, _ = call(capsys, "predict", test, "--model", tmp_path / "wide.npz")
+    assert status == 0 and len(out.splitlines()) == 30
+    status, out, _ = call(capsys, "predict", train, "--model", tmp_path / "wide.npz")  # narrower file: padded
+    assert status == 0 and len(out.splitlines()) == 30
+
+
+def test_arff_with_xml_labels_and_missing_values(tmp_path, capsys):
+    header = ["@relation tiny", "@attribute 'f one' numeric", "@attribute f2 numeric", "@attribute f3 numeric",
+              "@attribute a {0,1}", "@attribute b {0,1}", "@data"]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 1] + X[:, 2] > 0]).astype(int)
+    rows = [",".join([*map(repr, x.tolist()), *map(str, t)]) for x, t in zip(X, Y, strict=True)]
+    rows[3] = "?," + rows[3].split(",", 1)[1]
+    path = tmp_path / "tiny.data"  # no known extension: the content says ARFF
+    path.write_text("\n".join(["% a comment", *header, *rows]) + "\n")
+    (tmp_path / "tiny.xml").write_text('<labels xmlns="http://mulan.sourceforge.net/labels">'
+                                       '<label name="a"></label><label name="b"></label></labels>')
+    model = tmp_path / "ml.npz"
+    status, out, err = call(capsys, "fit", path, "--task", "multilabel", "--model", model, "--xml",
+                            tmp_path / "tiny.xml", "--quiet")
+    assert_one_line_error(status, out, err, "tiny.data, line", "missing")
+    status, out, err = call(capsys, "fit", path, "--task", "multilabel", "--model", model, "--xml",
+                            tmp_path / "tiny.xml", "--missing", 0, "--quiet", "--loss", "f1", "--seed", 0)
+    assert (status, out, err) == (0, "", "")
+    data = load_arff(path, 2, missing=0.0)
+    estimator = PredtronMultilabelClassifier(loss="f1", random_state=0).fit(data.X, data.Y)
+    status, out, _ = call(capsys, "evaluate", path, "--model", model, "--missing", 0)  # labels: the model's 2
+    assert status == 0
+    values = metric_values(out)
+    assert list(values) == ["hamming loss", "subset accuracy", "f1 loss"]
+    assert values["f1 loss"] == f"{-estimator.score(data.X, data.Y):.4f}"
+
+
+def test_progress_bar_and_quiet(tmp_path, capsys):
+    X, y = classification_data(6, n=50)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    model = tmp_path / "m.npz"
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--epochs", 2, "--progress")
+    assert status == 0 and out.startswith("saved ")
+    assert "100%" in err and "100/100" in err  # 2 passes x 50 examples
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--epochs", 2, "--quiet")
+    assert (status, out, err) == (0, "", "")
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", model, "--quiet", "--progress")
+    assert_one_line_error(status, out, err, "not allowed with argument")
+
+
+def test_detect_format(tmp_path):
+    (tmp_path / "a.data").write_text("\n% comment\n@RELATION x\n")
+    (tmp_path / "b.data").write_text("# comment\n1 1:0.5\n")
+    (tmp_path / "c.arff.gz").write_bytes(b"")
+    assert detect_format(tmp_path / "a.data") == "arff"
+    assert detect_format(tmp_path / "b.data") == "svmlight"
+    assert detect_format(tmp_path / "c.arff.gz") == "arff"
+    assert detect_format(tmp_path / "vali.txt.gz") == "svmlight"  # by extension, without reading
+    assert detect_format(tmp_path / "a.data", "svmlight") == "svmlight"
+
+
+@pytest.fixture
+def files(tmp_path, capsys):
+    """A classification model, a ranking model and data files for the bad-input cases."""
+    X, y = classification_data(7, n=30)
+    write_svmlight(tmp_path / "train.svm", X, y)
+    assert main(["fit", str(tmp_path / "train.svm"), "--task", "classify", "--model", str(tmp_path / "clf.npz")]) == 0
+    Xr, rel, qid = ranking_data(1, queries=4)
+    write_svmlight(tmp_path / "rank.txt", Xr, rel, qid)
+    assert main(["fit", str(tmp_path / "rank.txt"), "--task", "rank", "--model", str(tmp_path / "rank.npz")]) == 0
+    (tmp_path / "bad.svm").write_text("1 1:0.5 2:1\n2 1:0.25 2:oops\n")
+    (tmp_path / "unsorted.txt").write_text("1 qid:1 1:1\n0 qid:2 1:1\n2 qid:1 1:0\n")
+    (tmp_path / "noqid.txt").write_text("1 1:1\n0 1:2\n")
+    (tmp_path / "costs.txt").write_text("0 1\n1 0\n")
+    (tmp_path / "notamodel.npz").write_text("1 2 3\n")
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    predtron.save(predtron.Predtron(predtron.problems.Binary()).fit(X, np.where(y == 1, 1, -1)), tmp_path / "core")
+    (tmp_path / "plain.arff").write_text("@relation r\n@attribute f numeric\n@attribute l {0,1}\n@data\n1,0\n2,1\n")
+    capsys.readouterr()
+    return tmp_path
+
+
+BAD_INPUT = [
+    (["fit", "{d}/missing.svm", "--task", "classify", "--model", "{d}/m.npz"], "data file not found"),
+    (["fit", "{d}/bad.svm", "--task", "classify", "--model", "{d}/m.npz"], "bad.svm, line 2"),
+    (["fit", "{d}/unsorted.txt", "--task", "rank", "--model", "{d}/m.npz"], "unsorted.txt, line 3"),
+    (["fit", "{d}/noqid.txt", "--task", "rank", "--model", "{d}/m.npz"], "noqid.txt.query"),
+    (["fit", "{d}/train.svm", "--task", "multilabel", "--model", "{d}/m.npz"], "ARFF"),
+    (["fit", "{d}/plain.arff", "--task", "multilabel", "--model", "{d}/m.npz"], "--labels N"),
+    (["fit", "{d}/plain.arff", "--task", "classify", "--model", "{d}/m.npz"], "svmlight/LETOR"),
+    (["fit", "{d}/train.svm", "--task", "rank", "--model", "{d}/m.npz"], "train.svm has no qid:"),
+    (["fit", "{d}/train.svm", "--task", "rank", "--model", "{d}/m.npz", "--cost-matrix", "{d}/costs.txt"],
+     "--cost-matrix does not apply to --task rank"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--cost-matrix", "{d}/costs.txt"],
+     "cost_matrix must be (3, 3)"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--epochs", "0"], "epochs"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--labels", "2"], "--labels applies"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--n-features", "2"], "line 1"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/no/such/dir/m.npz"], "No such file"),
+    (["fit", "{d}/train.svm", "--task", "sort", "--model", "{d}/m.npz"], "invalid choice: 'sort'"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--epochs", "two"], "--epochs"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--learning-rate", "1"],
+     "unrecognized arguments: --learning-rate"),
+    (["predict", "{d}/train.svm", "--model", "{d}/missing.npz"], "model file not found"),
+    (["predict", "{d}/train.svm", "--model", "{d}/notamodel.npz"], "not a predtron model file"),
+    (["predict", "{d}/train.svm", "--model", "{d}/array.npy"], "not a predtron model file"),
+    (["predict", "{d}/train.svm", "--model", "{d}/core.npz"], "holds a Predtron, not a model written by"),
+    (["predict", "{d}/train.svm", "--model", "{d}/clf.npz", "--task", "rank"], "holds a classify model"),
+    (["evaluate", "{d}/rank.txt", "--model", "{d}/clf.npz"], "fitted on 4 features"),
+    (["evaluate", "{d}/plain.arff", "--model", "{d}/rank.npz"], "rank data are read from svmlight"),
+    (["evaluate", "{d}/train.svm", "--model", "{d}/clf.npz", "--k", "5"], "--k applies to rank models"),
+    (["evaluate", "{d}/train.svm", "--model", "{d}/clf.npz", "--group-file", "{d}/costs.txt"],
+     "--group-file applies to the rank task"),
+    (["evaluate", "{d}/rank.txt", "--model", "{d}/rank.npz", "--k", "0"], "expected a whole number >= 1"),
+    (["predict", "{d}/train.svm"], "required: --model"),
+    ([], "required: COMMAND"),
+]
+
+
+@pytest.mark.parametrize(("args", "needle"), BAD_INPUT, ids=[" ".join([*a[:1], n]) for a, n in BAD_INPUT])
+def test_bad_input_fails_with_one_line(files, capsys, args, needle):
+    status, out, err = call(capsys, *[a.format(d=files) for a in args])
+    assert_one_line_error(status, out, err, needle)
+    assert err.startswith("predtron")
+    assert status == (2 if "error: argument" in err or "required" in err or "unrecognized" in err else 1)
+
+
+@pytest.mark.parametrize("command", [None, "fit", "predict", "evaluate"])
+def test_help_explains_every_option(capsys, command):
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    target = parser if command is None else subparsers.choices[command]
+    for action in target._actions:
+        assert action.help and len(action.help) > 10, f"{command}: {action.option_strings or action.dest} unexplained"
+    with pytest.raises(SystemExit) as exit_info:
+        main(([] if command is None else [command]) + ["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples" in out and "predtron " + (command or "fit") in out
+    assert out.startswith(f"usage: predtron{' ' + command if command else ''} ")
+
+
+def test_help_shows_the_estimators_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"[epochs; default: {PredtronRanker().epochs}]" in out
+    assert f"[eta; default: {PredtronClassifier().eta}]" in out
+    assert f"default: none for multilabel, {PredtronRanker().k} for rank" in out
