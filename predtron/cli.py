@@ -62,6 +62,7 @@ TASK_OF = {cls.__name__: task for task, cls in ESTIMATORS.items()}
 #: Which file format each task reads.
 TASK_FORMATS = {"classify": "svmlight", "ordinal": "svmlight", "rank": "svmlight", "multilabel": "arff"}
 FORMATS = ("auto", "svmlight", "arff")
+FORMAT_NAMES = {"svmlight": "svmlight", "arff": "ARFF"}
 SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".letor", ".txt", ".dat")
 COMPRESSION_SUFFIXES = (".gz", ".bz2")
 
@@ -395,9 +396,9 @@ def _as_labels(y: np.ndarray) -> np.ndarray:
 def _check_format_options(args, fmt: str, task: str, path) -> None:
     if fmt != TASK_FORMATS[task]:
         if task == "multilabel":
-            raise CommandError(f"{path} is read as {fmt}, but multilabel data are read from ARFF files "
+            raise CommandError(f"{path} is read as {FORMAT_NAMES[fmt]}, but multilabel data are read from ARFF files "
                                "(pass --format arff if it is one)")
-        raise CommandError(f"{path} is read as {fmt}, but {task} data are read from svmlight/LETOR files "
+        raise CommandError(f"{path} is read as {FORMAT_NAMES[fmt]}, but {task} data are read from svmlight/LETOR files "
                            "(pass --format svmlight if it is one)")
     arff_only = [flag for flag, value in (("--labels", args.labels), ("--xml", args.xml),
                                           ("--missing", args.missing)) if value is not None]
@@ -584,7 +585,7 @@ def _summary(path: Path, task: str, model, data: Dataset) -> str:
     elif task in ("classify", "ordinal"):
         extra = f", {len(model.classes_)} {'levels' if task == 'ordinal' else 'classes'}"
     return (f"saved {type(model).__name__} ({task}) to {path}: {n} examples x {p} features{extra}, "
-            f"{model.epochs} epochs")
+            f"{model.epochs} epoch{'s' if model.epochs != 1 else ''}")
 
 
 # ------------------------------------------------------------------ commands
