@@ -134,14 +134,26 @@ def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         detail = str(exc).split("\n")[0][:80]
         raise ValueError(f"{name} must be numeric; could not convert {excerpt(probe)} ({detail})") from None
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+    if arr.dtype.kind == "f" and not _all_finite(arr):
         bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
     return arr
 
 
+def _all_finite(arr: np.ndarray) -> bool:
+    """Whether every entry is finite, in one pass without a temporary array in the common case.
+
+    The sum of finite float64 values bounded by :data:`MAX_ABS_INPUT` cannot overflow for any
+    array that fits in memory, so a finite sum settles it; otherwise look entry by entry.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(arr)):
+            return True
+    return bool(np.all(np.isfinite(arr)))
+
+
 def _check_magnitude(values: np.ndarray, name: str) -> None:
-    if values.size and float(np.max(np.abs(values))) > MAX_ABS_INPUT:
+    if values.size and max(float(np.max(values)), -float(np.min(values))) > MAX_ABS_INPUT:
         top = float(np.max(np.abs(values)))
         raise ValueError(
             f"{name} has an entry of magnitude {top:.3g} > {MAX_ABS_INPUT:g}; scores are sums of products "

@@ -78,6 +78,10 @@ class Inputs(ABC):
     def instance(self, i: int) -> np.ndarray:
         """Instance ``i`` as a dense array (a row, or the query's document matrix)."""
 
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Zero parameters in the memory layout this input scores fastest with."""
+        return np.zeros(shape)
+
     def kernel_scores(self, kernel: Kernel, support: np.ndarray, coefs: np.ndarray, rows) :
         """Scores of ``rows`` under the kernel expansion with ``support`` rows and ``coefs``."""
         raise ValueError(f"kernels are not supported for {type(self).__name__}; use a primal learner")
@@ -132,6 +136,11 @@ class VectorInputs(Inputs):
         if self.sparse:
             return self.X[i].toarray()[0]
         return self.X[i]
+
+    def zeros(self, shape):
+        # Column-major W: W.T is C-contiguous, so X @ W.T needs no copy (scipy's sparse product
+        # copies a non-contiguous dense operand), and a sparse row's update touches whole columns.
+        return np.zeros(shape, order="F")
 
     def kernel_scores(self, kernel, support, coefs, rows):
         if self.sparse:

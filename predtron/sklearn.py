@@ -23,6 +23,8 @@ an estimator is Algorithm 1 of the paper as stated.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -74,13 +76,73 @@ class _Standardizer:
         return (X - self.mean) / self.scale
 
 
+def theorem1_step(problem, X, labels, intercept: bool, offsets=None) -> float:
+    """``c_L / (4 R^2)``, Theorem 1's step size, with ``R^2`` the MEAN squared instance norm.
+
+    Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
+    example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
+    query, the squared Frobenius norm of its document matrix, an upper bound of the squared
+    operator norm).  ``c_L`` is the smallest non-zero loss (over the training labels for
+    ranking).  Falls back to 1 when every loss is zero.
+    """
+    if sp.issparse(X):
+        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    else:
+        squares = np.einsum("ij,ij->i", X, X)
+    if offsets is not None:
+        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
+    r2 = float(np.mean(squares)) + (1.0 if intercept else 0.0)
+    if offsets is not None:
+        segments = [labels[a:b] for a, b in itertools.pairwise(offsets)]
+        try:
+            c_L = problem.loss_bounds_for(segments)[0]
+        except ValueError:
+            return 1.0
+    else:
+        c_L = problem.c_L
+    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
+
+
 class _PredtronEstimator(BaseEstimator):
     """Shared parameters, validation and the core learner of the estimators."""
 
-    def _learner(self, problem):
+    def _learner(self, problem, eta=None):
         cls = PredtronLD if self.loss_driven else Predtron
-        return cls(problem, eta=self.eta, update=self.update, average=self.average, shuffle=self.shuffle,
+        eta = getattr(self, "eta_", self.eta) if eta is None else eta
+        return cls(problem, eta=eta, update=self.update, average=self.average, shuffle=self.shuffle,
                    random_state=self._seed(), fit_intercept=self.fit_intercept, record_losses=False)
+
+    def _fit_learner(self, problem, X, target, **split) -> None:
+        """Fit the core learner, stopping early when the online loss of a pass stops improving."""
+        self.learner_ = self._learner(problem)
+        self.learner_.fit(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper(), **split)
+        self.n_iter_ = self.learner_.n_epochs_
+
+    def _stopper(self):
+        """Early stopping as scikit-learn's ``tol``/``n_iter_no_change``: stop once the mean loss the
+        learner suffers in a pass has not improved on the best pass by ``tol`` for
+        ``n_iter_no_change`` passes in a row."""
+        if self.tol is None:
+            return None
+        tol = check_positive(self.tol, "tol", allow_zero=True)
+        patience = check_int(self.n_iter_no_change, "n_iter_no_change", minimum=1)
+        state = {"best": np.inf, "stall": 0, "rounds": 0, "total": 0.0}
+
+        def stop(learner, epoch: int) -> bool:
+            rounds, total = learner.n_rounds_, learner.cumulative_loss_
+            mean = (total - state["total"]) / max(rounds - state["rounds"], 1)
+            state["rounds"], state["total"] = rounds, total
+            state["stall"] = state["stall"] + 1 if mean > state["best"] - tol else 0
+            state["best"] = min(state["best"], mean)
+            return state["stall"] >= patience
+
+        return stop
+
+    def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
+        """The step size: ``eta`` as given, or Theorem 1's step for ``eta="auto"``."""
+        if isinstance(self.eta, str) and self.eta == "auto":
+            return theorem1_step(problem, X, labels, bool(self.fit_intercept), offsets)
+        return check_positive(self.eta, "eta")
 
     def _seed(self):
         state = self.random_state
@@ -92,7 +154,8 @@ class _PredtronEstimator(BaseEstimator):
         check_int(self.epochs, "epochs", minimum=1)
         for name in ("average", "shuffle", "fit_intercept", "standardize", "loss_driven", "verbose"):
             check_bool(getattr(self, name), name)
-        check_positive(self.eta, "eta")
+        if not (isinstance(self.eta, str) and self.eta == "auto"):
+            check_positive(self.eta, "eta")
 
     def _validate_X(self, X, reset: bool):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
@@ -121,7 +184,7 @@ class _PredtronEstimator(BaseEstimator):
         check_is_fitted(self)
         scalars, arrays = self.learner_._get_state()
         arrays = {f"learner.{k}": v for k, v in arrays.items()}
-        scalars = {"learner": scalars, "n_features_in_": int(self.n_features_in_)}
+        scalars = {"learner": scalars, "n_features_in_": int(self.n_features_in_), "eta_": float(self.eta_)}
         if self.scaler_ is not None:
             arrays["scale"] = self.scaler_.scale
             if self.scaler_.mean is not None:
@@ -131,6 +194,7 @@ class _PredtronEstimator(BaseEstimator):
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
         self.n_features_in_ = int(scalars["n_features_in_"])
+        self.eta_ = float(scalars["eta_"])
         self._restore_extra(scalars)
         if "scale" in arrays:
             scaler = _Standardizer.__new__(_Standardizer)
@@ -152,11 +216,22 @@ class _PredtronEstimator(BaseEstimator):
 
 
 _COMMON_DOC = """
-    eta : float, default 1.0
-        Step size of Algorithm 1 (with the oracle update, ``eta`` times the squared input
-        norm sets how much the loss term of the oracle weighs against the scores).
-    epochs : int, default 10
-        Passes over the training data.
+    eta : float or "auto", default "auto"
+        Step size of Algorithm 1.  ``"auto"`` is Theorem 1's step ``c_L / (4 R^2)`` with
+        ``R^2`` the mean squared norm of the (standardised) training inputs (see
+        :func:`theorem1_step`); ``eta_`` holds the value used.  With the oracle update,
+        ``eta`` times the squared input norm sets how much the loss term of the oracle weighs
+        against the scores, so a step on the data's own scale makes the estimator
+        independent of how the features were scaled.
+    epochs : int, default 50
+        Largest number of passes over the training data (see ``tol``).
+    tol : float or None, default 1e-3
+        Stop when the mean loss the learner suffers in a pass has not improved on the best
+        pass by ``tol`` for ``n_iter_no_change`` passes in a row (as scikit-learn's linear
+        models stop); ``None`` makes exactly ``epochs`` passes.  ``n_iter_`` is the number
+        of passes made.
+    n_iter_no_change : int, default 5
+        Patience of the stopping rule.
     average : bool, default True
         Predict with the averaged iterate (Freund and Schapire; Collins).
     shuffle : bool, default True
@@ -226,11 +301,13 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
     abstention cost (higher is better in every case).
     """
 
-    def __init__(self, *, eta=1.0, epochs=10, average=True, shuffle=True, random_state=None,
-                 fit_intercept=True, standardize=True, update="oracle", loss_driven=False, verbose=False,
-                 cost_matrix=None, reject_cost=None, reject_label=-1):
+    def __init__(self, *, eta="auto", epochs=50, tol=1e-3, n_iter_no_change=5, average=True, shuffle=True,
+                 random_state=None, fit_intercept=True, standardize=True, update="oracle", loss_driven=False,
+                 verbose=False, cost_matrix=None, reject_cost=None, reject_label=-1):
         self.eta = eta
         self.epochs = epochs
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
@@ -282,8 +359,9 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
             if np.any(self.classes_ == self.reject_label):
                 raise ValueError(f"reject_label must differ from every class; {self.reject_label!r} is a class of y")
         X = self._fit_scaler(X)
-        self.learner_ = self._learner(self._problem())
-        self.learner_.fit(X, self._encode(indices), epochs=self.epochs, verbose=self.verbose)
+        problem = self._problem()
+        self.eta_ = self._resolve_eta(problem, X, self._encode(indices))
+        self._fit_learner(problem, X, self._encode(indices))
         if self.reject_cost is not None:
             self.threshold_ = self._fit_threshold(X, indices)
         return self
@@ -399,14 +477,16 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     labels (the usual Hamming loss, in ``[0, 1]``).
     """
 
-    def __init__(self, *, loss="hamming", k=None, beta=1.0, eta=1.0, epochs=10, average=True, shuffle=True,
-                 random_state=None, fit_intercept=True, standardize=True, update="oracle", loss_driven=False,
-                 verbose=False):
+    def __init__(self, *, loss="hamming", k=None, beta=1.0, eta="auto", epochs=50, tol=1e-3,
+                 n_iter_no_change=5, average=True, shuffle=True, random_state=None, fit_intercept=True,
+                 standardize=True, update="oracle", loss_driven=False, verbose=False):
         self.loss = loss
         self.k = k
         self.beta = beta
         self.eta = eta
         self.epochs = epochs
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
@@ -462,8 +542,8 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
             target = np.where(indices == 1, 1, -1) if len(self.classes_) == 2 else indices
         problem = self._problem()
         X = self._fit_scaler(X)
-        self.learner_ = self._learner(problem)
-        self.learner_.fit(X, target, epochs=self.epochs, verbose=self.verbose)
+        self.eta_ = self._resolve_eta(problem, X, target)
+        self._fit_learner(problem, X, target)
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -545,10 +625,13 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     ``score`` is the negative mean absolute error counted in levels.
     """
 
-    def __init__(self, *, eta=1.0, epochs=10, average=True, shuffle=True, random_state=None, fit_intercept=True,
-                 standardize=True, update="oracle", loss_driven=False, verbose=False):
+    def __init__(self, *, eta="auto", epochs=50, tol=1e-3, n_iter_no_change=5, average=True, shuffle=True,
+                 random_state=None, fit_intercept=True, standardize=True, update="oracle", loss_driven=False,
+                 verbose=False):
         self.eta = eta
         self.epochs = epochs
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
@@ -570,8 +653,9 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold at least 2 levels to learn from; got 1 class ({excerpt(self.classes_)})")
         X = self._fit_scaler(X)
-        self.learner_ = self._learner(self._problem())
-        self.learner_.fit(X, levels, epochs=self.epochs, verbose=self.verbose)
+        problem = self._problem()
+        self.eta_ = self._resolve_eta(problem, X, levels)
+        self._fit_learner(problem, X, levels)
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -660,13 +744,16 @@ class PredtronRanker(_PredtronEstimator):
 
     fit_intercept = False
 
-    def __init__(self, *, f="linear", k=10, train_k=None, eta=1.0, epochs=10, average=True, shuffle=True,
-                 random_state=None, standardize=True, update="oracle", loss_driven=False, verbose=False):
+    def __init__(self, *, f="discount", k=10, train_k=None, eta="auto", epochs=50, tol=1e-3,
+                 n_iter_no_change=5, average=True, shuffle=True, random_state=None, standardize=True,
+                 update="oracle", loss_driven=False, verbose=False):
         self.f = f
         self.k = k
         self.train_k = train_k
         self.eta = eta
         self.epochs = epochs
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
@@ -686,8 +773,11 @@ class PredtronRanker(_PredtronEstimator):
         check_int(self.k, "k", minimum=1)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = self._fit_scaler(X)
-        self.learner_ = self._learner(self._problem())
-        self.learner_.fit(X, y, epochs=self.epochs, verbose=self.verbose, qid=qid, group=group)
+        problem = self._problem()
+        offsets = query_offsets(X.shape[0], qid=qid, group=group)
+        grades = problem.check_labels(y, _Offsets(offsets)).values
+        self.eta_ = self._resolve_eta(problem, X, grades, offsets)
+        self._fit_learner(problem, X, grades, group=np.diff(offsets))
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -715,7 +805,8 @@ class PredtronRanker(_PredtronEstimator):
         check_int(self.epochs, "epochs", minimum=1)
         for name in ("average", "shuffle", "standardize", "loss_driven", "verbose"):
             check_bool(getattr(self, name), name)
-        check_positive(self.eta, "eta")
+        if not (isinstance(self.eta, str) and self.eta == "auto"):
+            check_positive(self.eta, "eta")
         if self.train_k is not None:
             check_int(self.train_k, "train_k", minimum=1)
 

@@ -251,7 +251,7 @@ def reference_fit(learner, X, Y, epochs: int = 1, *, qid=None, group=None) -> Re
     loss_driven = bool(getattr(learner, "loss_driven", False)) or type(learner).__name__ == "PredtronLD"
     rng = check_random_state(learner.random_state) if learner.shuffle else None
 
-    theta = np.zeros(shape)            # the iterate (dual for a link, primal otherwise)
+    theta = inputs.zeros(shape)        # the iterate (dual for a link, primal otherwise)
     terms: list[tuple[np.ndarray, np.ndarray, int]] = []   # kernel: (x, c, round)
     kfun = learner._resolve_kernel() if kernel else None
 

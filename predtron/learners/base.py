@@ -228,7 +228,8 @@ class OnlineLearner(Estimator, ABC):
         self._finish_pass()
         return self
 
-    def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None) -> OnlineLearner:
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None,
+            callback=None) -> OnlineLearner:
         """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data.
 
         Parameters
@@ -240,9 +241,16 @@ class OnlineLearner(Estimator, ABC):
             Show a progress bar over the examples of all passes (on stderr).
         qid, group : array-like, optional
             Flat ranking input, as in :meth:`partial_fit`.
+        callback : callable, optional
+            Called as ``callback(learner, epoch)`` after every pass (``epoch`` counts from 1);
+            a true return value stops fitting there (early stopping).  ``n_epochs_`` is the
+            number of passes made.
         """
         self._validate_params()
         epochs = check_int(epochs, "epochs", minimum=1)
+        if callback is not None and not callable(callback):
+            raise ValueError(f"callback must be a callable callback(learner, epoch) or None; got "
+                             f"{type(callback).__name__}")
         verbose = check_bool(verbose, "verbose")
         self.reset()
         inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
@@ -255,8 +263,11 @@ class OnlineLearner(Estimator, ABC):
             for epoch in range(epochs):
                 order = rng.permutation(inputs.n) if rng is not None else None
                 self._pass(inputs, labels, order, progress)
+                self.n_epochs_ = epoch + 1
                 if verbose:
                     progress.set_postfix(epoch=epoch + 1, mistakes=self.n_mistakes_, refresh=False)
+                if callback is not None and callback(self, epoch + 1):
+                    break
         self._finish_pass()
         return self
 
@@ -408,8 +419,8 @@ class PrimalLearner(OnlineLearner):
 
     def _init_state(self, inputs) -> None:
         shape = self.problem.scoring.param_shape(inputs.n_features, inputs.intercept)
-        self._w = np.zeros(shape)
-        self._u = np.zeros(shape) if self.average else None
+        self._w = inputs.zeros(shape)
+        self._u = inputs.zeros(shape) if self.average else None
         self._averaged = bool(self.average)
         self._params = self._w
         self._coef_views(self._w)
@@ -437,8 +448,8 @@ class PrimalLearner(OnlineLearner):
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
         super()._set_state(scalars, arrays)
-        self._w = np.array(arrays["w"], dtype=float)
-        self._u = np.array(arrays["u"], dtype=float) if "u" in arrays else None
+        self._w = np.array(arrays["w"], dtype=float, order="F")
+        self._u = np.array(arrays["u"], dtype=float, order="F") if "u" in arrays else None
         self._finish_pass()
 
     def _finish_pass(self) -> None:

@@ -98,7 +98,7 @@ class PredtronLink(OnlineLearner):
 
     def _init_state(self, inputs) -> None:
         shape = self.problem.scoring.param_shape(inputs.n_features, inputs.intercept)
-        self._theta = np.zeros(shape)
+        self._theta = inputs.zeros(shape)
         self._primal = self._link().to_primal(self._theta)
         # Lazy average: _acc = sum of the iterates W_{tau+1} for tau <= _last.
         self._acc = np.zeros(shape) if self.average else None

@@ -150,6 +150,19 @@ class Multilabel(Problem):
             return super()._batch_loss(T, Y)
         return self._loss_rows(self._batch_pred(T), np.asarray(Y))
 
+    def _round(self, t, y, use_oracle):
+        if self._measure is not None or self.loss_name == "errorset":
+            return super()._round(t, y, use_oracle)
+        t = np.asarray(t, dtype=float)
+        y = np.asarray(y)
+        sigma = (t >= 0).astype(np.int64)
+        loss = float(self._loss_rows(sigma[None, :], y[None, :])[0])
+        if loss == 0:
+            return 0.0, None
+        chosen = self._oracle(t, y) if use_oracle else sigma
+        # rep(chosen) - rep(y) = 2 (chosen - y) / sqrt(m), entry by entry exactly
+        return loss, (2.0 * chosen - 1.0) * self._scale - (2.0 * y - 1.0) * self._scale
+
     def _gains(self, t, y) -> np.ndarray:
         """``a_j``: how much ``<rep(y) - rep(sigma), t>`` grows when label ``j`` is wrong."""
         return 2.0 * (2.0 * np.asarray(y) - 1.0) * np.asarray(t, dtype=float) * self._scale

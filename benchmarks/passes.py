@@ -1,0 +1,174 @@
+"""Speed of one online pass of the learners against scikit-learn, measured in the same run.
+
+Every row times the same data through a predtron learner and through the peer named in
+the row (best of ``repeat`` runs, single-threaded BLAS), and prints the ratio ``peer time
+/ predtron time`` (above 1: predtron is faster) next to the goal of the performance issue.
+Absolute times on a shared machine mean little; the ratios are what to read.
+
+    python benchmarks/passes.py            # full sizes
+    python benchmarks/passes.py --quick    # smaller, for a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron, SGDRegressor
+from sklearn.multiclass import OneVsRestClassifier
+from threadpoolctl import threadpool_limits
+
+from predtron import Predtron
+from predtron.problems import Binary, Multiclass, Multilabel, SubsetRanking
+from predtron.timing import best_time
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _row(workload, peer, peer_seconds, seconds, goal, note="", kind="speed") -> dict:
+    ratio = peer_seconds / seconds if kind == "speed" else seconds / peer_seconds
+    return {"workload": workload, "peer": peer, "peer_seconds": peer_seconds, "predtron_seconds": seconds,
+            "ratio": ratio, "goal": goal, "kind": kind, "note": note}
+
+
+def _digits(n: int):
+    X, y = load_digits(return_X_y=True)
+    reps = n // len(X) + 1
+    return np.ascontiguousarray(np.tile(X, (reps, 1))[:n], dtype=float), np.tile(y, reps)[:n]
+
+
+def multiclass(n: int, repeat: int) -> list[dict]:
+    """Digits tiled to ``n`` rows, 10 classes, 64 features; scikit-learn's Perceptron in file order."""
+    X, y = _digits(n)
+    peer = best_time(lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(10)), repeat)
+    plain = best_time(lambda: Predtron(Multiclass(10), record_losses=False).fit(X, y), repeat)
+    averaged = best_time(lambda: Predtron(Multiclass(10), record_losses=False, average=True).fit(X, y), repeat)
+    mistakes = Predtron(Multiclass(10)).fit(X, y).n_mistakes_
+    return [
+        _row(f"multiclass pass, digits x{n // 1797}, k=10, p=64", "Perceptron.partial_fit", peer, plain, 2.0,
+             f"{mistakes} mistakes"),
+        _row("  averaged vs plain (time ratio, lower is better)", "plain Predtron", plain, averaged, 1.3,
+             kind="cost"),
+    ]
+
+
+def _linear_stream(n: int, p: int, noise: float, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    w = rng.standard_normal(p)
+    y = np.where(X @ w + noise * np.sqrt(p) * rng.standard_normal(n) >= 0, 1, -1)
+    return X, y
+
+
+def binary(n: int, p: int, repeat: int) -> list[dict]:
+    """A linear concept on Gaussian inputs, without and with label noise (10% flipped scores)."""
+    rows = []
+    for noise, name in ((0.0, "separable"), (0.15, "noisy")):
+        X, y = _linear_stream(n, p, noise)
+        peer = best_time(lambda X=X, y=y: Perceptron(shuffle=False).partial_fit(X, y, classes=[-1, 1]), repeat)
+        ours = best_time(lambda X=X, y=y: Predtron(Binary(), record_losses=False).fit(X, y), repeat)
+        averaged = best_time(lambda X=X, y=y: Predtron(Binary(), record_losses=False, average=True).fit(X, y),
+                             repeat)
+        mistakes = Predtron(Binary()).fit(X, y).n_mistakes_
+        rows.append(_row(f"binary pass, {n} x {p}, {name}", "Perceptron.partial_fit", peer, ours, 1.0,
+                         f"{mistakes} mistakes ({mistakes / n:.1%})"))
+        rows.append(_row("  averaged vs plain (time ratio, lower is better)", "plain Predtron", ours, averaged, 1.3,
+                         kind="cost"))
+    return rows
+
+
+def _yeast(n: int):
+    path = SHARED / "mulan-yeast" / "yeast-train.arff"
+    if path.exists():
+        from predtron.data import load_arff
+
+        data = load_arff(path, 14)
+        X, Y, source = data.X, data.Y, "yeast"
+    else:
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((1500, 103))
+        Y = (X @ rng.standard_normal((103, 14)) + rng.standard_normal((1500, 14)) > 1.0).astype(int)
+        source = "synthetic yeast-sized"
+    reps = n // len(X) + 1
+    return np.ascontiguousarray(np.tile(X, (reps, 1))[:n]), np.tile(Y, (reps, 1))[:n], source
+
+
+def multilabel(n: int, repeat: int) -> list[dict]:
+    """Hamming loss, 14 labels, 103 features (Mulan yeast tiled); one-vs-rest Perceptron, one epoch."""
+    X, Y, source = _yeast(n)
+
+    def peer():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            OneVsRestClassifier(Perceptron(max_iter=1, tol=None, shuffle=False)).fit(X, Y)
+
+    peer_time = best_time(peer, repeat)
+    ours = best_time(lambda: Predtron(Multilabel(14), record_losses=False).fit(X, Y), repeat)
+    mistakes = Predtron(Multilabel(14)).fit(X, Y).n_mistakes_
+    return [_row(f"multilabel Hamming pass, {source} x{n // len(np.unique(X, axis=0))}, m=14, p=103",
+                 "one-vs-rest Perceptron", peer_time, ours, 1.0, f"{mistakes} rounds with a mistake ({mistakes / n:.0%})")]
+
+
+def sparse_text(n: int, repeat: int) -> list[dict]:
+    """Bag-of-words-like CSR input: 1e5 features, 0.1% density, 5 classes."""
+    rng = np.random.default_rng(0)
+    p, k = 100_000, 5
+    X = sp.random(n, p, density=1e-3, format="csr", random_state=1, data_rvs=lambda s: rng.random(s) + 0.5)
+    W = sp.random(k, p, density=0.05, random_state=2).toarray()
+    y = np.asarray(np.argmax((X @ W.T), axis=1)).ravel()
+    peer = best_time(lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(k)), repeat)
+    ours = best_time(lambda: Predtron(Multiclass(k), record_losses=False).fit(X, y), repeat)
+    mistakes = Predtron(Multiclass(k)).fit(X, y).n_mistakes_
+    return [_row(f"sparse text-like pass, {n} x 1e5 at 0.1%, k=5", "Perceptron.partial_fit (same CSR)", peer, ours,
+                 1.0, f"{mistakes} mistakes")]
+
+
+def ranking(repeat: int) -> list[dict]:
+    """MQ2008 Fold 1 (vali.txt as training): one pass, documents per second, against SGDRegressor."""
+    from predtron.data import load_letor
+
+    path = SHARED / "letor-mq2008-fold1" / "vali.txt"
+    if not path.exists():
+        from predtron.data import load_mq2008
+
+        data = load_mq2008("train")
+    else:
+        data = load_letor(path, n_features=46)
+    X, y, group = data.X, data.y, data.group
+    peer = best_time(lambda: SGDRegressor().partial_fit(X, y), repeat)
+    rows = []
+    for f in ("linear", "discount"):
+        ours = best_time(lambda f=f: Predtron(SubsetRanking(f=f), record_losses=False).fit(X, y, group=group),
+                         repeat)
+        rows.append(_row(f"ranking pass, MQ2008 Fold 1, f={f} ({len(y)} docs/pass)",
+                         "SGDRegressor.partial_fit", peer, ours, 0.5))
+    return rows
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Every row (the suite's entry point for ``benchmarks/run_all.py``)."""
+    repeat = 2 if quick else 3
+    n = 20_000 if quick else 100_000
+    with threadpool_limits(1):
+        return (multiclass(n, repeat) + binary(n, 100, repeat) + multilabel(n // 5, repeat)
+                + sparse_text(n // 5, repeat) + ranking(repeat))
+
+
+def print_rows(rows: list[dict]) -> None:
+    print(f"{'workload':60s} {'peer':34s} {'peer s':>8s} {'ours s':>8s} {'ratio':>7s} {'goal':>6s}  note")
+    for r in rows:
+        mark = ">=" if r["kind"] == "speed" else "<="
+        ok = r["ratio"] >= r["goal"] if r["kind"] == "speed" else r["ratio"] <= r["goal"]
+        print(f"{r['workload']:60s} {r['peer']:34s} {r['peer_seconds']:8.4f} {r['predtron_seconds']:8.4f} "
+              f"{r['ratio']:7.2f} {mark}{r['goal']:<4g} {'met' if ok else 'NOT met'}  {r['note']}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    print_rows(run(parser.parse_args().quick))
