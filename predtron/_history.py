@@ -51,6 +51,24 @@ class LossTrace:
             self._losses[self._size] = loss
             self._size += 1
 
+    def extend(self, count: int, rounds: np.ndarray, losses: np.ndarray) -> None:
+        """``count`` more rounds, with non-zero ``losses`` at the 1-based ``rounds`` among them
+        (what a compiled pass returns); the same totals as ``add`` round by round."""
+        start = self.n_rounds
+        for loss in losses.tolist():  # Python floats, added in order as add() would
+            self.total += loss
+        self.n_nonzero += len(losses)
+        self.n_rounds = start + int(count)
+        if self.record and len(rounds):
+            need = self._size + len(rounds)
+            if need > len(self._rounds):
+                size = max(need, 2 * len(self._rounds))
+                self._rounds = np.resize(self._rounds, size)
+                self._losses = np.resize(self._losses, size)
+            self._rounds[self._size:need] = start + rounds
+            self._losses[self._size:need] = losses
+            self._size = need
+
     def nonzero(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rounds, losses)`` of the rounds with a non-zero loss (rounds are 1-based)."""
         return self._rounds[: self._size].copy(), self._losses[: self._size].copy()

@@ -106,8 +106,8 @@ def _real_dtype_error(arr: np.ndarray, name: str) -> ValueError | None:
     return None
 
 
-def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
-    """Convert ``value`` to an array of real ``dtype`` and reject NaN and infinity.
+def as_finite_array(value, name: str, dtype=float, *, check: bool = True) -> np.ndarray:
+    """Convert ``value`` to an array of real ``dtype`` and reject NaN and infinity (``check``).
 
     ``None``, generators and other non-array objects, complex numbers, dates and strings
     are refused with a message naming ``name``.
@@ -134,7 +134,7 @@ def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         detail = str(exc).split("\n")[0][:80]
         raise ValueError(f"{name} must be numeric; could not convert {excerpt(probe)} ({detail})") from None
-    if arr.dtype.kind == "f" and not _all_finite(arr):
+    if check and arr.dtype.kind == "f" and not _all_finite(arr):
         bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
     return arr
@@ -152,9 +152,26 @@ def _all_finite(arr: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(arr)))
 
 
-def _check_magnitude(values: np.ndarray, name: str) -> None:
-    if values.size and max(float(np.max(values)), -float(np.min(values))) > MAX_ABS_INPUT:
-        top = float(np.max(np.abs(values)))
+def _scan(values: np.ndarray) -> tuple[bool, float]:
+    """``(all finite, largest magnitude)`` of a float64 array, in one pass when compiled code is
+    available (:func:`predtron._compiled.finite_max_abs`), else with NumPy reductions."""
+    from predtron import _compiled
+
+    if values.size == 0:
+        return True, 0.0
+    if _compiled.AVAILABLE and values.dtype == np.float64:
+        flat = values.reshape(-1) if values.flags.c_contiguous or values.flags.f_contiguous else values.ravel()
+        finite, top = _compiled.finite_max_abs(flat if flat.flags.c_contiguous else np.ascontiguousarray(flat))
+        return bool(finite), float(top)
+    with np.errstate(invalid="ignore"):
+        top = max(float(np.max(values)), -float(np.min(values)))
+    return bool(np.isfinite(top)), top
+
+
+def _check_magnitude(values: np.ndarray, name: str, top: float | None = None) -> None:
+    if top is None:
+        top = _scan(values)[1] if values.size else 0.0
+    if values.size and top > MAX_ABS_INPUT:
         raise ValueError(
             f"{name} has an entry of magnitude {top:.3g} > {MAX_ABS_INPUT:g}; scores are sums of products "
             "of inputs and would overflow float64: rescale the features"
@@ -180,21 +197,29 @@ def check_matrix(X, name: str = "X", *, accept_sparse: bool = False, min_rows: i
             raise error
         if X.dtype.kind not in "biuf":
             raise ValueError(f"{name} must hold real numbers; got a sparse matrix of dtype {X.dtype}")
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        X.sum_duplicates()
-        X.sort_indices()
-        if not np.all(np.isfinite(X.data)):
+        if X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format:
+            X = sp.csr_matrix(X, copy=False)  # already canonical: no copy (the package never writes to X)
+        else:
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            X.sum_duplicates()
+            X.sort_indices()
+        finite, top = _scan(X.data)
+        if not finite:
             bad = int(X.data.size - np.count_nonzero(np.isfinite(X.data)))
             raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
-        _check_magnitude(X.data, name)
+        _check_magnitude(X.data, name, top)
     else:
-        X = as_finite_array(X, name)
+        X = as_finite_array(X, name, check=False)
         if X.ndim != 2:
             raise ValueError(
                 f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}"
             )
-        _check_magnitude(X, name)
         X = np.ascontiguousarray(X, dtype=np.float64)
+        finite, top = _scan(X)
+        if not finite:
+            bad = int(X.size - np.count_nonzero(np.isfinite(X)))
+            raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
+        _check_magnitude(X, name, top)
     if X.shape[0] < min_rows:
         raise ValueError(f"{name} must have at least {min_rows} row(s); got shape {X.shape}")
     if X.shape[1] < min_features:

@@ -138,9 +138,10 @@ class VectorInputs(Inputs):
         return self.X[i]
 
     def zeros(self, shape):
-        # Column-major W: W.T is C-contiguous, so X @ W.T needs no copy (scipy's sparse product
-        # copies a non-contiguous dense operand), and a sparse row's update touches whole columns.
-        return np.zeros(shape, order="F")
+        # Sparse rows: column-major W, so X @ W.T needs no copy (scipy copies a non-contiguous
+        # dense operand) and a row's non-zero j touches one contiguous column W[:, j].  Dense
+        # rows: row-major W, so each score is a contiguous dot product.
+        return np.zeros(shape, order="F" if self.sparse else "C")
 
     def kernel_scores(self, kernel, support, coefs, rows):
         if self.sparse:
@@ -181,7 +182,11 @@ class DocumentInputs(Inputs):
 
     def add_adjoint(self, params, g, i, alpha):
         docs = self.X[self.offsets[i]:self.offsets[i + 1]]
-        params += alpha * np.asarray(docs.T @ g).ravel()
+        if self.sparse:  # scipy adds the documents' terms of each feature in document order
+            adjoint = np.asarray(docs.T @ g).ravel()
+        else:  # X^T g added document by document, the order the compiled pass follows
+            adjoint = np.cumsum(docs * g[:, None], axis=0)[-1]
+        params += alpha * adjoint
 
     def instance(self, i):
         docs = self.X[self.offsets[i]:self.offsets[i + 1]]

@@ -216,3 +216,43 @@ def test_record_losses_off_keeps_totals_only():
     assert not hasattr(lean, "loss_history_")
     with pytest.raises(AttributeError, match="record_losses=False"):
         _ = lean.loss_history_
+
+
+COMPILED_PROBLEMS = [Binary(cost_pos=2.0, cost_neg=0.5), BinaryReject(0.4, 0.3),
+                     Multiclass(3, loss=[[0, 2, 1], [1, 0, 1], [3, 1, 0]]),
+                     Ordinal(5), Multilabel(5, "hamming"), Multilabel(5, "subset"), SubsetRanking(f="discount")]
+
+
+@pytest.mark.parametrize("options", OPTIONS[:2] + OPTIONS[3:4], ids=lambda o: ",".join(o) or "plain")
+@pytest.mark.parametrize("problem", COMPILED_PROBLEMS, ids=repr)
+def test_numpy_block_scan_equals_reference_where_a_compiled_pass_exists(problem, options, monkeypatch):
+    """The problems above normally run compiled; the NumPy block scan must stay exact for them too."""
+    import predtron.learners.base as base
+
+    monkeypatch.setattr(base, "USE_COMPILED", False)
+    if isinstance(problem, SubsetRanking):
+        options = {k: v for k, v in options.items() if k != "fit_intercept"}
+    X, Y = _data(problem)
+    learner = Predtron(problem, eta=0.7, **options).fit(X, Y, epochs=3)
+    reference = reference_fit(Predtron(problem, eta=0.7, **options), X, Y, epochs=3)
+    _check_same(learner, reference, X, options.get("average", False))
+
+
+@pytest.mark.parametrize("problem", COMPILED_PROBLEMS, ids=repr)
+def test_compiled_pass_runs_for_the_built_in_problems(problem, monkeypatch):
+    """The compiled pass is taken (so the tests above exercise it) and gives the NumPy result."""
+    import predtron._compiled as compiled
+    import predtron.learners.base as base
+
+    if not compiled.AVAILABLE:
+        pytest.skip("numba is not installed")
+    calls = []
+    original = compiled.run_pass
+    monkeypatch.setattr(compiled, "run_pass", lambda *a, **k: calls.append(1) or original(*a, **k))
+    X, Y = _data(problem)
+    fast = Predtron(problem, average=True).fit(X, Y, epochs=2)
+    assert calls, "the compiled pass was not used"
+    monkeypatch.setattr(base, "USE_COMPILED", False)
+    slow = Predtron(problem, average=True).fit(X, Y, epochs=2)
+    np.testing.assert_array_equal(fast.loss_history_, slow.loss_history_)
+    np.testing.assert_allclose(fast.coef_, slow.coef_, rtol=1e-12, atol=1e-12)

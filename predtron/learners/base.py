@@ -39,11 +39,13 @@ Options (defaults are the paper's Algorithm 1)
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from predtron import _compiled
 from predtron._estimator import Estimator
 from predtron._history import LossTrace
 from predtron._validation import (
@@ -59,6 +61,10 @@ UPDATES = ("oracle", "prediction")
 
 #: Largest step size accepted (larger steps only rescale ``W`` until scores overflow).
 MAX_ETA = 1e100
+
+#: Whether the compiled passes of :mod:`predtron._compiled` may be used (set the environment
+#: variable ``PREDTRON_NO_JIT`` to force the NumPy block scan everywhere).
+USE_COMPILED = _compiled.AVAILABLE and not os.environ.get("PREDTRON_NO_JIT")
 
 #: Smallest and largest number of instances scored together by the block scan.
 MIN_BLOCK, MAX_BLOCK = 32, 4096
@@ -142,6 +148,11 @@ class OnlineLearner(Estimator, ABC):
     def _iterate_scores(self, inputs, rows):
         """Scores of the instances ``rows`` under the current iterate (what Algorithm 1 predicts with)."""
 
+    def _compiled_pass(self, inputs, labels, order, progress) -> bool:
+        """Run the pass with :mod:`predtron._compiled` when it covers this learner, problem and
+        input; return whether it did."""
+        return False
+
     def _iterate_one(self, inputs, i: int) -> np.ndarray:
         """Scores of instance ``i`` alone under the current iterate (the per-example computation)."""
         return self._iterate_scores(inputs, np.array([i]))[0]
@@ -157,9 +168,12 @@ class OnlineLearner(Estimator, ABC):
     def _finish_pass(self) -> None:
         """Refresh what the predictor reads after a pass (e.g. the averaged parameters)."""
 
+    #: Whether the step on a mistake round is ``eta`` times the loss (Predtron.LD).
+    _loss_driven_steps: bool = False
+
     def _step_scale(self, loss: float) -> float:
-        """Multiplier of ``eta`` on a mistake round (1 for Algorithm 1)."""
-        return 1.0
+        """Multiplier of ``eta`` on a mistake round (1 for Algorithm 1, the loss for Predtron.LD)."""
+        return loss if self._loss_driven_steps else 1.0
 
     # ---------------------------------------------------------------- checking
     def _validate_params(self) -> None:
@@ -273,6 +287,8 @@ class OnlineLearner(Estimator, ABC):
 
     def _pass(self, inputs, labels, order, progress=None) -> None:
         """One pass over ``inputs`` in ``order`` (``None``: stream order) by the exact block scan."""
+        if self._compiled_pass(inputs, labels, order, progress):
+            return
         problem, trace = self.problem, self._trace
         oracle = self.update == "oracle"
         n, i, block = inputs.n, 0, self._block
@@ -439,6 +455,31 @@ class PrimalLearner(OnlineLearner):
         if self._u is not None:
             inputs.add_adjoint(self._u, g, i, -step * tau)
 
+    def _compiled_pass(self, inputs, labels, order, progress) -> bool:
+        if not USE_COMPILED:
+            return False
+        spec = self.problem._compiled_spec(labels)
+        if spec is None:
+            return False
+        order = np.arange(inputs.n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        U = self._u if self._u is not None else np.zeros((0,) * self._w.ndim)
+        trace = self._trace
+        result = _compiled.run_pass(spec, inputs, order, self._w, U, float(self.eta), self.update == "oracle",
+                                    self._loss_driven_steps, trace.n_rounds)
+        if result is None:
+            return False
+        done, _, mistakes, rounds, losses, status = result
+        trace.extend(done, rounds, losses)
+        self.n_updates_ += int(mistakes)
+        if progress is not None:
+            progress.update(done)
+        if status:
+            raise ValueError(
+                f"the scores of {type(self).__name__} overflowed to infinity or NaN after {self.n_updates_} "
+                "updates: eta * ||x||^2 is too large for float64; lower eta or rescale X"
+            )
+        return True
+
     def _get_state(self) -> tuple[dict, dict]:
         scalars, arrays = super()._get_state()
         arrays["w"] = self._w
@@ -448,8 +489,8 @@ class PrimalLearner(OnlineLearner):
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
         super()._set_state(scalars, arrays)
-        self._w = np.array(arrays["w"], dtype=float, order="F")
-        self._u = np.array(arrays["u"], dtype=float, order="F") if "u" in arrays else None
+        self._w = np.array(arrays["w"], dtype=float)
+        self._u = np.array(arrays["u"], dtype=float) if "u" in arrays else None
         self._finish_pass()
 
     def _finish_pass(self) -> None:

@@ -74,5 +74,4 @@ class PredtronLD(Predtron):
     See :func:`predtron.bounds.loss_driven_bound`.
     """
 
-    def _step_scale(self, loss: float) -> float:
-        return loss
+    _loss_driven_steps = True

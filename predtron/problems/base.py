@@ -215,6 +215,14 @@ class Problem(Parametrized, ABC):
         """``pred(t_i)`` for a block of scores (stacked as ``predict`` returns them)."""
         return self.stack(self._pred(t) for t in T)
 
+    def _compiled_spec(self, labels):
+        """How :mod:`predtron._compiled` runs this problem's rounds, or ``None`` (NumPy path).
+
+        Returns ``(kind, reps, L, correct, params, labels_2d)``; only the built-in problems
+        whose operations are a few lines of arithmetic have one.
+        """
+        return None
+
     # ------------------------------------------------------------ enumeration
     def predictions(self, y=None) -> Iterator:
         """Every prediction (for the size of label ``y`` where sizes vary).
@@ -389,6 +397,12 @@ class FiniteProblem(Problem):
     def _batch_pred(self, T):
         index = self._batch_pred_index(T)
         return np.asarray(self._preds)[index]
+
+    def _compiled_spec(self, labels):
+        columns = self._label_columns(np.asarray(labels))
+        correct = np.array([self._index(self._correct(v)) for v in self._label_values], dtype=np.int64)
+        return (3, np.ascontiguousarray(self._reps, dtype=float), np.ascontiguousarray(self._L, dtype=float),
+                correct, np.zeros(3), columns.reshape(-1, 1).astype(np.int64))
 
     def predictions(self, y=None):
         return iter(self._preds)

@@ -95,6 +95,11 @@ class Binary(_PlusMinusLabels):
     def _batch_pred_index(self, T) -> np.ndarray:
         return (np.asarray(T)[:, 0] < 0).astype(np.int64)
 
+    def _compiled_spec(self, labels):
+        params = np.array([self._alpha[1], self._alpha[-1], 0.0])
+        return (1, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), params,
+                np.asarray(labels, dtype=np.int64).reshape(-1, 1))
+
     @property
     def c_L(self) -> float:
         return min(self._alpha.values())

@@ -60,6 +60,11 @@ class Multiclass(General):
     def _batch_pred_index(self, T) -> np.ndarray:
         return first_argmax_rows(np.asarray(T, dtype=float))
 
+    def _compiled_spec(self, labels):
+        return (2, np.zeros((1, 1)), np.ascontiguousarray(self._L, dtype=float),
+                np.asarray(self._correct_index, dtype=np.int64), np.zeros(3),
+                np.asarray(labels, dtype=np.int64).reshape(-1, 1))
+
     def _oracle(self, t, y) -> int:
         return first_argmax(self._L[:, y] + (t - t[self._correct_index[y]]))
 

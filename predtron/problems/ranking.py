@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from predtron import _compiled
 from predtron._ragged import Ragged
 from predtron._validation import as_finite_array, check_choice, check_int, excerpt
 from predtron.problems import ranking_batch
@@ -41,7 +42,7 @@ from predtron.problems.ranking_measures import (
     sort_positions,
 )
 
-ORACLES = ("auto", "assignment", "sort", "grades")
+ORACLES = ("auto", "assignment", "sort", "grades", "dp")
 
 #: Largest number of sorted labels :meth:`RankingProblem.loss_bounds` enumerates.
 MAX_ENUMERATED_LABELS = 20_000
@@ -87,7 +88,7 @@ class RankingProblem(Problem):
         Cut-off for NDCG@k and precision@k.
     gain : {"exponential", "linear"}
         NDCG gain ``2^y - 1`` (Section 4) or ``y`` (for data with many grades).
-    oracle : {"auto", "assignment", "sort", "grades"}
+    oracle : {"auto", "assignment", "sort", "grades", "dp"}
         How the loss-augmented argmax is computed, always exactly:
 
         * ``"assignment"``: the dense assignment of Lemma 3
@@ -96,11 +97,15 @@ class RankingProblem(Problem):
         * ``"grades"``: :func:`~predtron.problems.ranking_grades.grades_argmax`, which
           uses that items of one relevance grade share their loss value (about ``m``
           steps per band pass; fast for large ``m`` and few grades);
-        * ``"auto"``: the sort when it is exact; otherwise ``"grades"`` or
-          ``"assignment"``, whichever the calibrated cost model
-          :func:`~predtron.problems.ranking_grades.choose_method` predicts faster for
-          the number of items and of distinct grades (the assignment below about 150
-          items, ``"grades"`` above about 200 with up to five grades).
+        * ``"dp"``: :func:`predtron._compiled.grade_dp_argmax`, compiled dynamic
+          programming over the counts of each grade placed so far (``prod_g (m_g + 1)``
+          states; needs numba);
+        * ``"auto"``: the sort when it is exact; otherwise ``"dp"`` when its state count
+          is at most :data:`predtron._compiled.MAX_DP_STATES` (every MQ2008 query, for
+          example); otherwise ``"grades"`` or ``"assignment"``, whichever the calibrated
+          cost model :func:`~predtron.problems.ranking_grades.choose_method` predicts
+          faster for the number of items and of distinct grades (the assignment below
+          about 150 items, ``"grades"`` above about 200 with up to five grades).
     """
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss": "loss_name", "oracle": "oracle_method"}
@@ -228,10 +233,16 @@ class RankingProblem(Problem):
         if method == "auto":
             if alpha is not None:
                 method = "sort"
+            elif _compiled.AVAILABLE and _compiled.grade_dp_states(v) <= _compiled.MAX_DP_STATES:
+                method = "dp"
             elif m < smallest_grades_size():
                 method = "assignment"
             else:
                 method = choose_method(m, len(np.unique(v)))
+        if method == "dp":
+            if not _compiled.AVAILABLE:
+                raise ValueError("oracle='dp' needs numba, which is not installed; use oracle='auto'")
+            return _compiled.grade_dp_argmax(np.ascontiguousarray(t, dtype=float), v / ideal, fvals, b)
         if method == "sort":
             return sort_positions(t if alpha == 0 else alpha * t - v / ideal)
         if method == "grades":

@@ -7,11 +7,11 @@ losses of :class:`~predtron.problems.ranking_measures.RankingLoss` then follow f
 position weights and one segmented sum.
 
 Exactness.  The learners compare the loss of each instance with 0 to find mistakes, so
-the block computation must give bitwise the same value as the per-instance one.  Both
-paths here form the same products in the same (position) order and add them with
-``numpy.add.reduceat``, whose result for a segment does not depend on where the segment
-lies in the array; the per-instance loss of
-:meth:`~predtron.problems.ranking.RankingProblem._loss` is this function on one segment.
+the block computation must give bitwise the same value as the per-instance one (and as
+the compiled pass of :mod:`predtron._compiled`).  Every path forms the same products in
+the same (position) order and adds them strictly left to right (:func:`segment_sums`);
+the per-instance loss of :meth:`~predtron.problems.ranking.RankingProblem._loss` is this
+module's function on one segment.
 """
 
 from __future__ import annotations
@@ -58,6 +58,24 @@ def rankings(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return sigma
 
 
+def segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The sum of every segment, added strictly left to right.
+
+    ``numpy.add.reduceat`` and ``sum`` add in pairs, in an order that depends on the
+    segment's length; a running sum (``cumsum`` along the rows of the segments padded with
+    zeros, which change no sum) has one order that compiled code can follow exactly.
+    """
+    sizes = np.diff(offsets)
+    n = len(sizes)
+    if n == 0:
+        return np.zeros(0)
+    width = int(sizes.max())
+    padded = np.zeros((n, width))
+    seg = segment_ids(offsets)
+    padded[seg, np.arange(len(values)) - offsets[seg]] = values
+    return np.cumsum(padded, axis=1)[:, -1]
+
+
 def losses(ranking_loss: RankingLoss, order: np.ndarray, y: np.ndarray, offsets: np.ndarray,
            seg: np.ndarray | None = None) -> np.ndarray:
     """Loss of every segment when its items sit in the positions given by ``order``.
@@ -72,9 +90,8 @@ def losses(ranking_loss: RankingLoss, order: np.ndarray, y: np.ndarray, offsets:
     v = ranking_loss.item_values(y)
     positions = np.arange(len(v)) - offsets[seg]
     b = ranking_loss.position_weights(int(np.diff(offsets).max()))[positions]
-    starts = offsets[:-1]
-    dcg = np.add.reduceat(v[order] * b, starts)
-    ideal = np.add.reduceat(v[np.lexsort((-v, seg))] * b, starts)
+    dcg = segment_sums(v[order] * b, offsets)
+    ideal = segment_sums(v[np.lexsort((-v, seg))] * b, offsets)
     safe = np.where(ideal == 0, 1.0, ideal)
     return np.where(ideal == 0, 0.0, np.maximum(0.0, (ideal - dcg) / safe))
 

@@ -223,8 +223,10 @@ class RankingLoss:
         return b
 
     def ideal(self, v: np.ndarray, b: np.ndarray) -> float:
-        """``I(y) = sum_j s_j b_j`` (the ideal DCG, or ``min(k, r)`` for precision)."""
-        return float((np.sort(v)[::-1] * b).sum())
+        """``I(y) = sum_j s_j b_j`` (the ideal DCG, or ``min(k, r)`` for precision), added left to
+        right like every DCG of the package (:func:`predtron.problems.ranking_batch.segment_sums`)."""
+        terms = np.sort(v)[::-1] * b
+        return float(np.cumsum(terms)[-1]) if terms.size else 0.0
 
     def value(self, sigma: np.ndarray, y: np.ndarray) -> float:
         """``L(sigma, y)``; exactly 0 for every member of ``Sigma_y`` and when ``I(y) = 0``.

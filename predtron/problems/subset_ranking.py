@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron import _compiled
 from predtron._ragged import Ragged
 from predtron._validation import as_label_array, check_each, check_int, check_n_labels
 from predtron.problems.ranking import RankingProblem, check_relevance
@@ -109,6 +110,30 @@ class SubsetRanking(RankingProblem):
 
     def pred_default(self):
         raise ValueError("SubsetRanking has no fixed number of documents; pass a label y")
+
+    def _compiled_spec(self, labels):
+        """The compiled pass covers queries whose oracle is an exact sort or the grade dynamic
+        programme (``oracle`` "auto" or "dp", with at most ``MAX_DP_STATES`` states)."""
+        if not isinstance(labels, Ragged) or self.oracle_method not in ("auto", "dp") or len(labels) == 0:
+            return None
+        present = set(np.unique(labels.sizes).tolist())
+        top = max(present)
+        f_start = np.zeros(top + 1, dtype=np.int64)
+        alphas = np.full(top + 1, np.nan)
+        chunks, start = [], 0
+        for m in sorted(present):
+            fvals, _, alpha = self._sizes(m)
+            f_start[m] = start
+            alphas[m] = np.nan if alpha is None else alpha
+            chunks.append(fvals)
+            start += m
+        gains = self.ranking_loss.item_values(labels.values)
+        for q in range(len(labels)):  # every query's dynamic programme must be small enough
+            if np.isnan(alphas[labels.sizes[q]]):
+                if _compiled.grade_dp_states(gains[labels.offsets[q]:labels.offsets[q + 1]]) > _compiled.MAX_DP_STATES:
+                    return None
+        return (10, np.asarray(labels.values, dtype=np.int64), gains,
+                np.concatenate(chunks), f_start, alphas, self.ranking_loss.position_weights(top))
 
     def score_shape(self, y=None) -> tuple[int, ...] | None:
         return None if y is None else (len(y),)

@@ -1,0 +1,598 @@
+"""Compiled online passes of Algorithm 1 for the built-in vector problems (numba).
+
+Why compiled code.  The exact block scan of :mod:`predtron.learners.base` runs a pass at
+matrix-product speed while the learner makes few mistakes, but every mistake still costs
+one Python-level round of some twenty NumPy calls, several microseconds each.  When
+mistakes are frequent (the first passes, noisy data, multilabel problems where almost
+every example has a wrong label) that per-call overhead, not arithmetic, sets the speed,
+and no arrangement of NumPy calls removes it: measured with ``benchmarks/passes.py`` the
+NumPy loop ran the performance issue's workloads at 0.01x to 0.3x of scikit-learn's
+compiled perceptrons.  The functions here run the same per-example loop of Algorithm 1 in
+machine code for the problems whose operations are a few lines of arithmetic: binary,
+multiclass (any cost matrix), ordinal, finite problems with explicit representations,
+and multilabel Hamming and subset losses, on dense or CSR rows, with every option of the
+learners (averaging, intercept, loss-driven steps, both update rules, any visiting order).
+
+Exactness.  Each problem's round is the same arithmetic as its ``_round`` (same tie rule,
+same formula for the update direction, the update applied as ``alpha * (g_i * x_j)`` like
+``numpy``'s ``alpha * outer(g, x)``).  The scores ``t = W x`` are summed in a fixed order
+here and by BLAS in the NumPy path, so they can differ in the last bit; decisions agree
+because ties are decided with a relative tolerance.  ``tests/test_compiled.py`` checks
+the compiled pass against :func:`predtron.testing.reference_fit` for every problem and
+option.  Problems not listed here, user problems and the link and kernel learners use the
+NumPy block scan.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+
+    _jit = numba.njit(cache=True, nogil=True)
+    # Sums may be reassociated (vectorised) in score computations only: they are not bitwise
+    # equal to BLAS anyway, and NaN/inf checks stay exact (no 'nnan'/'ninf' flags).
+    _jit_sum = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "arcp"})
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - numba is a dependency; this keeps the package importable
+    AVAILABLE = False
+
+    def _jit(function):
+        return function
+
+    _jit_sum = _jit
+
+#: Problem kinds the compiled pass knows.
+BINARY, MULTICLASS, FINITE, HAMMING, SUBSET = 1, 2, 3, 4, 5
+
+#: Same relative tie tolerance as :data:`predtron.problems.base.TIE_TOLERANCE`.
+TIE = 1e-12
+
+
+@_jit_sum
+def _dot(a, b, n):
+    """``sum_j a[j] b[j]`` over the first ``n`` entries (vectorised)."""
+    acc = 0.0
+    for j in range(n):
+        acc += a[j] * b[j]
+    return acc
+
+
+@_jit
+def _first_argmax(values):
+    top = values[0]
+    low = values[0]
+    for i in range(1, values.shape[0]):
+        v = values[i]
+        if v > top:
+            top = v
+        if v < low:
+            low = v
+    tol = TIE * max(top, -low)
+    threshold = top - tol
+    for i in range(values.shape[0]):
+        if values[i] >= threshold:
+            return i
+    return 0
+
+
+@_jit
+def _round(kind, t, y, reps, L, correct, params, use_oracle, g, work):
+    """Loss of ``pred(t)`` and, when non-zero, the direction ``g`` (filled in place).
+
+    ``y`` is the label row: ``y[0]`` a class/column index (``+-1`` for binary), or a 0/1
+    vector for the multilabel kinds.  ``params``: binary ``(alpha_pos, alpha_neg)``,
+    multilabel ``(scale, unit, normalize)``.
+    """
+    d = g.shape[0]
+    if kind == BINARY:
+        label = y[0]
+        sigma = 1 if t[0] >= 0 else -1
+        if sigma == label:
+            return 0.0
+        alpha = params[0] if label == 1 else params[1]
+        chosen = sigma
+        if use_oracle:
+            chosen = -label if alpha - 2.0 * label * t[0] > 0 else label
+        g[0] = float(chosen) - float(label)
+        return alpha
+    if kind == MULTICLASS:
+        label = y[0]
+        sigma = _first_argmax(t)
+        loss = L[sigma, label]
+        if loss == 0:
+            return 0.0
+        cy = correct[label]
+        chosen = sigma
+        if use_oracle:
+            for i in range(d):
+                work[i] = L[i, label] + (t[i] - t[cy])
+            chosen = _first_argmax(work[:d])
+        for i in range(d):
+            g[i] = 0.0
+        g[chosen] += 1.0
+        g[cy] -= 1.0
+        return loss
+    if kind == FINITE:
+        column = y[0]
+        k = reps.shape[0]
+        for s in range(k):
+            acc = 0.0
+            for i in range(d):
+                acc += reps[s, i] * t[i]
+            work[s] = acc
+        sigma = _first_argmax(work[:k])
+        loss = L[sigma, column]
+        if loss == 0:
+            return 0.0
+        cy = correct[column]
+        chosen = sigma
+        if use_oracle:
+            base = work[cy]
+            for s in range(k):
+                work[k + s] = L[s, column] - (base - work[s])
+            chosen = _first_argmax(work[k:2 * k])
+        for i in range(d):
+            g[i] = reps[chosen, i] - reps[cy, i]
+        return loss
+    # multilabel: HAMMING or SUBSET
+    scale, unit, normalize = params[0], params[1], params[2]
+    wrong = 0
+    for j in range(d):
+        if (1 if t[j] >= 0 else 0) != y[j]:
+            wrong += 1
+    if wrong == 0:
+        return 0.0
+    if kind == HAMMING:
+        loss = wrong / d if normalize > 0 else float(wrong)
+    else:
+        loss = 1.0
+    for j in range(d):  # the gains a_j of Multilabel._gains
+        work[j] = 2.0 * (2.0 * y[j] - 1.0) * t[j] * scale
+    for j in range(d):
+        chosen = 1 if t[j] >= 0 else 0
+        if use_oracle:
+            if kind == HAMMING:
+                flip = unit - work[j] > 0
+            else:
+                flip = work[j] < 0
+            chosen = 1 - y[j] if flip else y[j]
+        work[d + j] = chosen
+    if use_oracle and kind == SUBSET:
+        any_error = False
+        for j in range(d):
+            if work[j] < 0:
+                any_error = True
+        if not any_error:
+            best = 0
+            for j in range(1, d):
+                if work[j] < work[best]:
+                    best = j
+            work[d + best] = 1 - y[best]
+        value = 1.0
+        for j in range(d):
+            if work[d + j] != y[j]:
+                value -= work[j]
+        if not value > 0:
+            for j in range(d):
+                work[d + j] = y[j]
+    for j in range(d):
+        g[j] = (2.0 * work[d + j] - 1.0) * scale - (2.0 * y[j] - 1.0) * scale
+    return loss
+
+
+@_jit
+def _finish(n_done, total, mistakes, rounds, losses, status):
+    return n_done, total, mistakes, rounds[:mistakes], losses[:mistakes], status
+
+
+@_jit
+def pass_dense(X, order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle, loss_driven,
+               intercept, tau0):
+    """One pass over the rows ``order`` of a dense ``X``; ``W`` and ``U`` are updated in place.
+
+    Returns ``(rounds done, total loss, mistakes, mistake rounds (1-based, relative), their
+    losses, status)``; status 1 means the scores stopped being finite at the last round.
+    """
+    n = order.shape[0]
+    d = W.shape[0]
+    p = X.shape[1]
+    t = np.zeros(d)
+    g = np.zeros(d)
+    work = np.zeros(2 * max(d, reps.shape[0]) + 2)
+    rounds = np.zeros(n, dtype=np.int64)
+    losses = np.zeros(n)
+    total = 0.0
+    mistakes = 0
+    averaging = U.shape[0] > 0
+    for r in range(n):
+        row = order[r]
+        x = X[row]
+        for i in range(d):
+            t[i] = _dot(W[i], x, p) + (W[i, p] if intercept else 0.0)
+            if not np.isfinite(t[i]):
+                return _finish(r, total, mistakes, rounds, losses, 1)
+        loss = _round(kind, t, labels[row], reps, L, correct, params, use_oracle, g, work)
+        if loss == 0:
+            continue
+        total += loss
+        rounds[mistakes] = r + 1
+        losses[mistakes] = loss
+        mistakes += 1
+        step = eta * (loss if loss_driven else 1.0)
+        alpha = -step
+        tau = tau0 + r + 1
+        alpha_u = -step * tau
+        for i in range(d):
+            gi = g[i]
+            if gi == 0:  # adding alpha * (0 * x) would change nothing
+                continue
+            Wi = W[i]
+            for j in range(p):
+                Wi[j] += alpha * (gi * x[j])
+            if intercept:
+                Wi[p] += alpha * gi
+            if averaging:
+                Ui = U[i]
+                for j in range(p):
+                    Ui[j] += alpha_u * (gi * x[j])
+                if intercept:
+                    Ui[p] += alpha_u * gi
+    return _finish(n, total, mistakes, rounds, losses, 0)
+
+
+@_jit
+def pass_csr(data, indices, indptr, p, order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle,
+             loss_driven, intercept, tau0):
+    """:func:`pass_dense` for CSR rows (only the non-zeros of a row are read and updated)."""
+    n = order.shape[0]
+    d = W.shape[0]
+    t = np.zeros(d)
+    g = np.zeros(d)
+    work = np.zeros(2 * max(d, reps.shape[0]) + 2)
+    rounds = np.zeros(n, dtype=np.int64)
+    losses = np.zeros(n)
+    total = 0.0
+    mistakes = 0
+    averaging = U.shape[0] > 0
+    for r in range(n):
+        row = order[r]
+        lo, hi = indptr[row], indptr[row + 1]
+        for i in range(d):
+            t[i] = 0.0
+        for q in range(lo, hi):
+            j = indices[q]
+            xj = data[q]
+            for i in range(d):
+                t[i] += W[i, j] * xj
+        if intercept:
+            for i in range(d):
+                t[i] += W[i, p]
+        for i in range(d):
+            if not np.isfinite(t[i]):
+                return _finish(r, total, mistakes, rounds, losses, 1)
+        loss = _round(kind, t, labels[row], reps, L, correct, params, use_oracle, g, work)
+        if loss == 0:
+            continue
+        total += loss
+        rounds[mistakes] = r + 1
+        losses[mistakes] = loss
+        mistakes += 1
+        step = eta * (loss if loss_driven else 1.0)
+        alpha = -step
+        tau = tau0 + r + 1
+        alpha_u = -step * tau
+        for q in range(lo, hi):
+            j = indices[q]
+            xj = data[q]
+            for i in range(d):
+                gi = g[i]
+                if gi != 0:
+                    W[i, j] += alpha * (gi * xj)
+                    if averaging:
+                        U[i, j] += alpha_u * (gi * xj)
+        if intercept:
+            for i in range(d):
+                if g[i] != 0:
+                    W[i, p] += alpha * g[i]
+                    if averaging:
+                        U[i, p] += alpha_u * g[i]
+    return _finish(n, total, mistakes, rounds, losses, 0)
+
+
+@_jit
+def finite_max_abs(values):
+    """``(all finite, largest magnitude)`` of a flat array in one pass, without temporaries."""
+    top = 0.0
+    for i in range(values.shape[0]):
+        v = values[i]
+        if not np.isfinite(v):
+            return False, np.inf
+        a = -v if v < 0 else v
+        if a > top:
+            top = a
+    return True, top
+
+
+#: Kind of the ranking pass (subset ranking: the oracle is an exact sort, or the grade dynamic
+#: programme of :func:`grade_dp_argmax`, for every query).
+RANKING_SORT = 10
+
+
+@_jit
+def _stable_order_desc(values, m):
+    """Indices sorting ``values[:m]`` in decreasing order; ties keep index order."""
+    keys = np.empty(m)
+    for i in range(m):
+        keys[i] = -values[i]
+    return np.argsort(keys, kind="mergesort")
+
+
+@_jit
+def _ranking_round(t, y, v, m, f, alpha, b, use_oracle, g, tmp):
+    """Loss of ``pred(t)`` for one query and, when non-zero, ``g = rep(sigma~) - rep(sigma_y)``
+    (the arithmetic of :mod:`predtron.problems.ranking_batch` and ``RankingProblem._oracle``)."""
+    scale = 0.0
+    for i in range(m):
+        a = -t[i] if t[i] < 0 else t[i]
+        if a > scale:
+            scale = a
+    unit = scale * TIE if scale > 0 else 1.0
+    for i in range(m):
+        tmp[i] = np.rint(t[i] / unit)
+    order = _stable_order_desc(tmp, m)
+    dcg = 0.0
+    for pos in range(m):
+        dcg += v[order[pos]] * b[pos]
+    ideal_values = np.sort(v[:m])[::-1]
+    ideal = 0.0
+    for pos in range(m):
+        ideal += ideal_values[pos] * b[pos]
+    if ideal == 0:
+        return 0.0
+    loss = max(0.0, (ideal - dcg) / ideal)
+    if loss == 0:
+        return 0.0
+    if use_oracle and np.isnan(alpha):  # no exact sort for this size: dynamic programming
+        c = np.empty(m)
+        for i in range(m):
+            c[i] = v[i] / ideal
+        positions = grade_dp_argmax(t[:m].copy(), c, f, b[:m].copy())
+        chosen_order = np.empty(m, dtype=np.int64)
+        for i in range(m):
+            chosen_order[positions[i]] = i
+    elif use_oracle:
+        for i in range(m):
+            tmp[i] = t[i] if alpha == 0 else alpha * t[i] - v[i] / ideal
+        chosen_order = _stable_order_desc(tmp, m)
+    else:
+        chosen_order = order
+    for i in range(m):
+        tmp[i] = y[i]
+    correct_order = _stable_order_desc(tmp, m)
+    for pos in range(m):
+        g[chosen_order[pos]] = f[pos]
+    for pos in range(m):
+        g[correct_order[pos]] -= f[pos]
+    return loss
+
+
+@_jit
+def pass_documents(X, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta, use_oracle, loss_driven, tau0):
+    """One pass over the queries ``order`` of a dense flat document matrix (``t = X_q w``)."""
+    n = order.shape[0]
+    p = X.shape[1]
+    width = 1
+    for q in range(offsets.shape[0] - 1):
+        width = max(width, offsets[q + 1] - offsets[q])
+    t = np.zeros(width)
+    g = np.zeros(width)
+    tmp = np.zeros(width)
+    rounds = np.zeros(n, dtype=np.int64)
+    losses = np.zeros(n)
+    total = 0.0
+    mistakes = 0
+    averaging = u.shape[0] > 0
+    for r in range(n):
+        q = order[r]
+        a, e = offsets[q], offsets[q + 1]
+        m = e - a
+        for i in range(m):
+            t[i] = _dot(X[a + i], w, p)
+            if not np.isfinite(t[i]):
+                return _finish(r, total, mistakes, rounds, losses, 1)
+        fs = f_start[m]
+        loss = _ranking_round(t, y[a:e], v[a:e], m, f_flat[fs:fs + m], alphas[m], b, use_oracle, g, tmp)
+        if loss == 0:
+            continue
+        total += loss
+        rounds[mistakes] = r + 1
+        losses[mistakes] = loss
+        mistakes += 1
+        step = eta * (loss if loss_driven else 1.0)
+        alpha = -step
+        alpha_u = -step * (tau0 + r + 1)
+        for j in range(p):
+            acc = 0.0
+            for i in range(m):
+                acc += X[a + i, j] * g[i]
+            w[j] += alpha * acc
+            if averaging:
+                u[j] += alpha_u * acc
+    return _finish(n, total, mistakes, rounds, losses, 0)
+
+
+@_jit
+def pass_documents_csr(data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
+                       use_oracle, loss_driven, tau0):
+    """:func:`pass_documents` for a CSR document matrix."""
+    n = order.shape[0]
+    width = 1
+    for q in range(offsets.shape[0] - 1):
+        width = max(width, offsets[q + 1] - offsets[q])
+    t = np.zeros(width)
+    g = np.zeros(width)
+    tmp = np.zeros(width)
+    adj = np.zeros(p)
+    rounds = np.zeros(n, dtype=np.int64)
+    losses = np.zeros(n)
+    total = 0.0
+    mistakes = 0
+    averaging = u.shape[0] > 0
+    for r in range(n):
+        q = order[r]
+        a, e = offsets[q], offsets[q + 1]
+        m = e - a
+        for i in range(m):
+            acc = 0.0
+            for k in range(indptr[a + i], indptr[a + i + 1]):
+                acc += data[k] * w[indices[k]]
+            t[i] = acc
+            if not np.isfinite(acc):
+                return _finish(r, total, mistakes, rounds, losses, 1)
+        fs = f_start[m]
+        loss = _ranking_round(t, y[a:e], v[a:e], m, f_flat[fs:fs + m], alphas[m], b, use_oracle, g, tmp)
+        if loss == 0:
+            continue
+        total += loss
+        rounds[mistakes] = r + 1
+        losses[mistakes] = loss
+        mistakes += 1
+        step = eta * (loss if loss_driven else 1.0)
+        alpha = -step
+        alpha_u = -step * (tau0 + r + 1)
+        # X_q^T g, accumulated per feature over the query's non-zeros, then applied once per feature
+        for i in range(m):
+            for k in range(indptr[a + i], indptr[a + i + 1]):
+                adj[indices[k]] += data[k] * g[i]
+        for i in range(m):
+            for k in range(indptr[a + i], indptr[a + i + 1]):
+                j = indices[k]
+                value = adj[j]
+                if value != 0:
+                    w[j] += alpha * value
+                    if averaging:
+                        u[j] += alpha_u * value
+                    adj[j] = 0.0
+    return _finish(n, total, mistakes, rounds, losses, 0)
+
+
+def run_pass(spec, inputs, order, W, U, eta: float, use_oracle: bool, loss_driven: bool, tau0: int):
+    """Dispatch a compiled pass on the problem's ``spec`` and the kind of ``inputs``; ``None`` if
+    no compiled pass covers them."""
+    kind = spec[0]
+    kind_of_inputs = type(inputs).__name__
+    if kind == RANKING_SORT:
+        if kind_of_inputs != "DocumentInputs":
+            return None
+        _, y, v, f_flat, f_start, alphas, b = spec
+        common = (inputs.offsets, order, W, U, y, v, f_flat, f_start, alphas, b, eta, use_oracle, loss_driven,
+                  tau0)
+        if inputs.sparse:
+            X = inputs.X
+            return pass_documents_csr(X.data, X.indices, X.indptr, inputs.n_features, *common)
+        return pass_documents(inputs.X, *common)
+    if kind_of_inputs != "VectorInputs":
+        return None
+    _, reps, L, correct, params, labels = spec
+    common = (order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle, loss_driven, inputs.intercept,
+              tau0)
+    if inputs.sparse:
+        X = inputs.X
+        return pass_csr(X.data, X.indices, X.indptr, inputs.n_features, *common)
+    return pass_dense(inputs.X, *common)
+
+
+#: Largest number of dynamic-programming states of :func:`grade_dp_argmax` (products of the
+#: grade counts plus one); larger queries use the package's other exact oracles.
+MAX_DP_STATES = 200_000
+
+
+def grade_dp_states(c: np.ndarray) -> int:
+    """Number of states of :func:`grade_dp_argmax` for item values ``c``: ``prod_g (m_g + 1)``."""
+    _, counts = np.unique(c, return_counts=True)
+    states = 1
+    for count in counts.tolist():
+        states *= count + 1
+        if states > MAX_DP_STATES:
+            return states
+    return states
+
+
+@_jit
+def grade_dp_argmax(t, c, f, b):
+    """Exact loss-augmented argmax of Lemma 3 by dynamic programming over grade counts.
+
+    Maximises ``sum_i t_i f_{sigma(i)} - c_i b_{sigma(i)}`` over rankings ``sigma``
+    (``sigma[i]`` = 0-based position of item ``i``).  Items with equal ``c`` (one relevance
+    grade) are interchangeable in the second term, so, ``f`` being strictly decreasing, an
+    optimal ranking places them in decreasing order of ``t`` (ties: lower index first); a
+    ranking is then a choice of grade for each position, i.e. a monotone path through the
+    grid of per-grade counts, and the best path is found by dynamic programming over that
+    grid (``prod_g (m_g + 1)`` states, each with one move per grade).  States are visited
+    in increasing mixed-radix index, which every move increases; on equal values the
+    first-found move (lower state, then lower grade) is kept, so the result is
+    deterministic.
+    """
+    m = t.shape[0]
+    values = np.unique(c)
+    G = values.shape[0]
+    grade = np.empty(m, dtype=np.int64)
+    counts = np.zeros(G, dtype=np.int64)
+    for i in range(m):
+        for gidx in range(G):
+            if c[i] == values[gidx]:
+                grade[i] = gidx
+                counts[gidx] += 1
+                break
+    # items of each grade in decreasing t, ties by index (a stable sort of -t)
+    neg = np.empty(m)
+    for i in range(m):
+        neg[i] = -t[i]
+    by_t = np.argsort(neg, kind="mergesort")
+    starts = np.zeros(G + 1, dtype=np.int64)
+    for gidx in range(G):
+        starts[gidx + 1] = starts[gidx] + counts[gidx]
+    fill = starts[:G].copy()
+    items = np.empty(m, dtype=np.int64)
+    for q in range(m):
+        i = by_t[q]
+        items[fill[grade[i]]] = i
+        fill[grade[i]] += 1
+    strides = np.ones(G, dtype=np.int64)
+    for gidx in range(1, G):
+        strides[gidx] = strides[gidx - 1] * (counts[gidx - 1] + 1)
+    n_states = strides[G - 1] * (counts[G - 1] + 1)
+    best = np.full(n_states, -np.inf)
+    move = np.full(n_states, -1, dtype=np.int64)
+    best[0] = 0.0
+    placed = np.zeros(G, dtype=np.int64)
+    for s in range(n_states):
+        if best[s] == -np.inf:
+            continue
+        rest = s
+        j = 0
+        for gidx in range(G):
+            placed[gidx] = rest % (counts[gidx] + 1)
+            rest //= counts[gidx] + 1
+            j += placed[gidx]
+        if j == m:
+            continue
+        for gidx in range(G):
+            if placed[gidx] < counts[gidx]:
+                item = items[starts[gidx] + placed[gidx]]
+                value = best[s] + (t[item] * f[j] - c[item] * b[j])
+                target = s + strides[gidx]
+                if value > best[target]:
+                    best[target] = value
+                    move[target] = gidx
+    sigma = np.empty(m, dtype=np.int64)
+    s = n_states - 1
+    taken = counts.copy()
+    for j in range(m - 1, -1, -1):
+        gidx = move[s]
+        taken[gidx] -= 1
+        sigma[items[starts[gidx] + taken[gidx]]] = j
+        s -= strides[gidx]
+    return sigma
