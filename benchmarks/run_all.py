@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import memory  # noqa: E402
-import passes  # noqa: E402
-import ranking_oracle  # noqa: E402
+import memory
+import passes
+import ranking_oracle
 
 
 def verdict(row: dict) -> str:
