@@ -134,7 +134,7 @@ class _PredtronEstimator(BaseEstimator):
             state["rounds"], state["total"] = rounds, total
             state["stall"] = state["stall"] + 1 if mean > state["best"] - tol else 0
             state["best"] = min(state["best"], mean)
-            return state["stall"] >= patience
+            return bool(state["stall"] >= patience)
 
         return stop
 
@@ -241,9 +241,13 @@ _COMMON_DOC = """
     fit_intercept : bool, default True
         A bias per score coordinate.
     standardize : bool, default True
-        Scale every feature to unit variance (and centre it, for dense input) with the
-        training statistics; the perceptron's mistake bounds grow with the input radius
-        ``R``, and a feature on a much larger scale than the others dominates it.
+        Scale every feature to unit variance with the training statistics, and centre it
+        when the training input is dense (centring sparse input would densify it, so sparse
+        input is only scaled: a model fitted on a CSR matrix then differs from one fitted on
+        the same data dense; with ``standardize=False`` they are identical).  The
+        perceptron's mistake bounds grow with the input radius ``R``, and a feature on a much
+        larger scale than the others dominates it (on Mulan emotions, without it the
+        estimator predicts no label at all).
     update : {"oracle", "prediction"}, default "oracle"
         Which prediction enters the update: the loss-augmented argmax (Algorithm 1) or the
         prediction itself (perceptron-style).
@@ -694,22 +698,29 @@ class PredtronRanker(_PredtronEstimator):
     Like LightGBM's ``LGBMRanker``: ``fit(X, y, group=...)`` or ``fit(X, y, qid=...)`` on
     one row per document with integer relevance grades ``y``; ``predict(X)`` returns one
     score per row (sort a query's rows by decreasing score); ``score`` is the mean NDCG@k
-    over queries.  The learner runs Algorithm 1 on the NDCG loss with the Lemma 3 oracle
-    (Corollary 5 of the paper).
+    over queries.  The learner runs Algorithm 1 on the NDCG loss with the loss-augmented
+    oracle of Lemma 3 (Corollary 5 of the paper).
 
     Parameters
     ----------
-    f : str or callable, default "linear"
+    f : str or callable, default "discount"
         The representation's position values (see
-        :class:`~predtron.problems.SubsetRanking`).
+        :class:`~predtron.problems.SubsetRanking`).  The default, the NDCG discount
+        ``1 / log2(1 + i)``, makes the oracle an exact sort (Lemma 3's product case); on
+        MQ2008 it also ranked best (``benchmarks/real_data.py``).
     k : int, default 10
         Cut-off of the NDCG@k that ``score`` reports.
     train_k : int, optional
         Cut-off of the NDCG loss the learner is trained on (``None``: the full NDCG).
-    eta : float, default 1.0
-        Step size.
-    epochs : int, default 10
-        Passes over the queries.
+    eta : float or "auto", default "auto"
+        Step size; ``"auto"`` is Theorem 1's step on the data's mean squared query norm
+        (:func:`theorem1_step`).
+    epochs : int, default 50
+        Largest number of passes over the queries.
+    tol : float or None, default 1e-3
+        Early stopping on the mean loss of a pass (see :class:`PredtronClassifier`).
+    n_iter_no_change : int, default 5
+        Patience of the stopping rule.
     average : bool, default True
         Predict with the averaged iterate.
     shuffle : bool, default True
@@ -729,17 +740,24 @@ class PredtronRanker(_PredtronEstimator):
     ----------
     learner_ : Predtron
         The fitted core learner (``learner_.coef_`` is the weight vector ``w``).
+    eta_ : float
+        The step size used.
+    n_iter_ : int
+        Passes made.
     n_features_in_ : int
         Number of features seen by ``fit``.
 
     Notes
     -----
-    Ranking scores are shift-invariant, so there is no intercept.  To use the ranker in
-    ``cross_val_score`` or ``GridSearchCV`` with ``GroupKFold``, turn on scikit-learn's
-    metadata routing and request ``qid`` (or ``group``) for both ``fit`` and ``score``:
-    ``sklearn.set_config(enable_metadata_routing=True)`` and
-    ``ranker.set_fit_request(qid=True).set_score_request(qid=True)``, then pass
-    ``params={"qid": qid}`` and ``groups=qid``.
+    Ranking scores are shift-invariant, so there is no intercept.  In ``cross_val_score``
+    or ``GridSearchCV``, turn on scikit-learn's metadata routing, request the query ids
+    for both ``fit`` and ``score``, and split by query with ``GroupKFold``::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        ranker = PredtronRanker().set_fit_request(qid=True).set_score_request(qid=True)
+        cross_val_score(ranker, X, y, cv=GroupKFold(5), params={"qid": qid, "groups": qid})
+
+    (with routing on, the splitter's ``groups`` travel in ``params`` too).
     """
 
     fit_intercept = False

@@ -256,8 +256,9 @@ class OnlineLearner(Estimator, ABC):
         qid, group : array-like, optional
             Flat ranking input, as in :meth:`partial_fit`.
         callback : callable, optional
-            Called as ``callback(learner, epoch)`` after every pass (``epoch`` counts from 1);
-            a true return value stops fitting there (early stopping).  ``n_epochs_`` is the
+            Called as ``callback(learner, epoch)`` after every pass (``epoch`` counts from 1),
+            with the predictor up to date (the averaged parameters when ``average=True``);
+            returning ``True`` stops fitting there (early stopping).  ``n_epochs_`` is the
             number of passes made.
         """
         self._validate_params()
@@ -280,8 +281,10 @@ class OnlineLearner(Estimator, ABC):
                 self.n_epochs_ = epoch + 1
                 if verbose:
                     progress.set_postfix(epoch=epoch + 1, mistakes=self.n_mistakes_, refresh=False)
-                if callback is not None and callback(self, epoch + 1):
-                    break
+                if callback is not None:
+                    self._finish_pass()  # the callback sees the predictor (the average, with average=True)
+                    if callback(self, epoch + 1) is True:
+                        break
         self._finish_pass()
         return self
 

@@ -1,0 +1,185 @@
+"""The scikit-learn layer: estimator checks, model selection, pipelines, cloning, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import predtron.learners as learners_module
+from predtron import KernelPredtron, Predtron, PredtronLD, PredtronLink
+from predtron.baselines import MMP, PRank
+from predtron.data import make_noisy
+from predtron.links import PNormLink
+from predtron.pa import CalibratedPA, PairedPA
+from predtron.problems import Multiclass, Multilabel, SubsetRanking
+from predtron.sklearn import (
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
+)
+
+#: Checks of ``check_estimator`` that an estimator cannot meet, with the reason.  Empty: the
+#: three classifiers pass every check scikit-learn runs on them.
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+
+
+@parametrize_with_checks(
+    [PredtronClassifier(), PredtronMultilabelClassifier(), PredtronOrdinalClassifier()],
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(type(est).__name__, {}),
+)
+def test_check_estimator(estimator, check):
+    check(estimator)
+
+
+def _ranking_data(n_queries=40, seed=0):
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(6)
+    sizes = rng.integers(3, 9, n_queries)
+    X = rng.standard_normal((sizes.sum(), 6))
+    y = np.digitize(X @ w + 0.3 * rng.standard_normal(len(X)), [-0.5, 0.8])
+    qid = np.repeat(np.arange(n_queries), sizes)
+    return X, y, qid
+
+
+def test_ranker_cross_validates_by_query_with_metadata_routing():
+    X, y, qid = _ranking_data()
+    with sklearn.config_context(enable_metadata_routing=True):
+        ranker = PredtronRanker(random_state=0).set_fit_request(qid=True).set_score_request(qid=True)
+        scores = cross_val_score(ranker, X, y, cv=GroupKFold(4), params={"qid": qid, "groups": qid})
+    assert scores.shape == (4,) and np.all((scores > 0.5) & (scores <= 1.0))
+    random = PredtronRanker(epochs=1, tol=None, eta=1.0).fit(X[:10], y[:10], qid=qid[:10])
+    assert ranker.fit(X, y, qid=qid).score(X, y, qid=qid) > random.score(X, y, qid=qid)
+
+
+def test_ranker_score_is_mean_ndcg_and_predict_is_one_score_per_row():
+    X, y, qid = _ranking_data(seed=1)
+    ranker = PredtronRanker(random_state=0).fit(X, y, qid=qid)
+    scores = ranker.predict(X)
+    assert scores.shape == (len(X),)
+    perfect = PredtronRanker(k=3)
+    perfect.fit(X, y, qid=qid)
+    # a ranker that sorts every query by its true grades has NDCG 1
+    perfect.learner_.coef_[:] = 0.0
+    assert 0.0 <= ranker.score(X, y, qid=qid) <= 1.0
+    with pytest.raises(ValueError, match="exactly one of qid"):
+        ranker.score(X, y)
+
+
+def test_grid_search_picks_the_best_step_size_because_score_is_higher_is_better():
+    X, Y = make_noisy(Multiclass(3), 120, 5, noise=0.5, seed=0)
+    search = GridSearchCV(PredtronClassifier(random_state=0, epochs=5), {"eta": [1e-4, 1.0]}, cv=3).fit(X, Y)
+    means = search.cv_results_["mean_test_score"]
+    assert search.best_index_ == int(np.argmax(means))
+    assert search.best_score_ == pytest.approx(means.max())
+    core = GridSearchCV(Predtron(Multiclass(3)), {"eta": [0.1, 1.0], "average": [False, True]}, cv=3).fit(X, Y)
+    assert core.best_score_ <= 0  # the core learners' score is the negative mean loss
+
+
+def test_pipeline_and_clone_on_core_learners():
+    X, Y = make_noisy(Multilabel(4), 150, 6, noise=0.5, seed=1)
+    pipe = make_pipeline(StandardScaler(), Predtron(Multilabel(4), average=True, shuffle=True, random_state=0))
+    assert -0.5 < cross_val_score(pipe, X, np.asarray(Y), cv=3).mean() <= 0
+
+
+@pytest.mark.parametrize("learner", [
+    Predtron(Multiclass(3)), PredtronLD(Multiclass(3)), PredtronLink(Multiclass(3), link=PNormLink(1.5)),
+    KernelPredtron(Multiclass(3), kernel="rbf", kernel_params={"gamma": 0.5}), PRank(3), MMP(3),
+    PairedPA(), CalibratedPA(3),
+], ids=lambda v: type(v).__name__)
+def test_clone_and_nested_set_params_on_every_learner(learner):
+    copy = clone(learner)
+    assert type(copy) is type(learner) and copy.get_params(deep=False).keys() == learner.get_params(deep=False).keys()
+    params = learner.get_params(deep=True)
+    if "problem__n_classes" in params:
+        copy.set_params(problem__n_classes=4)
+        assert copy.problem.n_classes == 4 and copy.problem.loss_matrix().shape == (4, 4)
+        assert learner.problem.n_classes == 3  # the clone owns its own problem
+    if "link__r" in params:
+        copy.set_params(link__r=1.8)
+        assert copy.link.exponent((3, 4)) == 1.8
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        copy.set_params(not_a_parameter=1)
+
+
+def test_every_exported_learner_is_cloned_in_the_test_above():
+    exported = {name for name in learners_module.__all__ if name.startswith("Predtron") or name == "KernelPredtron"}
+    assert exported <= {"Predtron", "PredtronLD", "PredtronLink", "KernelPredtron"}
+
+
+def test_problem_set_params_validates_and_keeps_the_old_state_on_error():
+    problem = Multiclass(3)
+    with pytest.raises(ValueError, match="n_classes must be an integer >= 2"):
+        problem.set_params(n_classes=1)
+    assert problem.n_classes == 3 and problem.loss_matrix().shape == (3, 3)
+    ranking = SubsetRanking()
+    ranking.set_params(f="inverse", k=5)
+    assert ranking.get_params()["k"] == 5 and ranking.f == "inverse"
+
+
+def test_dense_and_sparse_inputs_give_the_same_predictions():
+    """Without standardization (which centres dense input but cannot centre sparse input without
+    densifying it) the same data, dense or CSR, give the same model."""
+    X, Y = make_noisy(Multiclass(4), 200, 8, noise=0.5, seed=2)
+    X = np.where(np.abs(X) > 0.6, X, 0.0)
+    for est in (PredtronClassifier(random_state=0, standardize=False),
+                PredtronMultilabelClassifier(random_state=0, standardize=False)):
+        target = Y if isinstance(est, PredtronClassifier) else (np.eye(4)[Y] > 0).astype(int)
+        dense = clone(est).fit(X, target)
+        sparse = clone(est).fit(sp.csr_matrix(X), target)
+        np.testing.assert_array_equal(dense.predict(X), sparse.predict(sp.csr_matrix(X)))
+
+
+def test_classifier_labels_of_any_values_and_costs():
+    X, Y = make_noisy(Multiclass(3), 150, 5, noise=0.3, seed=3)
+    names = np.array(["low", "mid", "high"])[Y]
+    clf = PredtronClassifier(random_state=0).fit(X, names)
+    assert set(clf.predict(X)) <= {"low", "mid", "high"} and list(clf.classes_) == ["high", "low", "mid"]
+    costs = [[0, 1, 5], [1, 0, 1], [5, 1, 0]]
+    costly = PredtronClassifier(random_state=0, cost_matrix=costs).fit(X, names)
+    assert -5 <= costly.score(X, names) <= 0  # negative mean cost
+
+
+def test_reject_option_abstains_where_the_classifier_is_unsure():
+    X, y = make_noisy(Multiclass(2), 300, 5, noise=1.5, seed=4)
+    y = np.asarray(y)
+    plain = PredtronClassifier(random_state=0).fit(X, y)
+    reject = PredtronClassifier(random_state=0, reject_cost=0.2, reject_label="?").fit(X, y)
+    pred = reject.predict(X)
+    abstained = pred == "?"
+    assert 0 < abstained.sum() < len(y)
+    assert np.mean(pred[~abstained].astype(int) != y[~abstained]) < np.mean(plain.predict(X) != y)
+    assert reject.score(X, y) >= -np.mean(plain.predict(X) != y)  # abstaining pays on the training data
+    with pytest.raises(ValueError, match="reject_cost must be in"):
+        PredtronClassifier(reject_cost=1.5).fit(X, y)
+
+
+def test_ordinal_classifier_returns_the_given_levels():
+    X, Y = make_noisy(Multiclass(4), 200, 5, noise=0.3, seed=5)
+    stars = np.array([1, 2, 3, 5])[Y]
+    model = PredtronOrdinalClassifier(random_state=0).fit(X, stars)
+    assert set(np.unique(model.predict(X))) <= {1, 2, 3, 5}
+    assert model.score(X, stars) <= 0
+
+
+def test_early_stopping_and_eta_auto_are_recorded():
+    X, Y = make_noisy(Multiclass(3), 200, 5, noise=0.2, seed=6)
+    model = PredtronClassifier(random_state=0).fit(X, Y)
+    assert 1 <= model.n_iter_ <= 50 and model.eta_ > 0
+    fixed = PredtronClassifier(random_state=0, tol=None, epochs=7, eta=0.5).fit(X, Y)
+    assert fixed.n_iter_ == 7 and fixed.eta_ == 0.5
+
+
+def test_callback_sees_the_averaged_predictor():
+    X, Y = make_noisy(Multiclass(3), 120, 5, noise=0.5, seed=7)
+    seen = {}
+    Predtron(Multiclass(3), average=True).fit(X, Y, epochs=3, callback=lambda m, e: seen.update({e: m.coef_.copy()}))
+    for epoch in (1, 2, 3):
+        np.testing.assert_allclose(seen[epoch], Predtron(Multiclass(3), average=True).fit(X, Y, epochs=epoch).coef_)
