@@ -12,6 +12,7 @@ Messages show a short excerpt of the offending value, never a whole input.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -42,17 +43,24 @@ def _type_name(value) -> str:
 
 
 # ---------------------------------------------------------------- scalars
-def check_positive(value, name: str, *, allow_zero: bool = False, maximum: float | None = None) -> float:
-    """Return ``value`` as a float after checking it is finite and positive (and ``<= maximum``)."""
+def check_positive(value, name: str, *, allow_zero: bool = False, maximum: float | None = None,
+                   minimum: float | None = None) -> float:
+    """Return ``value`` as a float after checking it is finite and positive (and within
+    ``[minimum, maximum]``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number; got {excerpt(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite; got an integer too large for a float ({excerpt(value)})") from None
     ok = value >= 0 if allow_zero else value > 0
     if not np.isfinite(value) or not ok:
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}; got {value!r}")
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be at most {maximum:g}; got {value!r}")
+    if minimum is not None and value < minimum and not (allow_zero and value == 0):
+        raise ValueError(f"{name} must be at least {minimum:g}; got {value!r}")
     return value
 
 
@@ -106,8 +114,9 @@ def _real_dtype_error(arr: np.ndarray, name: str) -> ValueError | None:
     return None
 
 
-def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
-    """Convert ``value`` to an array of real ``dtype`` and reject NaN and infinity.
+def as_finite_array(value, name: str, dtype=float, *, max_abs: float | None = MAX_ABS_INPUT) -> np.ndarray:
+    """Convert ``value`` to an array of real ``dtype`` and reject NaN, infinity and (with
+    ``max_abs``) entries larger than ``max_abs`` in magnitude.
 
     ``None``, generators and other non-array objects, complex numbers, dates and strings
     are refused with a message naming ``name``.
@@ -116,36 +125,61 @@ def as_finite_array(value, name: str, dtype=float) -> np.ndarray:
         raise ValueError(f"{name} must be an array of real numbers; got None")
     if sp.issparse(value):
         raise ValueError(f"{name} must be a dense array here; got a scipy sparse {value.format} matrix")
-    if hasattr(value, "__next__") and not isinstance(value, np.ndarray):
-        raise ValueError(f"{name} must be an array of real numbers; got a {_type_name(value)} (an iterator); "
-                         "pass a list or an array")
+    _check_not_iterator(value, name, "an array of real numbers")
+    if isinstance(value, (str, bytes, dict, set, frozenset)):
+        raise ValueError(f"{name} must be an array of real numbers; got a {_type_name(value)}: {excerpt(value)}")
     raw = value.to_numpy() if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray) else value
     probe = raw if isinstance(raw, np.ndarray) else None
     if probe is None:
         try:
             probe = np.asarray(raw)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must be numeric; could not convert it ({exc})") from None
+            raise ValueError(f"{name} must be numeric; could not convert it ({_first_line(exc)})") from None
     error = _real_dtype_error(probe, name)
     if error is not None:
         raise error
+    if probe.dtype.kind == "O":
+        _check_real_objects(probe, name)
     try:
         arr = np.asarray(probe, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        detail = str(exc).split("\n")[0][:80]
-        raise ValueError(f"{name} must be numeric; could not convert {excerpt(probe)} ({detail})") from None
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite")
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{name} must be numeric; could not convert {excerpt(probe)} ({_first_line(exc)})") from None
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        if not finite.all():
+            bad = int(arr.size - np.count_nonzero(finite))
+            where = tuple(int(i) for i in np.argwhere(~finite)[0]) if arr.ndim else ()
+            at = f" (first at index {where[0] if len(where) == 1 else where})" if where else ""
+            raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite{at}")
+        if max_abs is not None:
+            _check_magnitude(arr, name, max_abs)
     return arr
 
 
-def _check_magnitude(values: np.ndarray, name: str) -> None:
-    if values.size and float(np.max(np.abs(values))) > MAX_ABS_INPUT:
+def _check_real_objects(values: np.ndarray, name: str) -> None:
+    """An object array must hold real numbers only (no strings such as ``"1.5"``, no ``None``)."""
+    for index, item in np.ndenumerate(values):
+        if not isinstance(item, numbers.Real):
+            at = index[0] if len(index) == 1 else index
+            raise ValueError(f"{name} must hold real numbers; got {excerpt(item)} ({_type_name(item)}) at index {at}")
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).split("\n")[0][:80]
+
+
+def _check_not_iterator(value, name: str, what: str) -> None:
+    if hasattr(value, "__next__") and not isinstance(value, np.ndarray):
+        raise ValueError(f"{name} must be {what}; got a {_type_name(value)} (an iterator, which can be read "
+                         "only once); pass a list or an array")
+
+
+def _check_magnitude(values: np.ndarray, name: str, max_abs: float = MAX_ABS_INPUT) -> None:
+    if values.size and float(np.max(np.abs(values))) > max_abs:
         top = float(np.max(np.abs(values)))
         raise ValueError(
-            f"{name} has an entry of magnitude {top:.3g} > {MAX_ABS_INPUT:g}; scores are sums of products "
-            "of inputs and would overflow float64: rescale the features"
+            f"{name} has an entry of magnitude {top:.3g} > {max_abs:g}; scores are sums of products "
+            "of inputs and would overflow float64: rescale it"
         )
 
 
@@ -190,19 +224,57 @@ def check_matrix(X, name: str = "X", *, accept_sparse: bool = False, min_rows: i
     return X
 
 
-def as_label_array(Y, name: str = "Y") -> np.ndarray:
-    """Labels as an array, refusing ``None``, scalars, iterators and sets (pandas via ``to_numpy``)."""
-    if Y is None:
-        raise ValueError(f"{name} must be an array-like of labels; got None")
-    if hasattr(Y, "__next__") or isinstance(Y, (set, frozenset, dict)):
-        raise ValueError(f"{name} must be an array-like of labels; got a {_type_name(Y)}; pass a list or an array")
+def _check_container(values, name: str, what: str) -> None:
+    """Refuse what cannot hold one item per example: ``None``, iterators, sets, dicts, strings, scalars."""
+    if values is None:
+        raise ValueError(f"{name} must be {what}; got None")
+    _check_not_iterator(values, name, what)
+    if isinstance(values, (set, frozenset, dict, str, bytes)):
+        raise ValueError(f"{name} must be {what}; got a {_type_name(values)}: {excerpt(values)}")
+    if (isinstance(values, np.ndarray) and values.ndim == 0) or not hasattr(values, "__len__"):
+        raise ValueError(f"{name} must be {what}, one per example; got {excerpt(values)}")
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype.kind == "b")
+
+
+def _contains_bool(values) -> bool:
+    """Whether a sequence (or an object array) holds booleans, at its top level or one level down."""
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind == "b":
+            return True
+        if values.dtype.kind != "O":
+            return False
+        values = values.ravel().tolist()
+    if not isinstance(values, (list, tuple)):
+        return False
+    for value in values:
+        if _is_bool(value):
+            return True
+        if isinstance(value, (list, tuple)) and any(_is_bool(v) for v in value):
+            return True
+    return False
+
+
+def as_label_array(Y, name: str = "Y", *, booleans: bool = True) -> np.ndarray:
+    """Labels as an array, refusing ``None``, scalars, iterators, sets and dicts (pandas via
+    ``to_numpy``, sparse matrices densified).
+
+    With ``booleans=False`` Python and NumPy booleans are refused alike (labels that are
+    numbers -- classes, levels, grades -- are not ``True``/``False``).
+    """
+    _check_container(Y, name, "an array-like of labels")
     if sp.issparse(Y):
         Y = Y.toarray()
     if hasattr(Y, "to_numpy") and not isinstance(Y, np.ndarray):
         Y = Y.to_numpy()
+    if not booleans and _contains_bool(Y):
+        raise ValueError(f"{name} must hold numbers, not booleans (True/False); got {excerpt(Y)}; "
+                         "convert them, e.g. with numpy.asarray(Y, dtype=int)")
     try:
         arr = np.asarray(Y)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         arr = np.empty(len(Y), dtype=object)
         for i, y in enumerate(Y):
             arr[i] = y
@@ -219,8 +291,12 @@ def check_n_labels(Y, n: int, name: str = "Y") -> None:
 
 def check_int_label(y, name: str, n: int) -> int:
     """A label that must be an integer in ``0..n-1``."""
-    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (numbers.Integral, np.integer)):
-        if isinstance(y, (numbers.Real, np.floating)) and float(y).is_integer():
+    if isinstance(y, np.ndarray) and y.ndim == 0:
+        y = y.item()
+    if isinstance(y, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer in 0..{n - 1}, not a boolean; got {y!r}")
+    if not isinstance(y, (numbers.Integral, np.integer)):
+        if isinstance(y, (numbers.Real, np.floating)) and math.isfinite(y) and float(y).is_integer():
             y = int(y)
         else:
             raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {excerpt(y)}")
@@ -231,7 +307,7 @@ def check_int_label(y, name: str, n: int) -> int:
 
 def check_int_labels(Y, name: str, n: int) -> np.ndarray:
     """A 1-D array of integer labels in ``0..n-1`` (integral floats accepted, booleans refused)."""
-    arr = as_label_array(Y, name)
+    arr = as_label_array(Y, name, booleans=False)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, one integer label per example; got shape {arr.shape}")
     if arr.dtype.kind == "b":
@@ -288,13 +364,18 @@ def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> l
 
     With ``n_inputs``, first require one element per input (labels paired with ``X``).
     """
+    _check_container(values, name, "a sequence with one entry per example")
+    if sp.issparse(values):
+        values = values.toarray()
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):  # pandas: rows, not column labels
+        values = values.to_numpy()
     if n_inputs is not None:
         check_n_labels(values, n_inputs, name)
     out = []
     for i, value in enumerate(values):
         try:
             out.append(check(value))
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise ValueError(f"{name}[{i}]: {exc}") from None
     return out
 
@@ -302,7 +383,7 @@ def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> l
 # ---------------------------------------------------------- query structure
 def check_group_sizes(group, n_rows: int, name: str = "group") -> np.ndarray:
     """Row offsets ``(n_queries + 1,)`` from group sizes (integral floats accepted)."""
-    sizes = as_label_array(group, name)
+    sizes = as_label_array(group, name, booleans=False)
     if sizes.ndim != 1 or sizes.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of group sizes; got shape {sizes.shape}")
     if sizes.dtype.kind == "b" or sizes.dtype.kind not in "iuf":
@@ -312,10 +393,13 @@ def check_group_sizes(group, n_rows: int, name: str = "group") -> np.ndarray:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{name}[{i}] must be a whole number of rows; got {sizes[i]!r}")
-    sizes = sizes.astype(np.int64)
     if np.any(sizes <= 0):
         i = int(np.flatnonzero(sizes <= 0)[0])
         raise ValueError(f"{name}[{i}] must be >= 1 (every query has a row); got {sizes[i]}")
+    if np.any(sizes > n_rows):
+        i = int(np.flatnonzero(sizes > n_rows)[0])
+        raise ValueError(f"{name}[{i}] = {sizes[i]} is more than the {n_rows} rows of X")
+    sizes = sizes.astype(np.int64)
     total = int(sizes.sum())
     if total != n_rows:
         raise ValueError(f"{name} sizes sum to {total} but X has {n_rows} rows")
