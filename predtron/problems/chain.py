@@ -160,25 +160,25 @@ class Chain(Problem):
         self._norm = float(np.sqrt(2 * length - 1))
 
     # ------------------------------------------------------------------ basics
-    def check_label(self, y) -> np.ndarray:
-        arr = as_label_array(y, "label")
+    def check_label(self, y, name: str = "label") -> np.ndarray:
+        arr = as_label_array(y, name, booleans=False)
         if arr.shape != (self.length,):
             raise ValueError(
-                f"label must be an integer array of length {self.length}; got shape {arr.shape}"
+                f"{name} must be an integer array of length {self.length}; got shape {arr.shape}"
             )
         if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or not np.all(np.equal(np.mod(arr, 1), 0)):
-            raise ValueError(f"label must hold integer letters; got {excerpt(arr)}")
+            raise ValueError(f"{name} must hold integer letters; got {excerpt(arr)}")
         if arr.min() < 0 or arr.max() >= self.n_letters:
-            raise ValueError(f"label letters must be in 0..{self.n_letters - 1}; got {excerpt(arr)}")
+            raise ValueError(f"{name} letters must be in 0..{self.n_letters - 1}; got {excerpt(arr)}")
         return arr.astype(np.int64)
 
     def check_labels(self, Y, inputs) -> np.ndarray:
-        arr = as_label_array(Y, "Y")
+        arr = as_label_array(Y, "Y", booleans=False)
         check_n_labels(arr, inputs.n)
         return np.array(check_each(arr, self.check_label, "Y"), dtype=np.int64).reshape(len(arr), self.length)
 
-    def check_prediction(self, sigma, y=None) -> np.ndarray:
-        return self.check_label(sigma)
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
+        return self.check_label(sigma, "sigma")
 
     def _split_scores(self, t) -> tuple[np.ndarray, np.ndarray]:
         q, r = self.n_letters, self.length

@@ -100,8 +100,8 @@ class General(FiniteProblem):
         check_n_labels(Y, inputs.n)
         return Y
 
-    def check_prediction(self, sigma, y=None) -> int:
-        return check_int_label(sigma, "prediction", self._L.shape[0])
+    def _check_prediction(self, sigma, y=None) -> int:
+        return check_int_label(sigma, "sigma", self._L.shape[0])
 
     def _index(self, sigma) -> int:
         return check_int_label(sigma, "prediction", self._L.shape[0])
@@ -121,6 +121,6 @@ class General(FiniteProblem):
     def _correct(self, y) -> int:
         return int(self._correct_index[y])
 
-    def label_for(self, sigma):
+    def _label_for(self, sigma):
         zeros = np.flatnonzero(self._L[sigma] == 0)
         return int(zeros[0]) if zeros.size else None

@@ -103,7 +103,7 @@ class Multilabel(Problem):
         check_n_labels(Y, inputs.n)
         return Y
 
-    def check_prediction(self, sigma, y=None) -> np.ndarray:
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
         sigma = check_binary_vector(sigma, "sigma", self._m)
         if self._measure is not None and not self._measure.allowed(int(sigma.sum())):
             bound = "at most" if self.loss_name == "recall@k" else "at least"
@@ -216,7 +216,7 @@ class Multilabel(Problem):
             return self._measure.default_prediction()
         return np.ones(self._m, dtype=np.int64)
 
-    def score_shape(self, y=None) -> tuple[int, ...]:
+    def _score_shape(self, y=None) -> tuple[int, ...]:
         return (self._m,)
 
     @property

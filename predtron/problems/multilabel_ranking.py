@@ -52,7 +52,7 @@ class MultilabelRanking(RankingProblem):
         return check_relevance(y, "label", length=self.n_labels, y_max=self.y_max)
 
     def check_labels(self, Y, inputs) -> np.ndarray:
-        arr = as_label_array(Y, "Y")
+        arr = as_label_array(Y, "Y", booleans=False)
         check_n_labels(arr, inputs.n)
         if arr.ndim != 2 or arr.shape[1] != self.n_labels:
             if arr.dtype.kind == "O":
@@ -62,8 +62,11 @@ class MultilabelRanking(RankingProblem):
         grades = check_relevance(arr.ravel(), "Y", y_max=self.y_max) if arr.size else arr.astype(np.int64)
         return grades.reshape(arr.shape)
 
-    def score_shape(self, y=None) -> tuple[int, ...]:
+    def _score_shape(self, y=None) -> tuple[int, ...]:
         return (self.n_labels,)
+
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
+        return self._check_sigma(sigma, self.n_labels)
 
     def labels(self):
         return self._enumerate((np.array(c, dtype=np.int64)
@@ -76,9 +79,8 @@ class MultilabelRanking(RankingProblem):
     def random_label(self, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(0, self.y_max + 1, size=self.n_labels).astype(np.int64)
 
-    def label_for(self, sigma) -> np.ndarray:
+    def _label_for(self, sigma) -> np.ndarray:
         """The relevance ``max(y_max - sigma, 0)``: ``sigma`` sorts it decreasingly."""
-        sigma = self._check_sigma(sigma)
         return np.maximum(self.y_max - sigma, 0).astype(np.int64)
 
     def predictions(self, y=None):

@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from predtron._params import Parametrized
 from predtron._validation import (
@@ -25,6 +26,7 @@ from predtron._validation import (
     check_each,
     check_int,
     check_int_label,
+    check_matrix,
     check_positive,
 )
 from predtron.scoring import LinearScoring
@@ -277,8 +279,14 @@ class JointScoring(LinearScoring):
         self.feature_map = feature_map
 
     def split(self, X) -> list[np.ndarray]:
+        if sp.issparse(X):
+            raise ValueError(f"X must be dense for a feature map Psi(x, y); got a scipy sparse {X.format} matrix "
+                             "(convert it with .toarray())")
+        if hasattr(X, "to_numpy") and not isinstance(X, np.ndarray):  # pandas: rows, not column labels
+            X = X.to_numpy()
         if isinstance(X, np.ndarray):
-            X = list(X)
+            # A 2-D array holds one input per row (np.matrix included); other arrays one per entry.
+            X = list(check_matrix(X, "X") if X.ndim == 2 else X)
         if not isinstance(X, Sequence) or isinstance(X, (str, bytes)):
             raise ValueError(f"X must be an array or a list of inputs; got {type(X).__name__}")
         return check_each(X, self.feature_map.check_input, "X")

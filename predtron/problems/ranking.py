@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from predtron._ragged import Ragged
-from predtron._validation import as_finite_array, check_choice, check_int, excerpt
+from predtron._validation import as_finite_array, as_label_array, check_choice, check_int, excerpt
 from predtron.problems import ranking_batch
 from predtron.problems.base import Problem
 from predtron.problems.ranking_grades import choose_method, grades_argmax, smallest_grades_size
@@ -133,31 +133,33 @@ class RankingProblem(Problem):
         return self._sizes(check_int(m, "m", minimum=1))[2] is not None
 
     # ------------------------------------------------------------------ checks
-    def _check_sigma(self, sigma, m: int | None = None) -> np.ndarray:
-        sigma = np.asarray(sigma)
-        if sigma.ndim != 1 or sigma.dtype.kind not in "iu" or not np.array_equal(
-                np.sort(sigma), np.arange(len(sigma))):
+    def _check_sigma(self, sigma, m: int | None = None, name: str = "sigma") -> np.ndarray:
+        arr = as_label_array(sigma, name, booleans=False)
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)  # integral floats, as labels accept them
+        if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or not np.array_equal(
+                np.sort(arr), np.arange(len(arr))):
             raise ValueError(
-                "a ranking must be an int array sigma with sigma[i] the 0-based position of item i "
-                f"(a permutation of 0..m-1); got {excerpt(sigma)}"
+                f"{name} must be a ranking: an int array with {name}[i] the 0-based position of item i "
+                f"(a permutation of 0..m-1); got {excerpt(arr)}"
             )
-        if m is not None and len(sigma) != m:
-            raise ValueError(f"the ranking has {len(sigma)} items but y has {m}")
-        return sigma
+        if m is not None and len(arr) != m:
+            raise ValueError(f"{name} ranks {len(arr)} items but y has {m}")
+        return arr.astype(np.int64)
 
-    def check_prediction(self, sigma, y=None) -> np.ndarray:
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
         return self._check_sigma(sigma, None if y is None else len(y))
 
-    def score_shape(self, y=None) -> tuple[int, ...]:
+    def _score_shape(self, y=None) -> tuple[int, ...]:
         if y is None:
             return (len(self.pred_default()),)
         return (len(y),)
 
-    def check_scores(self, t, y=None) -> np.ndarray:
+    def _check_scores(self, t, y=None) -> np.ndarray:
         t = as_finite_array(t, "t")
-        expected = self.score_shape(y)
+        expected = self._score_shape(y)
         if (expected is None and (t.ndim != 1 or t.size == 0)) or (expected is not None and t.shape != expected):
-            want = "a non-empty 1-D array" if expected is None else f"shape {expected}"
+            want = "a non-empty 1-D array" if expected is None else f"shape {expected} (one per item of y)"
             raise ValueError(f"t must have one score per item, {want}; got shape {t.shape}")
         return t
 

@@ -61,7 +61,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from predtron._validation import check_choice, check_int
+from predtron._validation import as_label_array, check_choice, check_int, excerpt
 
 #: Names of the built-in choices of ``f`` (Section 4): ``-i``, ``1/i``, ``-i^1.1``,
 #: ``-i^2`` and the NDCG discount ``1/log2(1 + i)``.
@@ -159,9 +159,9 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
     Returns it as an ``int64`` array; floats such as ``2.0`` are accepted, ``2.5`` and NaN
     are not.
     """
-    arr = np.asarray(y)
-    if arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be an array of integer relevance grades; got dtype {arr.dtype}")
+    arr = as_label_array(y, name, booleans=False)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of integer relevance grades; got {excerpt(arr)}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of relevance grades; got shape {arr.shape}")
     if length is not None and arr.shape != (length,):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._ragged import Ragged
-from predtron._validation import as_label_array, check_each, check_int, check_n_labels
+from predtron._validation import check_each, check_int, check_n_labels
 from predtron.problems.ranking import RankingProblem, check_relevance
 from predtron.scoring import DocumentScoring
 
@@ -74,7 +74,7 @@ class SubsetRanking(RankingProblem):
         flat_layout = not isinstance(Y, (list, tuple)) or (
             len(Y) == n_docs and all(np.ndim(y) == 0 for y in Y))
         if flat_layout:
-            grades = check_relevance(as_label_array(Y, "Y"), "Y") if n_docs else np.zeros(0, dtype=np.int64)
+            grades = check_relevance(Y, "Y") if n_docs else np.zeros(0, dtype=np.int64)
             if grades.shape != (n_docs,):
                 raise ValueError(
                     f"Y must hold one relevance grade per document ({n_docs}) or one array per query "
@@ -102,15 +102,14 @@ class SubsetRanking(RankingProblem):
         m = int(rng.integers(1, 7)) if n_items is None else check_int(n_items, "n_items", minimum=1)
         return rng.integers(0, check_int(y_max, "y_max", minimum=0) + 1, size=m).astype(np.int64)
 
-    def label_for(self, sigma) -> np.ndarray:
+    def _label_for(self, sigma) -> np.ndarray:
         """The relevance ``m - 1 - sigma``: all grades distinct, sorted by ``sigma``."""
-        sigma = self._check_sigma(sigma)
         return (len(sigma) - 1 - sigma).astype(np.int64)
 
     def pred_default(self):
         raise ValueError("SubsetRanking has no fixed number of documents; pass a label y")
 
-    def score_shape(self, y=None) -> tuple[int, ...] | None:
+    def _score_shape(self, y=None) -> tuple[int, ...] | None:
         return None if y is None else (len(y),)
 
     def stack(self, predictions) -> list:
