@@ -63,6 +63,9 @@ MAX_ETA = 1e100
 #: Smallest and largest number of instances scored together by the block scan.
 MIN_BLOCK, MAX_BLOCK = 32, 4096
 
+#: ``Y`` omitted (prediction): distinct from ``Y=None``, which is refused.
+_NO_LABELS = object()
+
 
 def check_problem(problem) -> Problem:
     """The ``problem`` parameter of every learner."""
@@ -178,18 +181,20 @@ class OnlineLearner(Estimator, ABC):
                    else f"its {type(self.problem.scoring).__name__} has no bias column")
             )
 
-    def _prepare(self, X, Y=None, qid=None, group=None, *, fitting: bool = False):
-        """Validate ``X`` (and ``Y``) once: :class:`~predtron.scoring.Inputs` and the labels."""
+    def _prepare(self, X, Y=_NO_LABELS, qid=None, group=None, *, fitting: bool = False):
+        """Validate ``X`` (and ``Y`` unless it is omitted) once: :class:`~predtron.scoring.Inputs`
+        and the labels (``Y=None`` is refused like any other malformed labels)."""
         intercept = bool(self.fit_intercept) if fitting else getattr(self, "_intercept", False)
         inputs = self.problem.scoring.prepare(X, qid=qid, group=group, intercept=intercept)
         if not fitting or hasattr(self, "n_features_in_"):
             expected = self.n_features_in_
-            if inputs.n and inputs.n_features != expected:
+            # Without instances the width is known only from a matrix (an empty list has none).
+            if (inputs.n or inputs.n_features) and inputs.n_features != expected:
                 raise ValueError(
                     f"X has {inputs.n_features} features, but this {type(self).__name__} was fitted with "
                     f"{expected} features"
                 )
-        labels = None if Y is None else self.problem.check_labels(Y, inputs)
+        labels = None if Y is _NO_LABELS else self.problem.check_labels(Y, inputs)
         return inputs, labels
 
     def _start(self, inputs) -> None:
@@ -326,7 +331,7 @@ class OnlineLearner(Estimator, ABC):
     def decision_function(self, X, *, qid=None, group=None) -> np.ndarray | list:
         """Scores ``t`` for each input (an ``(n, d)`` array, or a list of arrays for ranking)."""
         self._check_fitted()
-        inputs, _ = self._prepare(X, None, qid, group)
+        inputs, _ = self._prepare(X, _NO_LABELS, qid, group)
         blocks = [self._predictor_scores(inputs, rows) for rows in self._blocks(inputs)]
         return _concatenate_scores(blocks, self._score_width())
 
@@ -339,7 +344,7 @@ class OnlineLearner(Estimator, ABC):
     def predict(self, X, *, qid=None, group=None):
         """Predictions ``pred(t)`` for each input (``qid``/``group``: flat ranking input)."""
         self._check_fitted()
-        inputs, _ = self._prepare(X, None, qid, group)
+        inputs, _ = self._prepare(X, _NO_LABELS, qid, group)
         parts = [self.problem._batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
         return _concatenate_predictions(parts, self.problem)
 
@@ -381,12 +386,13 @@ def _concatenate_scores(blocks: list, width: int | None):
     if hasattr(blocks[0], "offsets"):  # ragged ranking scores: one array per query
         return [segment.copy() for block in blocks for segment in block]
     if isinstance(blocks[0], list):
-        return [t for block in blocks for t in block]
+        scores = [t for block in blocks for t in block]
+        return np.zeros((0, width)) if not scores and width is not None else scores
     return np.concatenate(blocks)
 
 
 def _concatenate_predictions(parts: list, problem: Problem):
-    if not parts:
+    if not parts or all(len(part) == 0 for part in parts):
         return problem.stack([])
     if isinstance(parts[0], list):
         return [p for part in parts for p in part]
