@@ -169,7 +169,7 @@ class Link(Parametrized, ABC):
         return conjugate_exponent(self.exponent(shape))
 
     def _validated(self, W, name: str) -> np.ndarray:
-        W = as_finite_array(W, name)
+        W = as_finite_array(W, name, max_abs=None)  # the maps are scaled: any finite magnitude works
         self._check_shape(W, name)
         return W
 

@@ -135,7 +135,7 @@ class VectorInputs(Inputs):
 
     def kernel_scores(self, kernel, support, coefs, rows):
         if self.sparse:
-            raise ValueError("KernelPredtron needs dense inputs (kernels compare dense rows); pass X.toarray() "
+            raise ValueError("X must be dense for KernelPredtron (kernels compare dense rows); pass X.toarray() "
                              "or use Predtron, which takes sparse input")
         K = kernel(self.X[rows], support)
         if self.intercept:
@@ -180,7 +180,7 @@ class DocumentInputs(Inputs):
 
     def kernel_scores(self, kernel, support, coefs, rows):
         if self.sparse:
-            raise ValueError("KernelPredtron needs dense inputs (kernels compare dense rows); pass dense "
+            raise ValueError("X must be dense for KernelPredtron (kernels compare dense rows); pass dense "
                              "document matrices or use Predtron, which takes sparse input")
         docs, offsets = self._docs(rows)
         return Ragged(kernel(docs, support) @ coefs, offsets)
@@ -194,6 +194,10 @@ class ListInputs(Inputs):
         self.scoring = scoring
         self.n = len(items)
         self.n_features = scoring.n_features(items[0]) if items else 0
+        for i, x in enumerate(items[1:], start=1):
+            if scoring.n_features(x) != self.n_features:  # checked up front, not in a matrix product
+                raise ValueError(f"X[{i}] has {scoring.n_features(x)} features but X[0] has {self.n_features}; "
+                                 "every instance must have the same number of features")
 
     def scores(self, params, rows):
         out = [self.scoring.scores(params, self.items[r]) for r in self.rows_of(rows)]

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from predtron._validation import check_bool, check_int
-from predtron.learners.base import PrimalLearner, check_problem
+from predtron.learners.base import PrimalLearner, _check_finite_scores, check_problem
 from predtron.problems.base import TIE_TOLERANCE, Problem
 
 
@@ -97,6 +97,7 @@ class BatchPerceptron(PrimalLearner):
         problem = self.problem
         for r in range(inputs.n):
             t = inputs.one_scores(self._w, r)
+            _check_finite_scores(t, self)
             y = labels[r]
             self._trace.add(float(problem._loss(problem._pred(t), y)))
             sigma = self._violation(t, y)

@@ -115,7 +115,13 @@ class KernelPredtron(OnlineLearner):
                 f"kernel_params must be a dict of kernel parameters or None; got "
                 f"{type(self.kernel_params).__name__}"
             )
-        return get_kernel(self.kernel, **(self.kernel_params or {}))
+        get_kernel(self.kernel)  # a bad kernel is named as such
+        if not self.kernel_params:
+            return get_kernel(self.kernel)
+        try:
+            return get_kernel(self.kernel, **self.kernel_params)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"kernel_params: {exc}") from None
 
     def _validate_params(self) -> None:
         super()._validate_params()

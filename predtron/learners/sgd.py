@@ -26,8 +26,11 @@ import numpy as np
 
 from predtron._history import LossTrace
 from predtron._validation import as_finite_array, check_bool, check_int, check_positive
-from predtron.learners.base import OnlineLearner, check_problem
+from predtron.learners.base import OnlineLearner, _check_finite_scores, check_problem
 from predtron.problems.base import Problem
+
+#: Smallest regularisation accepted.
+MIN_LAM = 1e-100
 
 
 def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
@@ -112,7 +115,8 @@ class SGDSVM(OnlineLearner):
 
     def _validate_params(self) -> None:
         check_problem(self.problem)
-        check_positive(self.lam, "lam")
+        # lam >= 1e-100 keeps the iterates theta / (lam t) of finite inputs finite.
+        check_positive(self.lam, "lam", minimum=MIN_LAM)
         check_bool(self.average, "average")
         check_int(self.seed, "seed", minimum=0)
 
@@ -144,6 +148,7 @@ class SGDSVM(OnlineLearner):
             i = int(self._rng.integers(inputs.n))
             y = labels[i]
             t = inputs.one_scores(w, i)
+            _check_finite_scores(t, self)
             self._trace.add(float(problem._loss(problem._pred(t), y)))
             tilde = problem._oracle(t, y)
             self._hinge.add(problem._objective(tilde, t, y))
