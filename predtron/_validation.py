@@ -64,6 +64,22 @@ def check_positive(value, name: str, *, allow_zero: bool = False, maximum: float
     return value
 
 
+def check_real(value, name: str, *, finite: bool = True) -> float:
+    """Return ``value`` as a float after checking it is one real number (not a boolean, a
+    string, a complex number or an array) and, with ``finite``, neither NaN nor infinite."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {excerpt(value)}")
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite; got an integer too large for a float ({excerpt(value)})") from None
+    if math.isnan(value) or (finite and math.isinf(value)):
+        raise ValueError(f"{name} must be a finite real number; got {value!r}")
+    return value
+
+
 def check_int(value, name: str, *, minimum: int, maximum: int | None = None) -> int:
     """Return ``value`` as an int after checking it is an integer in ``[minimum, maximum]``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
