@@ -89,6 +89,18 @@ def check_int(value, name: str, *, minimum: int, maximum: int | None = None) -> 
     return int(value)
 
 
+def check_seed(value, name: str = "seed") -> int:
+    """A seed of ``numpy.random.default_rng``: an integer ``>= 0``."""
+    return check_int(value, name, minimum=0)
+
+
+def check_generator(value, name: str = "rng") -> np.random.Generator | None:
+    """``None`` or a ``numpy.random.Generator``."""
+    if value is not None and not isinstance(value, np.random.Generator):
+        raise ValueError(f"{name} must be a numpy.random.Generator or None; got {excerpt(value)}")
+    return value
+
+
 def check_bool(value, name: str) -> bool:
     """``True`` or ``False`` (Python or NumPy booleans only: a truthy string is refused)."""
     if not isinstance(value, (bool, np.bool_)):
@@ -305,56 +317,62 @@ def check_n_labels(Y, n: int, name: str = "Y") -> None:
         raise ValueError(f"X and {name} must have the same number of examples; got {n} inputs and {len(Y)} labels")
 
 
-def check_int_label(y, name: str, n: int) -> int:
-    """A label that must be an integer in ``0..n-1``."""
+def _sized(size_name: str | None, n: int) -> str:
+    return f" ({size_name}={n})" if size_name else ""
+
+
+def check_int_label(y, name: str, n: int, size_name: str | None = None) -> int:
+    """A label that must be an integer in ``0..n-1`` (``size_name``: the parameter that sets ``n``,
+    named in the message)."""
     if isinstance(y, np.ndarray) and y.ndim == 0:
         y = y.item()
     if isinstance(y, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer in 0..{n - 1}, not a boolean; got {y!r}")
+        raise ValueError(f"{name} must be an integer in 0..{n - 1}, not a boolean; got {y!r}{_sized(size_name, n)}")
     if not isinstance(y, (numbers.Integral, np.integer)):
         if isinstance(y, (numbers.Real, np.floating)) and math.isfinite(y) and float(y).is_integer():
             y = int(y)
         else:
-            raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {excerpt(y)}")
+            raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {excerpt(y)}{_sized(size_name, n)}")
     if not 0 <= int(y) < n:
-        raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {y!r}")
+        raise ValueError(f"{name} must be an integer in 0..{n - 1}; got {y!r}{_sized(size_name, n)}")
     return int(y)
 
 
-def check_int_labels(Y, name: str, n: int) -> np.ndarray:
+def check_int_labels(Y, name: str, n: int, size_name: str | None = None) -> np.ndarray:
     """A 1-D array of integer labels in ``0..n-1`` (integral floats accepted, booleans refused)."""
     arr = as_label_array(Y, name, booleans=False)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, one integer label per example; got shape {arr.shape}")
     if arr.dtype.kind == "b":
-        raise ValueError(f"{name} must hold integer labels in 0..{n - 1}; got booleans")
+        raise ValueError(f"{name} must hold integer labels in 0..{n - 1}; got booleans{_sized(size_name, n)}")
     if arr.dtype.kind == "O":
-        return np.array([check_int_label(y, f"{name}[{i}]", n) for i, y in enumerate(arr)], dtype=np.int64)
+        return np.array([check_int_label(y, f"{name}[{i}]", n, size_name) for i, y in enumerate(arr)], dtype=np.int64)
     if arr.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must hold integer labels in 0..{n - 1}; got {excerpt(arr)}")
+        raise ValueError(f"{name} must hold integer labels in 0..{n - 1}; got {excerpt(arr)}{_sized(size_name, n)}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name}[{i}] must be an integer in 0..{n - 1}; got {arr[i].item()!r}")
+            raise ValueError(
+                f"{name}[{i}] must be an integer in 0..{n - 1}; got {arr[i].item()!r}{_sized(size_name, n)}")
     out_of_range = (arr < 0) | (arr >= n)
     if out_of_range.any():
         i = int(np.flatnonzero(out_of_range)[0])
-        raise ValueError(f"{name}[{i}] must be an integer in 0..{n - 1}; got {arr[i].item()!r}")
+        raise ValueError(f"{name}[{i}] must be an integer in 0..{n - 1}; got {arr[i].item()!r}{_sized(size_name, n)}")
     return arr.astype(np.int64)
 
 
-def check_binary_vector(y, name: str, m: int) -> np.ndarray:
-    """A 0/1 vector of length ``m``."""
+def check_binary_vector(y, name: str, m: int, size_name: str = "n_labels") -> np.ndarray:
+    """A 0/1 vector of length ``m`` (``size_name``: the parameter that sets ``m``)."""
     arr = as_label_array(y, name)
     if arr.shape != (m,):
-        raise ValueError(f"{name} must be a 0/1 array of length {m}; got shape {arr.shape}")
+        raise ValueError(f"{name} must be a 0/1 array of length {m}; got shape {arr.shape} ({size_name}={m})")
     if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
         raise ValueError(f"{name} must contain only 0 and 1; got {excerpt(arr)}")
     return arr.astype(np.int64)
 
 
-def check_binary_matrix(Y, name: str, m: int) -> np.ndarray:
+def check_binary_matrix(Y, name: str, m: int, size_name: str = "n_labels") -> np.ndarray:
     """An ``(n, m)`` matrix of 0/1 label vectors (booleans accepted as 0/1 indicators)."""
     arr = as_label_array(Y, name)
     if arr.dtype.kind == "O":
@@ -365,7 +383,7 @@ def check_binary_matrix(Y, name: str, m: int) -> np.ndarray:
                 f"{name} must be an (n_samples, {m}) 0/1 matrix; its rows have different lengths"
             ) from None
     if arr.ndim != 2 or arr.shape[1] != m:
-        raise ValueError(f"{name} must be an (n_samples, {m}) 0/1 matrix; got shape {arr.shape}")
+        raise ValueError(f"{name} must be an (n_samples, {m}) 0/1 matrix; got shape {arr.shape} ({size_name}={m})")
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} must contain only 0 and 1; got {excerpt(arr)}")
     bad = ~((arr == 0) | (arr == 1))

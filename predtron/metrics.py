@@ -67,7 +67,7 @@ def _check_multiclass(Y, S, n_classes: int | None) -> tuple[np.ndarray, np.ndarr
     K = S.shape[1] if n_classes is None else check_int(n_classes, "n_classes", minimum=2)
     if S.shape[1] != K:
         raise ValueError(f"S must have one column per class (n_classes={K}); got {S.shape[1]}")
-    Y = check_int_labels(Y, "Y", K)
+    Y = check_int_labels(Y, "Y", K, "n_classes")
     if Y.shape != (S.shape[0],):
         raise ValueError(f"Y must hold one integer label per row of S ({S.shape[0]}); got {Y.shape[0]}")
     missing = [k for k in range(K) if not np.any(Y == k)]

@@ -86,7 +86,8 @@ class PRank(Estimator):
             )
         if y is None:
             return X, None
-        return X, check_each(y, lambda label: check_int_label(label, "label", self.n_levels), "y", X.shape[0])
+        return X, check_each(y, lambda label: check_int_label(label, "label", self.n_levels, "n_levels"), "y",
+                             X.shape[0])
 
     # -------------------------------------------------------------- online loop
     def partial_fit(self, X, y) -> PRank:
@@ -163,7 +164,7 @@ def rank_margin(w, thresholds, X, y) -> float:
     scale = float(np.sqrt(w @ w + b @ b))
     if scale == 0:
         raise ValueError("w and thresholds are all zero; their margin is not defined")
-    levels = [check_int_label(label, "label", b.size + 1) for label in y]
+    levels = [check_int_label(label, "label", b.size + 1, "1 + len(thresholds)") for label in y]
     scores = X @ w
     return float(min(np.min(_directions(label, b.size) * (s - b)) for s, label in
                      zip(scores, levels, strict=True))) / scale

@@ -247,7 +247,7 @@ class CalibratedPA(_BatchPA):
         return self.n_classes
 
     def _check_Y(self, Y, n: int) -> np.ndarray:
-        labels = check_each(Y, lambda label: check_int_label(label, "label", self.n_classes), "Y", n)
+        labels = check_each(Y, lambda label: check_int_label(label, "label", self.n_classes, "n_classes"), "Y", n)
         return np.asarray(labels, dtype=np.int64)
 
     def _targets(self, Y: np.ndarray) -> np.ndarray:

@@ -80,6 +80,9 @@ class General(FiniteProblem):
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss_matrix": "loss_matrix_values"}
 
+    #: The parameter that sets the number of labels (named in messages).
+    _labels_size_name = "loss_matrix columns"
+
     def _setup(self, L: np.ndarray, reps) -> None:
         self._L = L
         self._reps = check_reps(reps, L.shape[0])
@@ -93,15 +96,15 @@ class General(FiniteProblem):
         return self._L.shape[1]
 
     def check_label(self, y) -> int:
-        return check_int_label(y, "label", self.n_labels)
+        return check_int_label(y, "label", self.n_labels, self._labels_size_name)
 
     def check_labels(self, Y, inputs) -> np.ndarray:
-        Y = check_int_labels(Y, "Y", self.n_labels)
+        Y = check_int_labels(Y, "Y", self.n_labels, self._labels_size_name)
         check_n_labels(Y, inputs.n)
         return Y
 
     def _check_prediction(self, sigma, y=None) -> int:
-        return check_int_label(sigma, "sigma", self._L.shape[0])
+        return check_int_label(sigma, "sigma", self._L.shape[0], self._labels_size_name)
 
     def _index(self, sigma) -> int:
         return check_int_label(sigma, "prediction", self._L.shape[0])

@@ -31,6 +31,7 @@ class Multiclass(General):
     """
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss": "costs"}
+    _labels_size_name = "n_classes"
 
     def __init__(self, n_classes: int, loss=None):
         self.n_classes = n_classes

@@ -25,6 +25,7 @@ class Ordinal(Multiclass):
     """
 
     _param_attributes: ClassVar[dict[str, str]] = {}
+    _labels_size_name = "n_levels"
 
     def __init__(self, n_levels: int):
         self.n_levels = n_levels

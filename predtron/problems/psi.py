@@ -70,7 +70,7 @@ class FeatureMap(Parametrized, ABC):
 
     def __call__(self, x, y) -> np.ndarray:
         """``Psi(x, y)``."""
-        y = check_int_label(y, "y", self.n_classes)
+        y = check_int_label(y, "y", self.n_classes, "n_classes")
         return self.matrix(self.check_input(x))[y]
 
     def scores(self, w: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -173,7 +173,7 @@ class TfidfMap(FeatureMap):
             raise ValueError("X holds term counts and must be non-negative")
         if len(Y) != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} documents but Y has {len(Y)} topics")
-        topics = np.array([check_int_label(y, "topic", self.n_classes) for y in Y])
+        topics = np.array([check_int_label(y, "topic", self.n_classes, "n_classes") for y in Y])
         present = (X > 0).astype(float) if self.count == "documents" else X
         total = present.sum(axis=0)
         on_topic = np.array([present[topics == y].sum(axis=0) for y in range(self.n_classes)])
