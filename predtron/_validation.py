@@ -18,6 +18,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+#: Largest number of entries of a dense array the package allocates on request (2**28 float64
+#: values = 2 GiB): a size parameter above it is refused before anything is allocated.
+MAX_DENSE_ENTRIES = 2**28
+
 #: Largest magnitude accepted in an input array.  Scores are sums of products of inputs
 #: (and of parameters, themselves sums of inputs), so keeping inputs below 1e100 keeps
 #: them far from the float64 overflow at about 1.8e308.
@@ -412,6 +416,51 @@ def check_each(values, check, name: str = "Y", n_inputs: int | None = None) -> l
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{name}[{i}]: {exc}") from None
     return out
+
+
+def check_class_labels(Y, name: str = "Y", n: int | None = None) -> np.ndarray:
+    """One class label per example, of any kind scikit-learn accepts as a class: numbers (finite,
+    real; booleans included), strings; ``None``, NaN, complex numbers and nested values refused."""
+    arr = as_label_array(Y, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, one class label per example; got shape {arr.shape}")
+    if n is not None:
+        check_n_labels(arr, n, name)
+    if arr.dtype.kind in "cmMV":
+        raise ValueError(f"{name} must hold numbers or strings as classes; got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        i = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name}[{i}] is {arr[i].item()!r}; a class must be a finite number or a string")
+    if arr.dtype.kind == "O":
+        for i, y in enumerate(arr.tolist()):
+            ok = isinstance(y, str) or (isinstance(y, numbers.Real) and math.isfinite(y))
+            if not ok:
+                raise ValueError(f"{name}[{i}] is {excerpt(y)}; a class must be a finite number or a string")
+        kinds = {isinstance(y, str) for y in arr.tolist()}
+        if len(kinds) > 1:
+            raise ValueError(f"{name} mixes strings and numbers as classes; got {excerpt(arr)}")
+    return arr
+
+
+def check_size(name: str, *dims: int) -> None:
+    """Refuse, before allocating, a dense array of more than :data:`MAX_DENSE_ENTRIES` entries."""
+    total = math.prod(int(d) for d in dims)
+    if total > MAX_DENSE_ENTRIES:
+        raise ValueError(f"{name} asks for an array of {' x '.join(str(d) for d in dims)} = {total:,} values, more "
+                         f"than the limit of {MAX_DENSE_ENTRIES:,}; ask for less")
+
+
+def finite_result(compute, **args) -> float:
+    """Evaluate ``compute()`` in float64; a value that overflows is refused, naming the arguments."""
+    with np.errstate(all="ignore"):
+        try:
+            value = float(compute())
+        except (OverflowError, ZeroDivisionError):
+            value = math.inf
+    if not math.isfinite(value):
+        shown = ", ".join(f"{k}={float(v):g}" for k, v in args.items())
+        raise ValueError(f"the result is not a finite float64 number for {shown}; it overflows: rescale the inputs")
+    return value
 
 
 # ---------------------------------------------------------- query structure

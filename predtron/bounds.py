@@ -11,12 +11,18 @@ arguments instead of returning ``inf``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_choice, check_int, check_matrix, check_positive
+from predtron._validation import (
+    as_finite_array,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_positive,
+    finite_result,
+)
 from predtron.learners.base import check_problem
 from predtron.problems.base import Problem
 
@@ -36,15 +42,7 @@ def _size(value, name: str, minimum: int) -> int:
 
 def _finite(compute: Callable[[], float], **args) -> float:
     """Evaluate a bound in float64; a value that overflows is refused, naming the arguments."""
-    with np.errstate(all="ignore"):
-        try:
-            value = float(compute())
-        except (OverflowError, ZeroDivisionError):
-            value = math.inf
-    if not math.isfinite(value):
-        shown = ", ".join(f"{k}={float(v):g}" for k, v in args.items())
-        raise ValueError(f"the bound is not a finite float64 number for {shown}; it overflows: rescale the inputs")
-    return value
+    return finite_result(compute, **args)
 
 
 def radius(problem: Problem, X) -> float:

@@ -22,19 +22,26 @@ from typing import Any
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_choice
+from predtron._validation import check_choice, check_class_labels, check_matrix, excerpt
 from predtron.problems.base import first_argmax
 
 VOTES = ("sign", "score")
 
+_NO_LABELS = object()
+
 
 def _binary_scores(learner: Any, X: np.ndarray) -> np.ndarray:
     """The real-valued output of a fitted binary learner, as a 1-D array."""
-    scores = np.asarray(learner.decision_function(X), dtype=float)
-    if scores.size != X.shape[0]:
+    try:
+        scores = np.asarray(learner.decision_function(X), dtype=float)
+    except (TypeError, ValueError) as exc:
+        if "X" in str(exc):
+            raise
+        raise type(exc)(f"the binary learner made by factory failed on X: {exc}") from exc
+    if scores.size != X.shape[0] or not np.all(np.isfinite(scores)):
         raise ValueError(
-            f"the binary learner's decision_function must return one score per example; got shape "
-            f"{scores.shape} for {X.shape[0]} examples"
+            f"the binary learner made by factory must return one finite score per example from "
+            f"decision_function; got {excerpt(scores)} for {X.shape[0]} examples"
         )
     return scores.reshape(X.shape[0])
 
@@ -46,31 +53,40 @@ class _Reduction:
         self.factory = factory
         self.fit_params = fit_params
 
-    def _check(self, X, Y=None):
+    def _check(self, X, Y=_NO_LABELS):
         if not callable(self.factory):
             raise ValueError(
                 "factory must be a callable returning a fresh binary learner, e.g. "
                 f"lambda: Predtron(Binary()); got {type(self.factory).__name__}"
             )
-        X = as_finite_array(X, "X")
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-D array of shape (n_samples, n_features); got shape {X.shape}")
-        if Y is None:
+        if self.fit_params is not None and not (isinstance(self.fit_params, dict) and
+                                               all(isinstance(k, str) for k in self.fit_params)):
+            raise ValueError(f"fit_params must be None or a dict of keyword arguments of fit; got "
+                             f"{excerpt(self.fit_params)}")
+        X = check_matrix(X, "X")
+        if hasattr(self, "n_features_in_") and X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but this {type(self).__name__} was fitted with "
+                             f"{self.n_features_in_} features")
+        if Y is _NO_LABELS:
             return X, None
-        Y = np.asarray(Y)
-        if Y.shape != (X.shape[0],):
-            raise ValueError(f"Y must hold one label per row of X ({X.shape[0]}); got shape {Y.shape}")
-        return X, Y
+        return X, check_class_labels(Y, "Y", X.shape[0])
 
     def _train(self, X: np.ndarray, y: np.ndarray):
-        learner = self.factory()
+        try:
+            learner = self.factory()
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"factory() failed: {exc}") from exc
         for name in ("fit", "decision_function"):
             if not callable(getattr(learner, name, None)):
                 raise ValueError(
                     f"the factory must return a binary learner with fit and decision_function; "
                     f"{type(learner).__name__} has no {name}"
                 )
-        learner.fit(X, y, **(self.fit_params or {}))
+        try:
+            learner.fit(X, y, **(self.fit_params or {}))
+        except TypeError as exc:
+            raise TypeError(f"the binary learner made by factory did not accept fit_params "
+                            f"{excerpt(self.fit_params)}: {exc}") from exc
         return learner
 
     def _check_fitted(self):
@@ -84,7 +100,11 @@ class _Reduction:
 
     def mean_loss(self, X, Y) -> float:
         """Mean 0-1 loss on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
-        return float(np.mean(self.predict(X) != np.asarray(Y)))
+        self._check_fitted()
+        X, Y = self._check(X, Y)
+        if X.shape[0] == 0:
+            raise ValueError("X is empty; a mean loss needs at least one example")
+        return float(np.mean(self.predict(X) != Y))
 
     def score(self, X, Y) -> float:
         """Negative mean 0-1 loss (higher is better)."""
@@ -111,12 +131,15 @@ class OneVsAll(_Reduction):
     """
 
     def fit(self, X, Y) -> OneVsAll:
+        for name in ("n_features_in_", "classes_", "estimators_"):  # a new fit starts from scratch
+            vars(self).pop(name, None)
         X, Y = self._check(X, Y)
         classes = np.unique(Y)
         if classes.size < 2:
-            raise ValueError(f"Y must contain at least 2 classes; got {classes.tolist()}")
+            raise ValueError(f"Y must contain at least 2 classes; got {excerpt(classes)}")
         self.estimators_ = [self._train(X, np.where(Y == c, 1, -1)) for c in classes]
         self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -159,16 +182,19 @@ class AllPairs(_Reduction):
 
     def fit(self, X, Y) -> AllPairs:
         check_choice(self.vote, "vote", VOTES)
+        for name in ("n_features_in_", "classes_", "estimators_"):  # a new fit starts from scratch
+            vars(self).pop(name, None)
         X, Y = self._check(X, Y)
         classes = np.unique(Y)
         if classes.size < 2:
-            raise ValueError(f"Y must contain at least 2 classes; got {classes.tolist()}")
+            raise ValueError(f"Y must contain at least 2 classes; got {excerpt(classes)}")
         estimators = {}
         for i, j in combinations(range(classes.size), 2):
             keep = (Y == classes[i]) | (Y == classes[j])
             estimators[(i, j)] = self._train(X[keep], np.where(Y[keep] == classes[i], 1, -1))
         self.estimators_ = estimators
         self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
         return self
 
     def decision_function(self, X) -> np.ndarray:
