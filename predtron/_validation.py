@@ -22,6 +22,10 @@ import scipy.sparse as sp
 #: values = 2 GiB): a size parameter above it is refused before anything is allocated.
 MAX_DENSE_ENTRIES = 2**28
 
+#: Largest number of classes of a problem or feature map: ``k x k`` loss matrices and the
+#: ``k``-row representations stay within :data:`MAX_DENSE_ENTRIES`.
+MAX_CLASSES = 2**14
+
 #: Largest magnitude accepted in an input array.  Scores are sums of products of inputs
 #: (and of parameters, themselves sums of inputs), so keeping inputs below 1e100 keeps
 #: them far from the float64 overflow at about 1.8e308.
@@ -204,6 +208,19 @@ def _check_not_iterator(value, name: str, what: str) -> None:
     if hasattr(value, "__next__") and not isinstance(value, np.ndarray):
         raise ValueError(f"{name} must be {what}; got a {_type_name(value)} (an iterator, which can be read "
                          "only once); pass a list or an array")
+
+
+def check_vector(value, name: str, *, length: int | None = None, min_size: int = 1,
+                 length_name: str = "") -> np.ndarray:
+    """A finite 1-D float array with at least ``min_size`` entries (and ``length`` entries if given)."""
+    v = as_finite_array(value, name)
+    if v.ndim != 1 or v.size < min_size:
+        raise ValueError(f"{name} must be a 1-D array with at least {min_size} entr{'y' if min_size == 1 else 'ies'}; "
+                         f"got shape {v.shape}")
+    if length is not None and v.size != length:
+        raise ValueError(f"{name} must have {length} entries{' (' + length_name + ')' if length_name else ''}; got "
+                         f"{v.size}")
+    return v
 
 
 def _check_magnitude(values: np.ndarray, name: str, max_abs: float = MAX_ABS_INPUT) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from predtron._validation import check_choice, check_class_labels, check_matrix, excerpt
-from predtron.problems.base import first_argmax
+from predtron.problems.base import _first_argmax
 
 VOTES = ("sign", "score")
 
@@ -96,7 +96,7 @@ class _Reduction:
     def predict(self, X) -> np.ndarray:
         """The class with the highest score; ties go to the first class in ``classes_``."""
         scores = self.decision_function(X)
-        return self.classes_[[first_argmax(row) for row in scores]]
+        return self.classes_[[_first_argmax(row) for row in scores]]
 
     def mean_loss(self, X, Y) -> float:
         """Mean 0-1 loss on ``(X, Y)`` (lower is better; ``score`` is its negative)."""

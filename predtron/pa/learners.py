@@ -33,7 +33,7 @@ from predtron._validation import (
 from predtron.pa.dual import check_batch, check_C
 from predtron.pa.rules import RULES, pa_update
 from predtron.pa.streams import balanced_pairs, balanced_rounds
-from predtron.problems.base import first_argmax
+from predtron.problems.base import _first_argmax
 
 
 class _BatchPA(Estimator):
@@ -315,7 +315,7 @@ class CalibratedPA(_BatchPA):
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest score (first one on ties)."""
-        return np.array([first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
+        return np.array([_first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
 
     def mean_loss(self, X, Y) -> float:
         """Fraction of misclassified samples (lower is better; ``score`` is its negative)."""

@@ -224,6 +224,9 @@ class Problem(Parametrized, ABC):
 
         Only for testing and small instances; fast operations never enumerate.
         """
+        return self._predictions(None if y is None else self.check_label(y))
+
+    def _predictions(self, y=None) -> Iterator:
         raise TypeError(f"{type(self).__name__} does not enumerate its predictions")
 
     def labels(self) -> Iterator:
@@ -232,6 +235,9 @@ class Problem(Parametrized, ABC):
 
     def n_predictions(self, y=None) -> int | None:
         """Size of the prediction space (for label ``y``), when known without enumerating."""
+        return self._n_predictions(None if y is None else self.check_label(y))
+
+    def _n_predictions(self, y=None) -> int | None:
         return None
 
     def _enumerate(self, items: Iterable, what: str, size: int | None = None) -> Iterator:
@@ -245,6 +251,7 @@ class Problem(Parametrized, ABC):
 
     def random_label(self, rng: np.random.Generator):
         """A label drawn at random (used by :func:`predtron.testing.check_problem`)."""
+        _check_rng(rng)
         labels = list(self.labels())
         return labels[int(rng.integers(len(labels)))]
 
@@ -331,7 +338,30 @@ class Problem(Parametrized, ABC):
         return np.asarray(items)
 
 
+def _check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)); got {excerpt(rng)}")
+    return rng
+
+
 def first_argmax(values: np.ndarray) -> int:
+    """Index of the first maximum of a non-empty 1-D array of finite values, with the relative
+    tolerance of :func:`_first_argmax` (validated)."""
+    values = as_finite_array(values, "values")
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array; got shape {values.shape}")
+    return _first_argmax(values)
+
+
+def first_argmax_rows(values: np.ndarray) -> np.ndarray:
+    """:func:`first_argmax` of every row of a 2-D array (validated)."""
+    values = as_finite_array(values, "values")
+    if values.ndim != 2 or values.shape[1] == 0:
+        raise ValueError(f"values must be a 2-D array with at least one column; got shape {values.shape}")
+    return _first_argmax_rows(values)
+
+
+def _first_argmax(values: np.ndarray) -> int:
     """Index of the first maximum, with a relative tolerance so rounding does not break ties.
 
     The first index whose value is within ``TIE_TOLERANCE`` times the largest magnitude of
@@ -344,8 +374,8 @@ def first_argmax(values: np.ndarray) -> int:
     return int((values >= top - tol).argmax())
 
 
-def first_argmax_rows(values: np.ndarray) -> np.ndarray:
-    """:func:`first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
+def _first_argmax_rows(values: np.ndarray) -> np.ndarray:
+    """:func:`_first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
     top = values.max(axis=1)
     tol = TIE_TOLERANCE * np.maximum(top, -values.min(axis=1))
     return (values >= (top - tol)[:, None]).argmax(axis=1)
@@ -387,7 +417,7 @@ class FiniteProblem(Problem):
         return self._reps[self._index(sigma)]
 
     def _pred(self, t):
-        return self._preds[first_argmax(self._reps @ np.asarray(t, dtype=float))]
+        return self._preds[_first_argmax(self._reps @ np.asarray(t, dtype=float))]
 
     def _loss(self, sigma, y) -> float:
         return float(self._L[self._index(sigma), self._label_index(y)])
@@ -396,7 +426,7 @@ class FiniteProblem(Problem):
         t = np.asarray(t, dtype=float)
         base = self._rep(self._correct(y)) @ t
         values = self._L[:, self._label_index(y)] - (base - self._reps @ t)
-        return self._preds[first_argmax(values)]
+        return self._preds[_first_argmax(values)]
 
     def _label_columns(self, Y: np.ndarray) -> np.ndarray:
         lookup = {v: j for j, v in enumerate(self._label_values)}
@@ -404,7 +434,7 @@ class FiniteProblem(Problem):
 
     def _batch_pred_index(self, T: np.ndarray) -> np.ndarray:
         T = np.asarray(T, dtype=float)
-        return first_argmax_rows(T @ self._reps.T)
+        return _first_argmax_rows(T @ self._reps.T)
 
     def _batch_loss(self, T, Y) -> np.ndarray:
         return self._L[self._batch_pred_index(T), self._label_columns(np.asarray(Y))]
@@ -413,13 +443,13 @@ class FiniteProblem(Problem):
         index = self._batch_pred_index(T)
         return np.asarray(self._preds)[index]
 
-    def predictions(self, y=None):
+    def _predictions(self, y=None):
         return iter(self._preds)
 
     def labels(self):
         return iter(self._label_values)
 
-    def n_predictions(self, y=None) -> int:
+    def _n_predictions(self, y=None) -> int:
         return len(self._preds)
 
     def n_labels_space(self) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import as_label_array, check_n_labels, check_positive, excerpt
+from predtron._validation import as_label_array, check_int, check_n_labels, check_positive, excerpt
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -20,6 +20,7 @@ def _check_pm1(y, name: str = "label") -> int:
 
 def check_pm1_labels(Y, n: int, name: str = "Y") -> np.ndarray:
     """A 1-D array of ``-1``/``+1`` labels, one per example (booleans refused)."""
+    n = check_int(n, "n", minimum=0)
     arr = as_label_array(Y, name, booleans=False)
     check_n_labels(arr, n, name)
     if arr.ndim != 1:

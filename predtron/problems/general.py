@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int_label, check_int_labels, check_n_labels
+from predtron._validation import as_finite_array, check_int, check_int_label, check_int_labels, check_n_labels
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -35,10 +35,11 @@ def check_loss_matrix(loss_matrix, name: str = "loss_matrix") -> np.ndarray:
 
 def check_reps(reps, k: int, name: str = "reps") -> np.ndarray:
     """Validate a ``k x d`` representation matrix and normalise its rows to unit length."""
+    k = check_int(k, "k", minimum=2)
     R = as_finite_array(reps, name)
     if R.ndim != 2 or R.shape[0] != k or R.shape[1] < 1:
         raise ValueError(
-            f"{name} must be a 2-D (n_predictions, dim) matrix with {k} rows (one per row of "
+            f"{name} must be a 2-D (n_predictions, dim) matrix with k={k} rows (one per row of "
             f"loss_matrix); got shape {R.shape}"
         )
     norms = np.linalg.norm(R, axis=1)

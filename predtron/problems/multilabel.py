@@ -22,6 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
     check_binary_matrix,
     check_binary_vector,
     check_bool,
@@ -29,7 +30,7 @@ from predtron._validation import (
     check_int,
     check_n_labels,
 )
-from predtron.problems.base import Problem
+from predtron.problems.base import Problem, _check_rng
 from predtron.problems.bipartite import BIPARTITE_LOSSES, BipartiteMeasure
 from predtron.scoring import VectorScoring
 
@@ -77,7 +78,7 @@ class Multilabel(Problem):
         self.normalize = normalize
         self.beta = beta
         self.k = k
-        m = check_int(n_labels, "n_labels", minimum=1)
+        m = check_int(n_labels, "n_labels", minimum=1, maximum=MAX_DENSE_ENTRIES)
         check_choice(loss, "loss", LOSSES)
         normalize = check_bool(normalize, "normalize")
         if normalize and loss != "hamming":
@@ -193,7 +194,7 @@ class Multilabel(Problem):
         return float(negative.sum()) if negative.size else float(a.min())
 
     # ------------------------------------------------------------- enumeration
-    def predictions(self, y=None):
+    def _predictions(self, y=None):
         if self._measure is not None:
             return self._measure.predictions()
         return self.labels()
@@ -202,13 +203,14 @@ class Multilabel(Problem):
         return (np.array(bits, dtype=np.int64)
                 for bits in itertools.product((1, 0), repeat=self._m))
 
-    def n_predictions(self, y=None) -> int:
+    def _n_predictions(self, y=None) -> int:
         return 2 ** self._m
 
     def n_labels_space(self) -> int:
         return 2 ** self._m
 
     def random_label(self, rng):
+        _check_rng(rng)
         return rng.integers(0, 2, self._m).astype(np.int64)
 
     def pred_default(self):

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import check_int
+from predtron._validation import MAX_CLASSES, check_int
 from predtron.problems.general import check_loss_matrix
 from predtron.problems.multiclass import Multiclass
 
@@ -29,7 +29,7 @@ class Ordinal(Multiclass):
 
     def __init__(self, n_levels: int):
         self.n_levels = n_levels
-        levels = np.arange(check_int(n_levels, "n_levels", minimum=2))
+        levels = np.arange(check_int(n_levels, "n_levels", minimum=2, maximum=MAX_CLASSES))
         self.n_classes = len(levels)
         self.costs = None
         self._setup(check_loss_matrix(np.abs(levels[:, None] - levels[None, :]).astype(float)), np.eye(len(levels)))
