@@ -49,16 +49,83 @@ def _binary_scores(learner: Any, X: np.ndarray) -> np.ndarray:
 class _Reduction:
     """Shared validation of the two reductions."""
 
+    #: Parameters that are code and are not saved by :func:`predtron.save` (a loaded reduction
+    #: predicts and scores; it needs a factory again to be refitted).
+    _unsaved_params = ("factory",)
+
     def __init__(self, factory: Callable[[], Any], fit_params: dict | None = None):
         self.factory = factory
         self.fit_params = fit_params
 
-    def _check(self, X, Y=_NO_LABELS):
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters (as scikit-learn's ``get_params``)."""
+        params = {"factory": self.factory, "fit_params": self.fit_params}
+        if hasattr(self, "vote"):
+            params["vote"] = self.vote
+        return params
+
+    # -------------------------------------------------------------- persistence
+    def _learners(self) -> list:
+        return self.estimators_ if isinstance(self.estimators_, list) else list(self.estimators_.values())
+
+    def _get_state(self) -> tuple[dict, dict]:
+        """The classes and, for every fitted binary learner, its own saved form (it must be a
+        predtron learner: the factory and foreign learners are code and are not saved)."""
+        from predtron.persistence import dump
+
+        self._check_fitted()
+        components, arrays = [], {}
+        for i, learner in enumerate(self._learners()):
+            header, sub_arrays = dump(learner, f"estimators_[{i}]")
+            components.append(header)
+            arrays.update({f"estimators.{i}.{k}": v for k, v in sub_arrays.items()})
+        classes = self.classes_.tolist()
+        scalars = {"classes": classes, "n_features_in_": int(self.n_features_in_), "estimators": components}
+        if isinstance(self.estimators_, dict):
+            scalars["pairs"] = [list(pair) for pair in self.estimators_]
+        return scalars, arrays
+
+    def _set_state(self, scalars, arrays: dict) -> None:
+        """Inverse of :meth:`_get_state`: classes, pairs and every sub-learner checked."""
+        from predtron._state import State
+        from predtron.persistence import restore
+
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1)
+        classes = check_class_labels(state.value("classes"), "state entry 'classes'")
+        if classes.size < 2 or np.any(classes[1:] <= classes[:-1]):
+            raise ValueError("state entry 'classes' must hold at least 2 sorted distinct classes")
+        components = state.value("estimators")
+        if not isinstance(components, list):
+            raise ValueError("state entry 'estimators' must be a list of saved binary learners")
+        k = classes.size
+        pairs = list(combinations(range(k), 2)) if hasattr(self, "vote") else None
+        expected = len(pairs) if pairs is not None else k
+        if len(components) != expected:
+            raise ValueError(f"state entry 'estimators' must hold {expected} binary learners for {k} classes; got "
+                             f"{len(components)}")
+        if pairs is not None and state.value("pairs") != [list(p) for p in pairs]:
+            raise ValueError("state entry 'pairs' must list the class pairs (i, j), i < j, in order")
+        learners = []
+        for i, header in enumerate(components):
+            prefix = f"estimators.{i}."
+            sub = {key[len(prefix):]: value for key, value in arrays.items() if key.startswith(prefix)}
+            learner = restore(header, sub, f"estimators_[{i}]", depth=1)
+            if getattr(learner, "n_features_in_", self.n_features_in_) != self.n_features_in_:
+                raise ValueError(f"estimators_[{i}] was fitted with {learner.n_features_in_} features, not "
+                                 f"{self.n_features_in_}")
+            learners.append(learner)
+        self.classes_ = classes
+        self.estimators_ = dict(zip(pairs, learners, strict=True)) if pairs is not None else learners
+
+    def _check_factory(self) -> None:
         if not callable(self.factory):
             raise ValueError(
                 "factory must be a callable returning a fresh binary learner, e.g. "
                 f"lambda: Predtron(Binary()); got {type(self.factory).__name__}"
             )
+
+    def _check(self, X, Y=_NO_LABELS):
         if self.fit_params is not None and not (isinstance(self.fit_params, dict) and
                                                all(isinstance(k, str) for k in self.fit_params)):
             raise ValueError(f"fit_params must be None or a dict of keyword arguments of fit; got "
@@ -131,6 +198,7 @@ class OneVsAll(_Reduction):
     """
 
     def fit(self, X, Y) -> OneVsAll:
+        self._check_factory()
         for name in ("n_features_in_", "classes_", "estimators_"):  # a new fit starts from scratch
             vars(self).pop(name, None)
         X, Y = self._check(X, Y)
@@ -182,6 +250,7 @@ class AllPairs(_Reduction):
 
     def fit(self, X, Y) -> AllPairs:
         check_choice(self.vote, "vote", VOTES)
+        self._check_factory()
         for name in ("n_features_in_", "classes_", "estimators_"):  # a new fit starts from scratch
             vars(self).pop(name, None)
         X, Y = self._check(X, Y)

@@ -29,9 +29,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from predtron._state import State
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
     as_label_array,
     check_bool,
+    check_class_labels,
     check_int,
     check_positive,
     excerpt,
@@ -48,6 +51,14 @@ __all__ = [
     "PredtronOrdinalClassifier",
     "PredtronRanker",
 ]
+
+
+def _saved_classes(state) -> np.ndarray:
+    """The saved ``classes_``: at least 2 distinct classes (numbers or strings), sorted."""
+    classes = check_class_labels(state.value("classes_"), "state entry 'classes_'")
+    if classes.size < 2 or np.any(classes[1:] <= classes[:-1]):
+        raise ValueError("state entry 'classes_' must hold at least 2 sorted distinct classes")
+    return classes
 
 
 class _Standardizer:
@@ -120,24 +131,31 @@ class _PredtronEstimator(BaseEstimator):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        self.n_features_in_ = int(scalars["n_features_in_"])
-        self._restore_extra(scalars)
-        if "scale" in arrays:
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._restore_extra(state)
+        if state.has_array("scale"):
             scaler = _Standardizer.__new__(_Standardizer)
-            scaler.scale = np.asarray(arrays["scale"], dtype=float)
-            scaler.mean = np.asarray(arrays["mean"], dtype=float) if "mean" in arrays else None
+            scaler.scale = state.array("scale", (self.n_features_in_,))
+            if np.any(scaler.scale <= 0):
+                raise ValueError("state array 'scale' must be positive")
+            scaler.mean = state.array("mean", (self.n_features_in_,)) if state.has_array("mean") else None
             self.scaler_ = scaler
+        elif self.standardize:
+            raise ValueError("standardize=True but the state has no array 'scale'")
         else:
             self.scaler_ = None
         self.learner_ = self._learner(self._problem())
         self.learner_._validate_params()
-        self.learner_._set_state(scalars["learner"], {k[len("learner."):]: v for k, v in arrays.items()
-                                                      if k.startswith("learner.")})
+        self.learner_._set_state(state.sub("learner"), None)
+        if self.learner_.n_features_in_ != self.n_features_in_:
+            raise ValueError(f"state entry 'learner.n_features_in_' ({self.learner_.n_features_in_}) must equal "
+                             f"n_features_in_ ({self.n_features_in_})")
 
     def _extra_state(self) -> dict:
         return {}
 
-    def _restore_extra(self, scalars: dict) -> None:
+    def _restore_extra(self, state) -> None:
         return None
 
 
@@ -343,14 +361,14 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def _extra_state(self) -> dict:
         state = {"classes_": self.classes_.tolist()}
-        if self.reject_cost is not None:
-            state["threshold_"] = self.threshold_
+        if self.reject_cost is not None:  # JSON has no infinity: "abstain always" is stored as None
+            state["threshold_"] = float(self.threshold_) if np.isfinite(self.threshold_) else None
         return state
 
-    def _restore_extra(self, scalars: dict) -> None:
-        self.classes_ = np.asarray(scalars["classes_"])
-        if "threshold_" in scalars:
-            self.threshold_ = float(scalars["threshold_"])
+    def _restore_extra(self, state) -> None:
+        self.classes_ = _saved_classes(state)
+        if self.reject_cost is not None:
+            self.threshold_ = np.inf if state.value("threshold_") is None else state.real("threshold_", minimum=0.0)
 
 
 @_defaults
@@ -494,13 +512,15 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         classes = None if self.multilabel_ else self.classes_.tolist()
         return {"n_labels_": int(self.n_labels_), "multilabel_": bool(self.multilabel_), "classes_": classes}
 
-    def _restore_extra(self, scalars: dict) -> None:
-        self.n_labels_ = int(scalars["n_labels_"])
-        self.multilabel_ = bool(scalars["multilabel_"])
+    def _restore_extra(self, state) -> None:
+        self.n_labels_ = state.int("n_labels_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self.multilabel_ = state.bool("multilabel_")
         if self.multilabel_:
             self.classes_ = np.arange(self.n_labels_)
         else:
-            self.classes_ = np.asarray(scalars["classes_"])
+            self.classes_ = _saved_classes(state)
+            if len(self.classes_) != self.n_labels_:
+                raise ValueError("state entry 'classes_' must hold n_labels_ classes")
 
 
 class _Count:
@@ -590,8 +610,8 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     def _extra_state(self) -> dict:
         return {"classes_": self.classes_.tolist()}
 
-    def _restore_extra(self, scalars: dict) -> None:
-        self.classes_ = np.asarray(scalars["classes_"])
+    def _restore_extra(self, state) -> None:
+        self.classes_ = _saved_classes(state)
 
 
 class PredtronRanker(_PredtronEstimator):

@@ -24,7 +24,10 @@ from typing import NamedTuple
 import numpy as np
 
 from predtron._estimator import Estimator
+from predtron._state import State, trace_state
 from predtron._validation import (
+    MAX_CLASSES,
+    MAX_DENSE_ENTRIES,
     as_finite_array,
     check_each,
     check_int,
@@ -102,6 +105,29 @@ class PRank(Estimator):
         return X, check_each(y, lambda label: check_int_label(label, "label", self.n_levels, "n_levels"), "y",
                              X.shape[0])
 
+    def _validate_params(self) -> None:
+        check_int(self.n_levels, "n_levels", minimum=2, maximum=MAX_CLASSES)
+
+    # ------------------------------------------------------------- persistence
+    def _get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` restoring this fitted PRank exactly (:mod:`predtron.persistence`)."""
+        self._check_fitted()
+        scalars, arrays = trace_state(self._trace)
+        scalars.update(n_features_in_=int(self.n_features_in_), n_updates_=int(self.n_updates_))
+        arrays.update(coef=self.coef_, thresholds=self.thresholds_)
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        """Inverse of :meth:`_get_state`, every value checked."""
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._trace = state.trace()
+        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        self.coef_ = state.array("coef", (self.n_features_in_,))
+        self.thresholds_ = state.array("thresholds", (self.n_levels - 1,))
+        if np.any(np.diff(self.thresholds_) < 0):
+            raise ValueError("state array 'thresholds' must be non-decreasing (PRank keeps them ordered)")
+
     # -------------------------------------------------------------- online loop
     def partial_fit(self, X, y) -> PRank:
         """One online pass over ``(X, y)`` in order, updating on every mistake.
@@ -113,7 +139,7 @@ class PRank(Estimator):
         y : sequence of int
             Levels in ``0..n_levels-1``.
         """
-        check_int(self.n_levels, "n_levels", minimum=2)
+        self._validate_params()
         X, labels = self._check_data(X, y)
         if not hasattr(self, "n_features_in_"):
             if X.shape[0] == 0:

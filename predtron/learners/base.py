@@ -46,7 +46,9 @@ from tqdm.auto import tqdm
 
 from predtron._estimator import Estimator
 from predtron._history import LossTrace
+from predtron._state import State, trace_state
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
     check_bool,
     check_choice,
     check_int,
@@ -306,22 +308,26 @@ class OnlineLearner(Estimator, ABC):
         """``(scalars, arrays)`` that, with the constructor parameters, restore this fitted
         learner exactly (predictions, scores and continued learning); see :mod:`predtron.persistence`."""
         self._check_fitted()
-        trace = self._trace
-        rounds, losses = trace.nonzero()
-        scalars = {"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
-                   "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK)),
-                   "record": trace.record, "n_rounds": trace.n_rounds, "total": trace.total,
-                   "n_nonzero": trace.n_nonzero}
-        return scalars, {"trace_rounds": rounds, "trace_losses": losses}
+        scalars, arrays = trace_state(self._trace)
+        scalars.update({"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
+                        "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK))})
+        return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        """Inverse of :meth:`_get_state` (values already validated by the loader)."""
-        self.n_features_in_ = int(scalars["n_features_in_"])
-        self.n_updates_ = int(scalars["n_updates_"])
-        self._intercept = bool(scalars["intercept"])
-        self._block = int(scalars["block"])
-        self._trace = LossTrace.restore(scalars["record"], scalars["n_rounds"], scalars["total"],
-                                        scalars["n_nonzero"], arrays["trace_rounds"], arrays["trace_losses"])
+        """Inverse of :meth:`_get_state`: every value is checked (type, range, shape, finiteness)
+        against the constructor parameters, and a ``ValueError`` names a malformed one."""
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._intercept = state.bool("intercept")
+        if self._intercept and not self.fit_intercept:
+            raise ValueError("state entry 'intercept' is true but the learner has fit_intercept=False")
+        self._block = state.int("block", minimum=MIN_BLOCK, maximum=MAX_BLOCK)
+        self._trace = state.trace()
+        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+
+    def _param_shape(self) -> tuple[int, ...]:
+        """Shape of the parameters of a fitted learner (for checking a saved state)."""
+        return self.problem.scoring.param_shape(self.n_features_in_, self._intercept)
 
     # ------------------------------------------------------------- prediction
     def _blocks(self, inputs):
@@ -442,9 +448,12 @@ class PrimalLearner(OnlineLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self._w = np.array(arrays["w"], dtype=float)
-        self._u = np.array(arrays["u"], dtype=float) if "u" in arrays else None
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        shape = self._param_shape()
+        self._w = state.array("w", shape)
+        self._u = state.array("u", shape) if self.average else None
+        self._averaged = bool(self.average)
         self._finish_pass()
 
     def _finish_pass(self) -> None:

@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from predtron._state import State
 from predtron._validation import check_bool, check_int
 from predtron.learners.base import PrimalLearner, _check_finite_scores, check_problem
 from predtron.problems.base import TIE_TOLERANCE, Problem
@@ -115,9 +116,10 @@ class BatchPerceptron(PrimalLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self.converged_ = bool(scalars["converged_"])
-        self.n_epochs_ = int(scalars["n_epochs_"])
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        self.converged_ = state.bool("converged_")
+        self.n_epochs_ = state.int("n_epochs_")
 
     def partial_fit(self, X, Y) -> BatchPerceptron:
         """One sweep over ``(X, Y)`` in order, updating on every violated example."""

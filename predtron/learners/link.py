@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron._state import State
 from predtron._validation import check_bool
 from predtron.learners.base import OnlineLearner
 from predtron.links import Link, PNormLink
@@ -155,9 +156,11 @@ class PredtronLink(OnlineLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self._theta = np.array(arrays["theta"], dtype=float)
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        shape = self._param_shape()
+        self._theta = state.array("theta", shape)
         self._primal = self._link()._to_primal(self._theta)
-        self._acc = np.array(arrays["acc"], dtype=float) if "acc" in arrays else None
-        self._last = int(scalars["last"])
+        self._acc = state.array("acc", shape) if self.average else None
+        self._last = state.int("last", maximum=self._trace.n_rounds)
         self._finish_pass()
