@@ -530,12 +530,12 @@ def check_query_ids(qid, n_rows: int, name: str = "qid") -> np.ndarray:
         raise ValueError(f"{name} must hold hashable numbers or strings; got {excerpt(ids)}") from None
     if distinct != len(runs):
         seen: set = set()
-        for q in runs.tolist():
+        for start, q in zip(starts.tolist(), runs.tolist(), strict=True):
             if q in seen:
                 raise ValueError(
-                    f"the rows of query {q!r} are not contiguous; each query's rows must be adjacent: sort "
-                    f"the rows by {name} first (e.g. order = numpy.argsort({name}, kind='stable') and index "
-                    f"X, y and {name} with it)"
+                    f"the rows of query {q!r} are not contiguous (row {start} follows rows of other queries); sort "
+                    f"the rows by query id first, keeping their order within a query: order = "
+                    f"numpy.argsort({name}, kind='stable'), then index X, y and {name} with order"
                 )
             seen.add(q)
     return np.concatenate([starts, [n_rows]]).astype(np.int64)
