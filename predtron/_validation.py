@@ -142,7 +142,8 @@ def check_random_state(value, name: str = "random_state") -> np.random.Generator
 def _real_dtype_error(arr: np.ndarray, name: str) -> ValueError | None:
     kind = arr.dtype.kind
     if kind == "c":
-        return ValueError(f"{name} must hold real numbers; got complex values ({excerpt(arr)})")
+        return ValueError(f"{name} must hold real numbers (Complex data not supported); got complex values "
+                          f"({excerpt(arr)})")
     if kind in "mM":
         return ValueError(f"{name} must hold real numbers; got {arr.dtype} dates or durations")
     if kind in "USV":
@@ -197,7 +198,11 @@ def _check_real_objects(values: np.ndarray, name: str) -> None:
     for index, item in np.ndenumerate(values):
         if not isinstance(item, numbers.Real):
             at = index[0] if len(index) == 1 else index
-            raise ValueError(f"{name} must hold real numbers; got {excerpt(item)} ({_type_name(item)}) at index {at}")
+            message = f"{name} must hold real numbers; got {excerpt(item)} ({_type_name(item)}) at index {at}"
+            if isinstance(item, (str, bytes)) or item is None:
+                raise ValueError(message)
+            # a wrong type: TypeError, as float() raises it (scikit-learn's convention too)
+            raise TypeError(f"{message}: an argument must be a string or a number")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -261,15 +266,17 @@ def check_matrix(X, name: str = "X", *, accept_sparse: bool = False, min_rows: i
     else:
         X = as_finite_array(X, name)
         if X.ndim != 2:
+            hint = f"; Reshape your data with {name}.reshape(1, -1) for one sample" if X.ndim == 1 else ""
             raise ValueError(
-                f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}"
+                f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with shape {X.shape}{hint}"
             )
         _check_magnitude(X, name)
         X = np.ascontiguousarray(X, dtype=np.float64)
     if X.shape[0] < min_rows:
         raise ValueError(f"{name} must have at least {min_rows} row(s); got shape {X.shape}")
     if X.shape[1] < min_features:
-        raise ValueError(f"{name} must have at least {min_features} feature(s); got shape {X.shape}")
+        raise ValueError(f"{name} has {X.shape[1]} feature(s) (shape={X.shape}) while a minimum of {min_features} is "
+                         "required")
     return X
 
 
@@ -280,7 +287,8 @@ def _check_container(values, name: str, what: str) -> None:
     _check_not_iterator(values, name, what)
     if isinstance(values, (set, frozenset, dict, str, bytes)):
         raise ValueError(f"{name} must be {what}; got a {_type_name(values)}: {excerpt(values)}")
-    if (isinstance(values, np.ndarray) and values.ndim == 0) or not hasattr(values, "__len__"):
+    if isinstance(values, np.generic) or (isinstance(values, np.ndarray) and values.ndim == 0) or not (
+            hasattr(values, "__len__") or hasattr(values, "__array__")):
         raise ValueError(f"{name} must be {what}, one per example; got {excerpt(values)}")
 
 
@@ -329,6 +337,13 @@ def as_label_array(Y, name: str = "Y", *, booleans: bool = True) -> np.ndarray:
             arr[i] = y
     if arr.ndim == 0:
         raise ValueError(f"{name} must be an array-like with one label per example; got {excerpt(Y)}")
+    if arr.dtype.kind in "US" and not isinstance(Y, np.ndarray):
+        # NumPy turns numbers, None and NaN mixed with strings into strings ("1", "None", "nan"):
+        # keep the original values so the label checks see them.
+        mixed = np.empty(arr.shape, dtype=object)
+        mixed[...] = np.asarray(Y, dtype=object).reshape(arr.shape)
+        if not all(isinstance(v, (str, bytes, np.str_, np.bytes_)) for v in mixed.ravel().tolist()):
+            return mixed
     return arr
 
 

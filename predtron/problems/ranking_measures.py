@@ -214,15 +214,14 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
             raise ValueError(f"{name} must contain integer relevance grades; got {bad!r}")
     if np.any(arr < 0):
         raise ValueError(f"{name} must contain relevance grades >= 0; got {arr[arr < 0][0]!r}")
-    arr = arr.astype(np.int64)
     if y_max is not None and np.any(arr > y_max):
         raise ValueError(f"{name} must contain relevance grades <= y_max = {y_max}; got {arr.max()}")
-    if arr.max() > MAX_EXPONENTIAL_GRADE:
+    if arr.max() > MAX_EXPONENTIAL_GRADE:  # before the cast: a float grade may exceed int64
         raise ValueError(
             f"{name} has a relevance grade {arr.max()} > {MAX_EXPONENTIAL_GRADE}, whose gain 2^y - 1 "
             "overflows; rescale the grades"
         )
-    return arr
+    return arr.astype(np.int64)
 
 
 # ------------------------------------------------------------------- losses
