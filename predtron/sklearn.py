@@ -23,6 +23,9 @@ an estimator is Algorithm 1 of the paper as stated.
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -32,16 +35,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from predtron._state import State
 from predtron._validation import (
     MAX_DENSE_ENTRIES,
+    as_finite_array,
     as_label_array,
     check_bool,
     check_class_labels,
     check_int,
+    check_matrix,
     check_positive,
     excerpt,
     query_offsets,
 )
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.problems import Binary, Multiclass, Multilabel, Ordinal, SubsetRanking
+from predtron.problems.general import check_loss_matrix
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.problems.ranking_measures import F_CHOICES
 
@@ -51,6 +57,43 @@ __all__ = [
     "PredtronOrdinalClassifier",
     "PredtronRanker",
 ]
+
+
+def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, type_name: str = "this estimator") \
+        -> None:
+    """The package's checks before scikit-learn's ``validate_data`` (which keeps its own conventions,
+    required by ``check_estimator``, and the feature names): real finite numbers below
+    ``MAX_ABS_INPUT`` in ``X`` (no dates, no numeric strings), and classes in ``y`` that are finite
+    numbers or strings, not a mix (``relevance``: numbers, no booleans).  ``fitting``: ``y`` is
+    required."""
+    check_matrix(X, "X", accept_sparse=True, min_features=0)
+    if y is None:
+        if fitting:
+            raise ValueError(f"{type_name} requires y to be passed, but the target y is None "
+                             "(one label per row of X)")
+        return
+    labels = as_label_array(y, "y", booleans=not relevance)
+    flat = labels.ravel()
+    if flat.dtype.kind in "cmMV":
+        raise ValueError(f"y must hold numbers or strings (Complex data not supported); got dtype {flat.dtype}")
+    if flat.dtype.kind == "f" and not np.all(np.isfinite(flat)):
+        raise ValueError("y must not contain NaN or infinite values (a class must be a finite number or a string)")
+    if flat.dtype.kind == "O":
+        values = flat.tolist()
+        if not all(isinstance(v, str) or (isinstance(v, numbers.Real) and math.isfinite(v)) for v in values):
+            raise ValueError(f"y must hold finite numbers or strings as classes; got {excerpt(flat)}")
+        if 0 < sum(isinstance(v, str) for v in values) < len(values):
+            raise ValueError(f"y must hold numbers or strings as classes, not a mix of both; got {excerpt(flat)}")
+    if relevance and flat.dtype.kind not in "iuf":
+        raise ValueError(f"y must hold relevance grades (numbers); got {excerpt(flat)}")
+
+
+def _check_score_input(X, y, *, relevance: bool = False) -> None:
+    """``_check_input`` and at least one row: a score of no rows is undefined."""
+    _check_input(X, y, fitting=True, relevance=relevance)
+    if np.shape(X)[0] == 0:
+        raise ValueError(f"X must hold at least one row to score (a mean over no rows is undefined); "
+                         f"got shape {np.shape(X)}")
 
 
 def _saved_classes(state) -> np.ndarray:
@@ -76,8 +119,12 @@ class _Standardizer:
         self.scale = np.where(self.scale > 0, self.scale, 1.0)
 
     def __call__(self, X):
+        if sp.issparse(X) and self.mean is not None:  # learned on dense input: centred like it
+            X = X.toarray()
         if sp.issparse(X):
             return sp.csr_matrix(X @ sp.diags(1.0 / self.scale))
+        if self.mean is None:  # learned on sparse input: scaled, not centred, whatever the input now
+            return X / self.scale
         return (X - self.mean) / self.scale
 
 
@@ -102,6 +149,7 @@ class _PredtronEstimator(BaseEstimator):
         check_positive(self.eta, "eta")
 
     def _validate_X(self, X, reset: bool):
+        _check_input(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
         return self._transform(X)
 
@@ -272,16 +320,18 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
     def fit(self, X, y):
         """Fit on ``X`` (dense or sparse) and labels ``y`` of any values."""
         self._check_common()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, indices = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold at least 2 classes to learn from; got 1 class ({excerpt(self.classes_)})")
         if self.cost_matrix is not None:
-            shape = np.shape(self.cost_matrix)
+            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
             if shape != (len(self.classes_),) * 2:
                 raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
                                  f"{len(self.classes_)} classes of y; got shape {shape}")
+            check_loss_matrix(self.cost_matrix, "cost_matrix")
         if self.reject_cost is not None:
             cost = check_positive(self.reject_cost, "reject_cost")
             if cost >= 1:
@@ -347,10 +397,11 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy, or the negative mean cost with ``cost_matrix`` or ``reject_cost``."""
+        _check_score_input(X, y)
         if self.cost_matrix is None and self.reject_cost is None:
             return super().score(X, y, sample_weight=sample_weight)
         indices, abstain = self._predict_indices(X)
-        y = as_label_array(y, "y")
+        y = check_class_labels(y, "y", n=np.shape(X)[0])
         index = {c: i for i, c in enumerate(self.classes_.tolist())}
         truth = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
         if truth.shape != indices.shape or np.any(truth < 0):
@@ -446,6 +497,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         classes) and ``predict`` returns class labels.
         """
         self._check_common()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, Y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, multi_output=True,
                              y_numeric=False)
         Y = np.asarray(Y)
@@ -492,6 +544,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     def score(self, X, y, sample_weight=None) -> float:
         """Negative mean loss (the Hamming loss divided by the number of labels); accuracy for
         a multiclass target."""
+        _check_score_input(X, y)
         check_is_fitted(self)
         if not self.multilabel_:
             return ClassifierMixin.score(self, X, y, sample_weight=sample_weight)
@@ -574,6 +627,7 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     def fit(self, X, y):
         """Fit on ``X`` and ordered labels ``y``."""
         self._check_common()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, levels = np.unique(y, return_inverse=True)
@@ -598,8 +652,9 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         """Negative mean absolute error, counted in levels."""
+        _check_score_input(X, y)
         check_is_fitted(self)
-        y = as_label_array(y, "y")
+        y = check_class_labels(y, "y", n=np.shape(X)[0])
         index = {c: i for i, c in enumerate(self.classes_.tolist())}
         if any(v not in index for v in y.tolist()):
             raise ValueError(f"y holds levels not seen in fit: {excerpt(y)}")
@@ -686,7 +741,7 @@ class PredtronRanker(_PredtronEstimator):
         self.verbose = verbose
 
     def _problem(self):
-        if not callable(self.f) and self.f not in F_CHOICES:
+        if not callable(self.f) and (not isinstance(self.f, str) or self.f not in F_CHOICES):
             raise ValueError(f"f must be one of {sorted(F_CHOICES)} or a callable; got {excerpt(self.f)}")
         return SubsetRanking(f=self.f, loss="ndcg", k=self.train_k)
 
@@ -694,6 +749,7 @@ class PredtronRanker(_PredtronEstimator):
         """Fit on documents ``X`` with relevance ``y`` and their queries (``qid`` or ``group``)."""
         self._check_common()
         check_int(self.k, "k", minimum=1)
+        _check_input(X, y, fitting=True, relevance=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = self._fit_scaler(X)
         self.learner_ = self._learner(self._problem())
@@ -709,10 +765,11 @@ class PredtronRanker(_PredtronEstimator):
     def score(self, X, y, *, qid=None, group=None) -> float:
         """Mean NDCG@k over the queries (1 is a perfect ranking; queries with no relevant document
         count as perfect)."""
+        _check_score_input(X, y, relevance=True)
         check_is_fitted(self)
         scores = self.predict(X)
         offsets = query_offsets(len(scores), qid=qid, group=group)
-        rel = SubsetRanking().check_labels(as_label_array(y, "y"), _Offsets(offsets))
+        rel = SubsetRanking().check_labels(as_label_array(y, "y", booleans=False), _Offsets(offsets))
         from predtron._ragged import Ragged
         from predtron.problems import ranking_batch
         from predtron.problems.ranking_measures import RankingLoss
