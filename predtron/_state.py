@@ -95,7 +95,7 @@ class State:
             raise ValueError(f"state array {self.where}{key!r} is missing")
         arr = np.asarray(self.arrays[key])
         name = f"state array {self.where}{key!r}"
-        if arr.dtype.kind not in ("biuf" if kind == "f" else "iu"):
+        if arr.dtype.kind not in ("iuf" if kind == "f" else "iu"):
             raise ValueError(f"{name} must hold {'real numbers' if kind == 'f' else 'integers'}; got dtype {arr.dtype}")
         if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape, strict=True)):
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -233,16 +233,10 @@ def _no_constants(token: str):
     raise ValueError(f"the header holds {token}, which is not a finite number")
 
 
-def load(path):
-    """Read a learner written by :func:`save`; it predicts and continues learning as before.
-
-    Raises ``ValueError`` naming the file for anything malformed (see the module notes).
-    """
-    path = _check_path(path)
+def _read_archive(handle, path: Path) -> tuple[np.ndarray, dict]:
+    """The raw header and the state arrays of an open model file (every entry read, checked as numbers)."""
     try:
-        archive = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"model file not found: {path}") from None
+        archive = np.load(handle, allow_pickle=False)
     except _READ_ERRORS as exc:
         raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: "
                          f"{str(exc)[:120]})") from None
@@ -261,6 +255,24 @@ def load(path):
         except _READ_ERRORS as exc:
             raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: "
                              f"{str(exc)[:120]})") from None
+    return raw, arrays
+
+
+def load(path):
+    """Read a learner written by :func:`save`; it predicts and continues learning as before.
+
+    Raises ``ValueError`` naming the file for anything malformed (see the module notes).
+    """
+    path = _check_path(path)
+    try:
+        handle = open(path, "rb")  # our handle, closed on every path (np.load leaks its own on a bad zip)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"model file not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: "
+                         f"{str(exc)[:120]})") from None
+    with handle:
+        raw, arrays = _read_archive(handle, path)
     if raw.shape != () or raw.dtype.kind != "U":
         raise ValueError(f"{path} has a malformed header (expected one string, got an array of shape {raw.shape} "
                          f"and dtype {raw.dtype})")
