@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._ragged import Ragged, gather_index, offsets_of
-from predtron._validation import as_finite_array, check_matrix, query_offsets
+from predtron._validation import MAX_DENSE_ENTRIES, as_finite_array, check_int, check_matrix, query_offsets
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -283,7 +283,7 @@ class VectorScoring(LinearScoring):
     supports_intercept = True
 
     def __init__(self, dim: int):
-        self.dim = int(dim)
+        self.dim = check_int(dim, "dim", minimum=1, maximum=MAX_DENSE_ENTRIES)
 
     def split(self, X) -> list[np.ndarray]:
         return list(check_matrix(X, "X"))

@@ -66,12 +66,14 @@ def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
     ndarray of shape (n_samples,)
         Each value is ``>= L(pred(t), y) >= 0``.
     """
+    problem = check_problem(problem)
     inputs = problem.scoring.prepare(X)
     labels = problem.check_labels(Y, inputs)
     params = as_finite_array(params, "params")
     expected = problem.scoring.param_shape(inputs.n_features)
     if params.shape != expected:
-        raise ValueError(f"params must have shape {expected} for these inputs; got {params.shape}")
+        raise ValueError(f"params must have shape {expected} for inputs X of {inputs.n_features} features; got "
+                         f"{params.shape}")
     return np.array([problem._surrogate(inputs.one_scores(params, i), labels[i]) for i in range(inputs.n)])
 
 
