@@ -34,10 +34,11 @@ class Estimator(BaseEstimator):
         if not hasattr(self, "n_features_in_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
 
-    def score(self, X, Y, **kwargs) -> float:
+    def score(self, X, *args, **kwargs) -> float:
         """Negative mean loss on ``(X, Y)``: higher is better, as scikit-learn's model
-        selection expects (``mean_loss`` gives the loss itself)."""
-        return -self.mean_loss(X, Y, **kwargs)
+        selection expects (``mean_loss`` gives the loss itself; the labels are passed on under
+        the name ``mean_loss`` gives them, ``Y`` or ``y``)."""
+        return -self.mean_loss(X, *args, **kwargs)
 
     # ----------------------------------------------------------- loss record
     def _new_trace(self, record: bool = True) -> None:

@@ -3,16 +3,46 @@
 Every bound is a function of plain numbers, so the book can put it next to a
 measured cumulative loss; :func:`radius` and :func:`empirical_margin` measure ``R``
 and ``gamma`` on a data set.
+
+Every argument is validated under its own name, and a bound that does not fit in a
+float64 (huge ``R``, tiny ``gamma``) is refused with a ``ValueError`` naming the
+arguments instead of returning ``inf``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from predtron._validation import check_int, check_positive
+from predtron._validation import (
+    as_finite_array,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_positive,
+    finite_result,
+)
+from predtron.learners.base import check_problem
 from predtron.problems.base import Problem
 
 NORMS = ("fro", "l1", "group")
+
+#: Largest value of an integer argument of a bound (sizes of problems, numbers of features).
+MAX_SIZE = 2**53
+
+
+def _positive(value, name: str, **kwargs) -> np.float64:
+    return np.float64(check_positive(value, name, **kwargs))
+
+
+def _size(value, name: str, minimum: int) -> int:
+    return check_int(value, name, minimum=minimum, maximum=MAX_SIZE)
+
+
+def _finite(compute: Callable[[], float], **args) -> float:
+    """Evaluate a bound in float64; a value that overflows is refused, naming the arguments."""
+    return finite_result(compute, **args)
 
 
 def radius(problem: Problem, X) -> float:
@@ -21,43 +51,53 @@ def radius(problem: Problem, X) -> float:
     For vector inputs this is the Euclidean norm; for ranking inputs the operator
     norm of the document matrix (Corollary 5).
     """
-    return max(problem.scoring.instance_norm(x) for x in problem.scoring.split(X))
+    check_problem(problem)
+    inputs = problem.scoring.prepare(X)
+    if inputs.n == 0:
+        raise ValueError("X is empty; the radius of no input is not defined")
+    return max(problem.scoring.instance_norm(inputs.instance(i)) for i in range(inputs.n))
 
 
 def parameter_norm(W: np.ndarray, norm: str = "fro") -> float:
     """Norm of a parameter matrix: ``"fro"`` (Frobenius / l2), ``"l1"`` (entrywise) or
     ``"group"`` (the (2,1) group norm: sum of the l2 norms of the columns, Section 5)."""
-    W = np.asarray(W, dtype=float)
+    check_choice(norm, "norm", NORMS)
+    W = as_finite_array(W, "W")
+    if W.ndim not in (1, 2) or W.size == 0:
+        raise ValueError(f"W must be a non-empty vector or matrix of parameters; got shape {W.shape}")
     if norm == "fro":
         return float(np.linalg.norm(W))
     if norm == "l1":
         return float(np.abs(W).sum())
-    if norm == "group":
-        return float(np.linalg.norm(W.reshape(W.shape[0], -1) if W.ndim > 1 else W[:, None],
-                                    axis=0).sum())
-    raise ValueError(f"norm must be one of {list(NORMS)}; got {norm!r}")
+    return float(np.linalg.norm(W if W.ndim > 1 else W[None, :], axis=0).sum())
 
 
 def empirical_margin(problem: Problem, W: np.ndarray, X, Y, norm: str = "fro") -> float:
     """Margin ``gamma`` of ``W / ||W||`` on a data set (Section 2.2).
 
     The smallest margin over the examples of the scores of the normalised ``W``
-    (``problem.margin``); positive exactly when the normalised ``W`` separates the data.
+    (``problem.margin``); positive exactly when the normalised ``W`` separates the data
+    (``inf`` when no example has a wrong prediction to separate from).
     """
+    check_problem(problem)
     scale = parameter_norm(W, norm)
     if scale == 0:
         raise ValueError("W is zero; the margin of the zero matrix is not defined")
-    W = np.asarray(W, dtype=float) / scale
-    xs = problem.scoring.split(X)
-    if len(xs) != len(Y):
-        raise ValueError(f"X and Y must have the same length; got {len(xs)} and {len(Y)}")
-    return min(problem.margin(problem.scoring.scores(W, x), problem.check_label(y))
-               for x, y in zip(xs, Y, strict=True))
+    inputs = problem.scoring.prepare(X)
+    if inputs.n == 0:
+        raise ValueError("X is empty; the margin over no example is not defined")
+    labels = problem.check_labels(Y, inputs)
+    W = as_finite_array(W, "W") / scale
+    expected = problem.scoring.param_shape(inputs.n_features)
+    if W.shape != expected:
+        raise ValueError(f"W must have shape {expected} for X with {inputs.n_features} features; got {W.shape}")
+    return min(problem._margin(inputs.one_scores(W, i), labels[i]) for i in range(inputs.n))
 
 
 def theorem1_eta(R: float, c_L: float) -> float:
     """The step size ``eta = c_L / (4 R^2)`` of Theorem 1."""
-    return check_positive(c_L, "c_L") / (4 * check_positive(R, "R") ** 2)
+    R, c_L = _positive(R, "R"), _positive(c_L, "c_L")
+    return _finite(lambda: c_L / (4 * R**2), R=R, c_L=c_L)
 
 
 def theorem1_bound(R: float, gamma: float, c_L: float, C_L: float, eta: float | None = None) -> float:
@@ -67,32 +107,48 @@ def theorem1_bound(R: float, gamma: float, c_L: float, C_L: float, eta: float | 
     ``C_L^2 / (2 eta gamma^2 (1 - 2 eta R^2 / c_L))``, valid for ``eta < c_L / (2 R^2)``;
     it equals the headline bound at ``eta = c_L / (4 R^2)``.
     """
-    R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
-    c_L, C_L = check_positive(c_L, "c_L"), check_positive(C_L, "C_L")
+    R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
+    c_L, C_L = _positive(c_L, "c_L"), _positive(C_L, "C_L")
     if eta is None:
-        return 4 * R**2 * C_L**2 / (c_L * gamma**2)
-    eta = check_positive(eta, "eta")
-    shrink = 1 - 2 * eta * R**2 / c_L
-    if shrink <= 0:
-        raise ValueError(f"the bound needs eta < c_L / (2 R^2) = {c_L / (2 * R**2)!r}; got {eta!r}")
-    return C_L**2 / (2 * eta * gamma**2 * shrink)
+        return _finite(lambda: 4 * R**2 * C_L**2 / (c_L * gamma**2), R=R, gamma=gamma, c_L=c_L, C_L=C_L)
+    eta = _positive(eta, "eta")
+    with np.errstate(all="ignore"):
+        shrink = 1 - 2 * eta * R**2 / c_L
+        largest = float(c_L / (2 * R**2))
+    if not shrink > 0:
+        raise ValueError(f"the bound needs eta < c_L / (2 R^2) = {largest!r}; got eta={float(eta)!r}")
+    return _finite(lambda: C_L**2 / (2 * eta * gamma**2 * shrink), R=R, gamma=gamma, c_L=c_L, C_L=C_L, eta=eta)
 
 
 def predtron_bound(problem: Problem, R: float, gamma: float) -> float:
     """Theorem 1 with the problem's own ``c_L`` and ``C_L``."""
+    check_problem(problem)
     return theorem1_bound(R, gamma, problem.c_L, problem.C_L)
 
 
 def corollary2_bound(R: float, gamma: float, cost_pos: float, cost_neg: float) -> float:
     """Corollary 2 (weighted binary loss): ``4 R^2 alpha_1^2 / (alpha_2 gamma^2)``,
     ``alpha_1 >= alpha_2`` the larger and smaller cost."""
+    cost_pos, cost_neg = _positive(cost_pos, "cost_pos"), _positive(cost_neg, "cost_neg")
+    R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
     high, low = max(cost_pos, cost_neg), min(cost_pos, cost_neg)
-    return theorem1_bound(R, gamma, low, high)
+    return _finite(lambda: 4 * R**2 * high**2 / (low * gamma**2), R=R, gamma=gamma, cost_pos=cost_pos,
+                   cost_neg=cost_neg)
 
 
 def ordinal_bound(R: float, gamma: float, n_levels: int) -> float:
     """Ordinal regression by the multiclass reduction: ``4 (l - 1)^2 R^2 / gamma^2``."""
-    return theorem1_bound(R, gamma, 1.0, float(n_levels - 1))
+    n_levels = _size(n_levels, "n_levels", 2)
+    R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
+    return _finite(lambda: 4 * np.float64(n_levels - 1) ** 2 * R**2 / gamma**2, R=R, gamma=gamma,
+                   n_levels=n_levels)
+
+
+def _reject_costs(reject_cost_pos, reject_cost_neg) -> tuple[np.float64, np.float64]:
+    """``(beta_1, beta_2)``, the larger and smaller abstention cost, each in ``(0, 1]``."""
+    pos = _positive(reject_cost_pos, "reject_cost_pos", maximum=1.0)
+    neg = _positive(reject_cost_neg, "reject_cost_neg", maximum=1.0)
+    return max(pos, neg), min(pos, neg)
 
 
 def reject_bound(R: float, gamma: float, reject_cost_pos: float, reject_cost_neg: float) -> float:
@@ -101,7 +157,9 @@ def reject_bound(R: float, gamma: float, reject_cost_pos: float, reject_cost_neg
     This is the bound we can prove from Theorem 1; see :func:`reject_bound_paper` for
     the form printed in the paper.
     """
-    return theorem1_bound(R, gamma, min(reject_cost_pos, reject_cost_neg), 1.0)
+    b1, b2 = _reject_costs(reject_cost_pos, reject_cost_neg)
+    R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
+    return _finite(lambda: 4 * R**2 / (b2 * gamma**2), R=R, gamma=gamma, reject_cost_pos=b1, reject_cost_neg=b2)
 
 
 def reject_bound_paper(R: float, gamma: float, reject_cost_pos: float, reject_cost_neg: float) -> float:
@@ -110,8 +168,10 @@ def reject_bound_paper(R: float, gamma: float, reject_cost_pos: float, reject_co
     Its proof (Appendix C.1) is not available to us; the book checks it empirically
     only.
     """
-    b1, b2 = max(reject_cost_pos, reject_cost_neg), min(reject_cost_pos, reject_cost_neg)
-    return 4 * R**2 * b1**2 / (b2**2 * check_positive(gamma, "gamma") ** 2)
+    b1, b2 = _reject_costs(reject_cost_pos, reject_cost_neg)
+    R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
+    return _finite(lambda: 4 * R**2 * b1**2 / (b2**2 * gamma**2), R=R, gamma=gamma, reject_cost_pos=b1,
+                   reject_cost_neg=b2)
 
 
 def loss_driven_bound(R: float, gamma: float, C_L: float, c_L: float | None = None,
@@ -122,61 +182,63 @@ def loss_driven_bound(R: float, gamma: float, C_L: float, c_L: float | None = No
     ``update="oracle"`` (``eta = 1 / (4 R^2)``): ``sum L^2 <= 4 R^2 C_L^2 / gamma^2``,
     so ``sum L <= 4 R^2 C_L^2 / (c_L gamma^2)``; this needs ``c_L``.
     """
-    R, gamma, C_L = check_positive(R, "R"), check_positive(gamma, "gamma"), check_positive(C_L, "C_L")
+    check_choice(update, "update", ("prediction", "oracle"))
+    R, gamma, C_L = _positive(R, "R"), _positive(gamma, "gamma"), _positive(C_L, "C_L")
     if update == "prediction":
-        return 4 * R**2 * C_L / gamma**2
-    if update == "oracle":
-        if c_L is None:
-            raise ValueError("update='oracle' needs c_L")
-        return 4 * R**2 * C_L**2 / (check_positive(c_L, "c_L") * gamma**2)
-    raise ValueError(f"update must be 'prediction' or 'oracle'; got {update!r}")
+        return _finite(lambda: 4 * R**2 * C_L / gamma**2, R=R, gamma=gamma, C_L=C_L)
+    if c_L is None:
+        raise ValueError("update='oracle' needs c_L (the smallest non-zero loss); got c_L=None")
+    c_L = _positive(c_L, "c_L")
+    return _finite(lambda: 4 * R**2 * C_L**2 / (c_L * gamma**2), R=R, gamma=gamma, C_L=C_L, c_L=c_L)
 
 
 def loss_driven_squared_bound(R: float, gamma: float, C_L: float) -> float:
     """Predtron.LD with the oracle and ``eta = 1 / (4 R^2)``: ``sum L^2 <= 4 R^2 C_L^2 / gamma^2``."""
-    return 4 * check_positive(R, "R") ** 2 * check_positive(C_L, "C_L") ** 2 / check_positive(
-        gamma, "gamma") ** 2
+    R, gamma, C_L = _positive(R, "R"), _positive(gamma, "gamma"), _positive(C_L, "C_L")
+    return _finite(lambda: 4 * R**2 * C_L**2 / gamma**2, R=R, gamma=gamma, C_L=C_L)
 
 
 # ------------------------------------------------------------------ ranking (Sections 4-5)
 def operator_norm_radius(X) -> float:
     """``R = max_tau ||X_tau||_op`` (largest singular value) over a list of query matrices (Corollary 5)."""
+    return max(float(np.linalg.norm(x, 2)) for x in _queries(X))
+
+
+def _queries(X) -> list[np.ndarray]:
+    """The query matrices of ``X`` (a list of ``(m, p0)`` matrices of one width), at least one."""
     from predtron.scoring import DocumentScoring
 
-    return max(float(np.linalg.norm(x, 2)) for x in DocumentScoring().split(X))
+    inputs = DocumentScoring().prepare(X)
+    if inputs.n == 0:
+        raise ValueError("X is empty; the radius of no query is not defined")
+    return [inputs.instance(i) for i in range(inputs.n)]
 
 
 def column_norm_radius(X) -> float:
     """``R = max_tau max_j ||X_tau[:, j]||_2``, the largest column norm of a query matrix (Corollary 6)."""
-    from predtron.scoring import DocumentScoring
-
-    return max(float(np.linalg.norm(x, axis=0).max()) for x in DocumentScoring().split(X))
+    return max(float(np.linalg.norm(x, axis=0).max()) for x in _queries(X))
 
 
 def l2_radius(X) -> float:
     """``R = max_tau ||x_tau||_2`` over the rows of a 2-D input array (Corollary 7)."""
-    from predtron.scoring import VectorScoring
-
-    return max(float(np.linalg.norm(x)) for x in VectorScoring(1).split(X))
+    return float(np.linalg.norm(check_matrix(X, "X", min_rows=1), axis=1).max())
 
 
 def linf_radius(X) -> float:
     """``R = max_tau ||x_tau||_inf`` over the rows of a 2-D input array (Corollary 8)."""
-    from predtron.scoring import VectorScoring
-
-    return max(float(np.abs(x).max()) for x in VectorScoring(1).split(X))
+    return float(np.abs(check_matrix(X, "X", min_rows=1)).max())
 
 
-def _ranking_factor(R: float, gamma: float, n_items: int, y_max: int) -> float:
-    R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
-    m = check_int(n_items, "n_items", minimum=1)
-    y_max = check_int(y_max, "y_max", minimum=0)
-    return 2.0 ** (y_max + 3) * m**2 * np.log2(2 * m) ** 2 * R**2 / gamma**2
+def _ranking_factor(R: float, gamma: float, n_items: int, y_max: int, items_name: str = "n_items") -> float:
+    R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
+    m = _size(n_items, items_name, 1)
+    y_max = check_int(y_max, "y_max", minimum=0, maximum=1000)
+    return _finite(lambda: 2.0 ** (y_max + 3) * np.float64(m) ** 2 * np.log2(2.0 * m) ** 2 * R**2 / gamma**2,
+                   R=R, gamma=gamma, **{items_name: m}, y_max=y_max)
 
 
 def _log_dimension(p: int, name: str) -> float:
-    p = check_int(p, name, minimum=2)
-    return float(np.log(p))
+    return float(np.log(_size(p, name, 2)))
 
 
 def corollary5_bound(R: float, gamma: float, n_items: int, y_max: int) -> float:
@@ -202,13 +264,15 @@ def corollary6_bound(R: float, gamma: float, n_items: int, y_max: int, n_feature
     ``p0 <= 7`` the paper's ``r = ln p0 / (ln p0 - 1)`` exceeds 2, ``1/2 ||w||_r^2`` is no
     longer strongly convex, and the paper's statement fails (the book gives a stream).
     """
-    return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_items, y_max)
+    log_p = _log_dimension(n_features, "n_features")
+    factor = _ranking_factor(R, gamma, n_items, y_max)
+    return _finite(lambda: 9.0 * log_p * factor, R=R, gamma=gamma, n_features=n_features)
 
 
 def corollary7_bound(R: float, gamma: float, n_labels: int, y_max: int) -> float:
     """Corollary 7 (multilabel ranking, NDCG): ``2^{Ymax+3} m^2 log2^2(2m) R^2 / gamma^2`` with
     ``||x||_2 <= R`` (:func:`l2_radius`) and ``gamma`` the margin of a unit-Frobenius ``W*``."""
-    return _ranking_factor(R, gamma, n_labels, y_max)
+    return _ranking_factor(R, gamma, n_labels, y_max, "n_labels")
 
 
 def corollary8_bound(R: float, gamma: float, n_labels: int, y_max: int, n_features: int) -> float:
@@ -219,7 +283,9 @@ def corollary8_bound(R: float, gamma: float, n_labels: int, y_max: int, n_featur
     As for :func:`corollary6_bound`, it holds with the exponent :func:`link_exponent`
     (``r = 2`` for ``p <= 7``), not with the paper's ``r = ln p / (ln p - 1) > 2`` there.
     """
-    return 9.0 * _log_dimension(n_features, "n_features") * _ranking_factor(R, gamma, n_labels, y_max)
+    log_p = _log_dimension(n_features, "n_features")
+    factor = _ranking_factor(R, gamma, n_labels, y_max, "n_labels")
+    return _finite(lambda: 9.0 * log_p * factor, R=R, gamma=gamma, n_features=n_features)
 
 
 def ndcg_loss_floor(n_items: int, y_max: int) -> float:
@@ -229,8 +295,12 @@ def ndcg_loss_floor(n_items: int, y_max: int) -> float:
     constant ``2^{Ymax+3} m^2 log2^2(2m) = 4 / c_L`` with ``C_L <= 1``); the book checks
     it against the exact ``c_L`` by enumeration for small ``m``.
     """
-    m = check_positive(n_items, "n_items")
-    return 1.0 / (2 ** (y_max + 1) * m**2 * np.log2(2 * m) ** 2)
+    m = _size(n_items, "n_items", 1)
+    y_max = check_int(y_max, "y_max", minimum=0, maximum=1000)
+    value = 1.0 / (2.0 ** (y_max + 1) * float(m) ** 2 * np.log2(2.0 * m) ** 2)
+    if value == 0:
+        raise ValueError(f"the floor underflows to 0 in float64 for n_items={m}, y_max={y_max}")
+    return value
 
 
 def link_exponent(n_features: int) -> float:
@@ -244,7 +314,7 @@ def link_exponent(n_features: int) -> float:
     """
     from predtron.links import default_exponent
 
-    return default_exponent(check_int(n_features, "n_features", minimum=2))
+    return default_exponent(_size(n_features, "n_features", 2))
 
 
 def link_factor(n_features: int) -> float:
@@ -261,7 +331,7 @@ def link_factor(n_features: int) -> float:
     """
     r = link_exponent(n_features)
     s = r / (r - 1.0)
-    return float(n_features ** (2.0 / s) / (r - 1.0))
+    return _finite(lambda: np.float64(n_features) ** (2.0 / s) / (r - 1.0), n_features=n_features)
 
 
 def link_eta(R: float, c_L: float, n_features: int) -> float:
@@ -269,7 +339,9 @@ def link_eta(R: float, c_L: float, n_features: int) -> float:
 
     ``F = e^2 (ln p - 1)`` for ``p >= 8`` and ``F = p`` below (see :func:`link_factor`).
     """
-    return check_positive(c_L, "c_L") / (4 * link_factor(n_features) * check_positive(R, "R") ** 2)
+    R, c_L = _positive(R, "R"), _positive(c_L, "c_L")
+    factor = link_factor(n_features)
+    return _finite(lambda: c_L / (4 * factor * R**2), R=R, c_L=c_L, n_features=n_features)
 
 
 def link_bound(R: float, gamma: float, c_L: float, C_L: float, n_features: int) -> float:
@@ -279,4 +351,6 @@ def link_bound(R: float, gamma: float, c_L: float, C_L: float, n_features: int) 
     margin of a unit ``l_1`` (or group) norm target; it holds for Predtron.Link with the
     exponent :func:`link_exponent` and the step :func:`link_eta` (the book's appendix).
     """
-    return link_factor(n_features) * theorem1_bound(R, gamma, c_L, C_L)
+    factor = link_factor(n_features)
+    bound = theorem1_bound(R, gamma, c_L, C_L)
+    return _finite(lambda: factor * bound, R=R, gamma=gamma, n_features=n_features)

@@ -69,6 +69,10 @@ COMPRESSION_SUFFIXES = (".gz", ".bz2")
 #: Number of decimals of the metrics printed by ``evaluate``.
 DECIMALS = 4
 
+#: The module's interface: the program (``main``), its parser and the format detection it uses;
+#: the other functions are the program's steps.
+__all__ = ["build_parser", "detect_format", "main"]
+
 
 class CommandError(Exception):
     """Bad input found by the command line itself (printed on one line by :func:`main`)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int, check_positive
+from predtron._validation import as_finite_array, check_int, check_matrix, check_positive, excerpt
 
 #: Parameters each named kernel accepts.
 KERNEL_PARAMS: dict[str, tuple[str, ...]] = {
@@ -27,29 +27,64 @@ def _resolve_gamma(gamma: float | None, n_features: int) -> float:
     return 1.0 / max(n_features, 1) if gamma is None else gamma
 
 
+def _pair(A, B) -> tuple[np.ndarray, np.ndarray]:
+    """Two 2-D arrays of rows with the same number of features."""
+    A = check_matrix(A, "A")
+    B = check_matrix(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B must have the same number of features (columns); got A with {A.shape[1]} and "
+                         f"B with {B.shape[1]}")
+    return A, B
+
+
+def _finite_gram(K: np.ndarray, name: str) -> np.ndarray:
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"the {name} kernel of A and B overflows float64; rescale A and B (or lower gamma, "
+                         "coef0 or degree)")
+    return K
+
+
 def linear_kernel(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``k(a, b) = <a, b>``; the kernelized Predtron then equals the primal one."""
-    return A @ B.T
+    return _finite_gram(_linear(*_pair(A, B)), "linear")
 
 
 def rbf_kernel(A: np.ndarray, B: np.ndarray, gamma: float | None = None) -> np.ndarray:
     """``k(a, b) = exp(-gamma ||a - b||^2)``; ``gamma=None`` means ``1 / n_features``."""
-    gamma = _resolve_gamma(gamma, A.shape[1])
-    sq = (A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T)
-    return np.exp(-gamma * np.maximum(sq, 0.0))
+    params = _check_named_params("rbf", {"gamma": gamma})
+    return _finite_gram(_rbf(*_pair(A, B), **params), "rbf")
 
 
 def poly_kernel(A: np.ndarray, B: np.ndarray, degree: int = 3, gamma: float | None = None,
                 coef0: float = 1.0) -> np.ndarray:
     """``k(a, b) = (gamma <a, b> + coef0)^degree``; ``gamma=None`` means ``1 / n_features``."""
+    params = _check_named_params("poly", {"degree": degree, "gamma": gamma, "coef0": coef0})
+    return _finite_gram(_poly(*_pair(A, B), **params), "poly")
+
+
+# Unchecked versions (inputs validated by the caller); overflow gives inf, never a warning.
+def _linear(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return A @ B.T
+
+
+def _rbf(A: np.ndarray, B: np.ndarray, gamma: float | None = None) -> np.ndarray:
     gamma = _resolve_gamma(gamma, A.shape[1])
-    return (gamma * (A @ B.T) + coef0) ** degree
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = (A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T)
+        return np.exp(-gamma * np.maximum(sq, 0.0))
+
+
+def _poly(A: np.ndarray, B: np.ndarray, degree: int = 3, gamma: float | None = None, coef0: float = 1.0) -> np.ndarray:
+    gamma = _resolve_gamma(gamma, A.shape[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (gamma * (A @ B.T) + coef0) ** degree
 
 
 _NAMED: dict[str, Callable[..., np.ndarray]] = {
-    "linear": linear_kernel,
-    "rbf": rbf_kernel,
-    "poly": poly_kernel,
+    "linear": _linear,
+    "rbf": _rbf,
+    "poly": _poly,
 }
 
 
@@ -60,7 +95,7 @@ def _check_named_params(name: str, params: dict) -> dict:
         raise ValueError(
             f"kernel {name!r} takes the parameters {list(allowed)}; got unexpected {unknown}"
         )
-    out = dict(params)
+    out = {k: v for k, v in params.items() if not (k == "gamma" and v is None)}
     if out.get("gamma") is not None:
         out["gamma"] = check_positive(out["gamma"], "gamma")
     if "degree" in out:
@@ -84,6 +119,12 @@ class KernelFunction:
     """
 
     def __init__(self, function: Callable[..., np.ndarray], params: dict, name: str):
+        if not callable(function):
+            raise ValueError(f"function must be callable as function(A, B, **params); got {excerpt(function)}")
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise ValueError(f"params must be a dict of keyword parameters of the kernel; got {excerpt(params)}")
+        if not isinstance(name, str):
+            raise ValueError(f"name must be a string; got {excerpt(name)}")
         self.function = function
         self.params = dict(params)
         self.name = name
@@ -93,23 +134,22 @@ class KernelFunction:
         return f"KernelFunction({self.name!r}{args})"
 
     def __call__(self, A, B) -> np.ndarray:
-        A = as_finite_array(A, "A")
-        B = as_finite_array(B, "B")
-        if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
-            raise ValueError(
-                "a kernel takes two 2-D arrays of rows with the same number of features; got "
-                f"shapes {A.shape} and {B.shape}"
-            )
-        K = np.asarray(self.function(A, B, **self.params), dtype=float)
+        A, B = _pair(A, B)
+        try:
+            K = self.function(A, B, **self.params)
+        except (TypeError, ValueError) as exc:
+            if self.function in _NAMED.values():
+                raise
+            raise type(exc)(f"the kernel function {self.name!r} (with params {self.params}) failed: {exc}") from exc
+        K = as_finite_array(K, f"the Gram matrix of the kernel function {self.name!r}", max_abs=None) \
+            if self.function not in _NAMED.values() else np.asarray(K, dtype=float)
         if K.shape != (A.shape[0], B.shape[0]):
             raise ValueError(
-                f"kernel {self.name!r} must return a Gram matrix of shape "
-                f"{(A.shape[0], B.shape[0])} for inputs of shapes {A.shape} and {B.shape}; "
+                f"the kernel function {self.name!r} must return a Gram matrix of shape "
+                f"{(A.shape[0], B.shape[0])} for A and B of shapes {A.shape} and {B.shape}; "
                 f"got shape {K.shape}"
             )
-        if not np.all(np.isfinite(K)):
-            raise ValueError(f"kernel {self.name!r} returned NaN or infinite values")
-        return K
+        return _finite_gram(K, repr(self.name))
 
 
 def get_kernel(spec, **params) -> KernelFunction:

@@ -47,7 +47,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from predtron._params import Parametrized
-from predtron._validation import as_finite_array
+from predtron._validation import as_finite_array, excerpt
 
 
 def default_exponent(p: int) -> float:
@@ -78,9 +78,12 @@ def check_exponent(r, name: str = "r") -> float | None:
     """Validate a norm exponent: ``None`` (use the default) or a finite real ``r > 1``."""
     if r is None:
         return None
-    if isinstance(r, bool) or not isinstance(r, numbers.Real):
-        raise ValueError(f"{name} must be a real number > 1 or None; got {r!r}")
-    r = float(r)
+    if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Real):
+        raise ValueError(f"{name} must be a real number > 1 or None; got {excerpt(r)}")
+    try:
+        r = float(r)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite; got an integer too large for a float") from None
     if not np.isfinite(r) or r <= 1.0:
         raise ValueError(
             f"{name} must be finite and > 1 (psi = 1/2 ||.||_{name}^2 needs a norm with a "
@@ -91,11 +94,40 @@ def check_exponent(r, name: str = "r") -> float | None:
 
 def conjugate_exponent(r: float) -> float:
     """Hölder conjugate ``s = r / (r - 1)``, so that ``1/r + 1/s = 1``."""
+    r = _exponent(r)
     return r / (r - 1.0)
+
+
+def _exponent(r) -> float:
+    if r is None:
+        raise ValueError("r must be a real number > 1; got None")
+    return check_exponent(r)
+
+
+def _array(v, name: str) -> np.ndarray:
+    """Any finite real array of at least one dimension (the maps are scaled: any magnitude works)."""
+    v = as_finite_array(v, name, max_abs=None)
+    if v.ndim == 0:
+        raise ValueError(f"{name} must be an array (a vector or a matrix of parameters); got the scalar {v.item()!r}")
+    return v
+
+
+def _shape(shape) -> tuple[int, ...]:
+    """A shape: a tuple of integers >= 0."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 0 for d in shape):
+        raise ValueError(f"shape must be a tuple of integers >= 0 (an array's shape); got {excerpt(shape)}")
+    return tuple(int(d) for d in shape)
 
 
 def pnorm(v: np.ndarray, r: float) -> float:
     """``||v||_r`` over all entries, computed without overflow or underflow."""
+    return _pnorm(_array(v, "v"), _exponent(r))
+
+
+def _pnorm(v: np.ndarray, r: float) -> float:
     a = np.abs(np.ravel(v))
     top = float(a.max()) if a.size else 0.0
     if top == 0.0:
@@ -111,6 +143,10 @@ def pnorm_map(v: np.ndarray, r: float) -> np.ndarray:
     The entries are divided by ``max |v_i|`` before taking powers, so the result is
     accurate for very large and very small inputs.  For ``r = 2`` a copy of ``v``.
     """
+    return _pnorm_map(_array(v, "v"), _exponent(r))
+
+
+def _pnorm_map(v: np.ndarray, r: float) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     if r == 2.0:
         return v.copy()
@@ -141,9 +177,13 @@ class Link(Parametrized, ABC):
         self._r = check_exponent(r)
 
     # -------------------------------------------------------------- subclasses
-    @abstractmethod
     def n_terms(self, shape: tuple[int, ...]) -> int:
         """Number of terms ``p`` the norm sums over, for an array of this shape."""
+        return self._n_terms(_shape(shape))
+
+    @abstractmethod
+    def _n_terms(self, shape: tuple[int, ...]) -> int:
+        """:meth:`n_terms` of a valid shape."""
 
     @abstractmethod
     def _norm(self, W: np.ndarray, r: float) -> float:
@@ -160,38 +200,55 @@ class Link(Parametrized, ABC):
     # ------------------------------------------------------------------ public
     def exponent(self, shape: tuple[int, ...]) -> float:
         """The exponent ``r`` used for arrays of ``shape`` (``self.r`` or the default)."""
+        return self._exponent(_shape(shape))
+
+    def _exponent(self, shape: tuple[int, ...]) -> float:
         if self._r is not None:
             return self._r
-        return default_exponent(max(self.n_terms(tuple(shape)), 1))
+        return default_exponent(max(self._n_terms(shape), 1))
 
     def dual_exponent(self, shape: tuple[int, ...]) -> float:
         """The conjugate exponent ``s = r / (r - 1)`` used by :meth:`to_primal`."""
-        return conjugate_exponent(self.exponent(shape))
+        return self._dual_exponent(_shape(shape))
+
+    def _dual_exponent(self, shape: tuple[int, ...]) -> float:
+        r = self._exponent(shape)
+        return r / (r - 1.0)
 
     def _validated(self, W, name: str) -> np.ndarray:
-        W = as_finite_array(W, name)
+        W = _array(W, name)
         self._check_shape(W, name)
         return W
 
     def psi(self, W) -> float:
         """The potential ``psi(W) = 1/2 ||W||^2``."""
         W = self._validated(W, "W")
-        return 0.5 * self._norm(W, self.exponent(W.shape)) ** 2
+        return _half_square(self._norm(W, self._exponent(W.shape)), "W")
 
     def psi_star(self, theta) -> float:
         """The convex conjugate ``psi*(Theta) = 1/2 ||Theta||_*^2`` (dual norm, exponent ``s``)."""
         theta = self._validated(theta, "theta")
-        return 0.5 * self._norm(theta, self.dual_exponent(theta.shape)) ** 2
+        return _half_square(self._norm(theta, self._dual_exponent(theta.shape)), "theta")
 
     def to_dual(self, W) -> np.ndarray:
         """``grad psi(W)``: primal parameters to dual parameters."""
         W = self._validated(W, "W")
-        return self._map(W, self.exponent(W.shape))
+        return self._map(W, self._exponent(W.shape))
 
     def to_primal(self, theta) -> np.ndarray:
         """``grad psi*(Theta) = (grad psi)^{-1}(Theta)``: dual parameters to primal ones."""
-        theta = self._validated(theta, "theta")
-        return self._map(theta, self.dual_exponent(theta.shape))
+        return self._to_primal(self._validated(theta, "theta"))
+
+    def _to_primal(self, theta: np.ndarray) -> np.ndarray:
+        """:meth:`to_primal` of a valid array (the learners' hot loop)."""
+        return self._map(theta, self._dual_exponent(theta.shape))
+
+
+def _half_square(norm: float, name: str) -> float:
+    value = 0.5 * norm**2 if norm < 1e154 else np.inf
+    if not np.isfinite(value):
+        raise ValueError(f"1/2 ||{name}||^2 overflows float64 (the norm of {name} is {norm:.3g}); rescale {name}")
+    return float(value)
 
 
 class EuclideanLink(Link):
@@ -200,7 +257,7 @@ class EuclideanLink(Link):
     def __init__(self):
         self._r = 2.0
 
-    def n_terms(self, shape):
+    def _n_terms(self, shape):
         return int(np.prod(shape, dtype=np.int64))
 
     def _norm(self, W, r):
@@ -229,14 +286,14 @@ class PNormLink(Link):
     True
     """
 
-    def n_terms(self, shape):
+    def _n_terms(self, shape):
         return int(np.prod(shape, dtype=np.int64))
 
     def _norm(self, W, r):
-        return pnorm(W, r)
+        return _pnorm(W, r)
 
     def _map(self, W, r):
-        return pnorm_map(W, r)
+        return _pnorm_map(W, r)
 
 
 def _as_columns(W: np.ndarray) -> np.ndarray:
@@ -274,21 +331,21 @@ class GroupNormLink(Link):
         of columns (``r = 2`` when ``p < e^2``; see :func:`default_exponent`).
     """
 
-    def n_terms(self, shape):
+    def _n_terms(self, shape):
         return int(shape[-1]) if shape else 1
 
     def _check_shape(self, W, name):
         _check_matrix(W, name, "GroupNormLink")
 
     def _norm(self, W, r):
-        return pnorm(_column_norms(_as_columns(W)), r)
+        return _pnorm(_column_norms(_as_columns(W)), r)
 
     def _map(self, W, r):
         if r == 2.0:
             return np.array(W, dtype=float, copy=True)
         M = _as_columns(W)
         norms = _column_norms(M)
-        new = pnorm_map(norms, r)
+        new = _pnorm_map(norms, r)
         scale = np.zeros_like(norms)
         nonzero = norms > 0
         scale[nonzero] = new[nonzero] / norms[nonzero]
@@ -325,7 +382,7 @@ class SchattenLink(Link):
         :func:`default_exponent`).
     """
 
-    def n_terms(self, shape):
+    def _n_terms(self, shape):
         return int(min(shape)) if len(shape) == 2 else 1
 
     def _check_shape(self, W, name):
@@ -338,7 +395,7 @@ class SchattenLink(Link):
         if top == 0.0:
             return 0.0
         sv = np.linalg.svd(W / top, compute_uv=False)
-        return top * pnorm(_clean_singular_values(sv, W.shape), r)
+        return top * _pnorm(_clean_singular_values(sv, W.shape), r)
 
     def _map(self, W, r):
         if r == 2.0 or W.ndim == 1 or W.size == 0:
@@ -347,4 +404,4 @@ class SchattenLink(Link):
         if top == 0.0:
             return np.zeros_like(W)
         U, sv, Vt = np.linalg.svd(W / top, full_matrices=False)
-        return top * ((U * pnorm_map(_clean_singular_values(sv, W.shape), r)[None, :]) @ Vt)
+        return top * ((U * _pnorm_map(_clean_singular_values(sv, W.shape), r)[None, :]) @ Vt)

@@ -22,7 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int
+from predtron._validation import (
+    as_finite_array,
+    as_label_array,
+    check_binary_matrix,
+    check_bool,
+    check_int,
+    check_int_labels,
+    check_real,
+    excerpt,
+)
 
 
 # ------------------------------------------------------------------ validation
@@ -31,14 +40,14 @@ def _check_scores(scores, n: int | None = None, name: str = "scores") -> np.ndar
     if s.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array; got shape {s.shape}")
     if n is not None and s.shape[0] != n:
-        raise ValueError(f"{name} must have one entry per label ({n}); got {s.shape[0]}")
+        raise ValueError(f"{name} must have one entry per label of y ({n}); got {s.shape[0]}")
     return s
 
 
 def _check_pm1(y) -> np.ndarray:
-    y = np.asarray(y)
+    y = as_label_array(y, "y", booleans=False)
     if y.ndim != 1 or y.dtype.kind not in "iuf" or not np.all((y == 1) | (y == -1)):
-        raise ValueError(f"y must be a 1-D array of -1 and +1 labels; got {y.tolist()!r}")
+        raise ValueError(f"y must be a 1-D array of -1 and +1 labels; got {excerpt(y)}")
     return y.astype(np.int64)
 
 
@@ -57,10 +66,10 @@ def _check_multiclass(Y, S, n_classes: int | None) -> tuple[np.ndarray, np.ndarr
         raise ValueError(f"S must be a 2-D array (n_samples, n_classes >= 2) of scores; got shape {S.shape}")
     K = S.shape[1] if n_classes is None else check_int(n_classes, "n_classes", minimum=2)
     if S.shape[1] != K:
-        raise ValueError(f"S must have one column per class ({K}); got {S.shape[1]}")
-    Y = np.asarray(Y)
-    if Y.shape != (S.shape[0],) or Y.dtype.kind not in "iu" or np.any(Y < 0) or np.any(Y >= K):
-        raise ValueError(f"Y must hold one integer label in 0..{K - 1} per row of S; got {Y.tolist()!r}")
+        raise ValueError(f"S must have one column per class (n_classes={K}); got {S.shape[1]}")
+    Y = check_int_labels(Y, "Y", K, "n_classes")
+    if Y.shape != (S.shape[0],):
+        raise ValueError(f"Y must hold one integer label per row of S ({S.shape[0]}); got {Y.shape[0]}")
     missing = [k for k in range(K) if not np.any(Y == k)]
     if missing:
         raise ValueError(f"every class needs at least one sample; classes {missing} have none")
@@ -79,7 +88,8 @@ def pairwise_auc(pos_scores, neg_scores) -> float:
     pos = _check_scores(pos_scores, name="pos_scores")
     neg = _check_scores(neg_scores, name="neg_scores")
     if pos.size == 0 or neg.size == 0:
-        raise ValueError(f"AUC needs at least one positive and one negative; got {pos.size} and {neg.size}")
+        raise ValueError(f"AUC needs at least one score in pos_scores and in neg_scores; got {pos.size} and "
+                         f"{neg.size}")
     neg_sorted = np.sort(neg)
     below = np.searchsorted(neg_sorted, pos, side="left")
     tied = np.searchsorted(neg_sorted, pos, side="right") - below
@@ -104,6 +114,7 @@ def brute_force_auc(y, scores) -> float:
 # -------------------------------------------------------------- binary bound
 def mistake_rates(y, scores, threshold: float = 0.0) -> tuple[float, float]:
     """``(E(M+), E(M-))``: fraction of positives scored ``< threshold``, of negatives ``>= threshold``."""
+    threshold = check_real(threshold, "threshold")
     pos, neg = _split(y, scores)
     return float(np.mean(pos < threshold)), float(np.mean(neg >= threshold))
 
@@ -147,6 +158,7 @@ def all_pairs_auc(Y, S, n_classes: int | None = None) -> float:
 
 def one_vs_all_auc(Y, S, n_classes: int | None = None, average: bool = True):
     """AUC of column ``k`` on class ``k`` against all other samples, per class or averaged."""
+    average = check_bool(average, "average")
     Y, S = _check_multiclass(Y, S, n_classes)
     per_class = np.array([pairwise_auc(S[Y == k, k], S[Y != k, k]) for k in range(S.shape[1])])
     return float(per_class.mean()) if average else per_class
@@ -158,10 +170,14 @@ def multilabel_auc(Y, S, average: bool = True):
     ``Y`` is a 0/1 array of shape ``(n_samples, n_labels)``; every label needs at least
     one sample with it and one without it.
     """
-    Y = np.asarray(Y)
+    average = check_bool(average, "average")
     S = as_finite_array(S, "S")
-    if Y.ndim != 2 or Y.shape != S.shape or not np.all((Y == 0) | (Y == 1)):
-        raise ValueError(f"Y must be a 0/1 array with the shape of S {S.shape}; got shape {Y.shape}")
+    if S.ndim != 2 or S.shape[1] == 0:
+        raise ValueError(f"S must be a 2-D array (n_samples, n_labels) of scores; got shape {S.shape}")
+    shape = np.shape(as_label_array(Y, "Y"))
+    if shape != S.shape:
+        raise ValueError(f"Y must be a 0/1 array with the shape of S {S.shape}; got shape {shape}")
+    Y = check_binary_matrix(Y, "Y", S.shape[1])
     per_label = np.array([auc(np.where(Y[:, k] == 1, 1, -1), S[:, k]) for k in range(S.shape[1])])
     return float(per_label.mean()) if average else per_label
 
@@ -172,6 +188,7 @@ def class_mistake_matrix(Y, S, n_classes: int | None = None, threshold: float = 
     For ``l = k`` a mistake is ``s_k < threshold`` (a positive rejected), for ``l != k``
     it is ``s_k >= threshold`` (a negative accepted).
     """
+    threshold = check_real(threshold, "threshold")
     Y, S = _check_multiclass(Y, S, n_classes)
     K = S.shape[1]
     E = np.empty((K, K))

@@ -3,79 +3,195 @@
 A learner is written as one ``.npz`` file: its learned arrays as arrays, and a JSON
 header with the format version, the learner's class, its constructor parameters (a
 problem, a link or a feature map is written as its class name and its own parameters,
-recursively) and the scalars of its state.  Loading never executes code from the file
-(``allow_pickle=False``), only classes of this package can be named, and the parameters
-go through the constructors' own checks.
+recursively) and the scalars of its state.
+
+Loading trusts nothing in the file:
+
+* it never executes code from it (``allow_pickle=False``; JSON only);
+* the header must have the expected format version and fields, and only the classes of
+  :func:`saveable_classes` (learners) and of the package's parameter objects (problems,
+  links, feature maps) can be named;
+* the parameters go through the constructors' own checks and the learner's parameter
+  checks;
+* every array and scalar of the state is checked by the learner's ``_set_state`` (type,
+  range, dtype, shape against ``n_features_in_`` and the problem, finiteness).
+
+Anything malformed raises ``ValueError`` naming the file.
+
+What can be saved: every learner of :mod:`predtron.learners`, PRank and MMP, the
+passive-aggressive learners, the estimators of :mod:`predtron.sklearn`, and the reductions
+``OneVsAll`` and ``AllPairs`` with their fitted binary learners when those are predtron
+learners.  What cannot: code -- a callable ``kernel``, a ``CallableMap``, a fitted
+``TfidfMap`` (its corpus statistics), a reduction's ``factory`` (a loaded reduction
+predicts and scores; give it a factory again before calling ``fit``) and a foreign binary
+learner inside a reduction.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
-FORMAT = "predtron-learner/2"
+FORMAT = "predtron-learner/3"
 _ARRAY_PREFIX = "state__"
 
+#: Deepest nesting of parameter objects and sub-learners read from a file.
+MAX_DEPTH = 8
 
-def _registry() -> dict[str, type]:
-    import predtron
+
+def saveable_classes() -> dict[str, type]:
+    """The learner classes :func:`save` writes and :func:`load` may name, by class name."""
+    from predtron import learners, reductions, sklearn
+    from predtron.baselines import MMP, PRank
+    from predtron.pa import CalibratedMultilabelPA, CalibratedPA, PairedPA
+
+    classes = [learners.Predtron, learners.PredtronLD, learners.PredtronLink, learners.KernelPredtron,
+               learners.BatchPerceptron, learners.SGDSVM, PRank, MMP, PairedPA, CalibratedPA, CalibratedMultilabelPA,
+               reductions.OneVsAll, reductions.AllPairs, sklearn.PredtronClassifier,
+               sklearn.PredtronMultilabelClassifier, sklearn.PredtronOrdinalClassifier, sklearn.PredtronRanker]
+    return {cls.__name__: cls for cls in classes}
+
+
+def parameter_classes() -> dict[str, type]:
+    """The classes a saved parameter may name: problems, links and parameter-only feature maps."""
     import predtron.links as links
     import predtron.problems as problems
-    import predtron.sklearn as estimators
 
-    classes: dict[str, type] = {}
-    for module in (problems, predtron, links, estimators):
-        for name in getattr(module, "__all__", []):
-            obj = getattr(module, name)
-            if isinstance(obj, type):
-                classes[name] = obj
-    return classes
+    out: dict[str, type] = {}
+    for module in (problems, links):
+        for name, obj in vars(module).items():
+            if isinstance(obj, type) and obj.__module__.startswith("predtron.") and not name.startswith("_") \
+                    and not getattr(obj, "__abstractmethods__", None) and hasattr(obj, "get_params"):
+                out[name] = obj
+    for name in ("CallableMap", "TfidfMap", "ChainScoring", "JointScoring", "BipartiteMeasure"):  # code or data
+        out.pop(name, None)
+    return out
 
 
+# ------------------------------------------------------------------ encoding
 def _encode(value, where: str):
     """A constructor parameter as JSON: plain values as they are, objects by class and parameters."""
     if value is None or isinstance(value, (bool, str)):
         return value
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, np.bool_):
-        return value.item() if hasattr(value, "item") else value
     if isinstance(value, np.bool_):
         return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        value = value.item() if hasattr(value, "item") else value
+        if isinstance(value, float) and not np.isfinite(value):
+            return {"__float__": repr(value)}
+        return value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf" or not np.all(np.isfinite(value)):
+            raise ValueError(f"cannot save: parameter {where} is an array that is not finite and numeric")
         return {"__array__": value.tolist()}
     if isinstance(value, (list, tuple)):
-        return [_encode(v, where) for v in value]
+        return [_encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {"__dict__": {str(k): _encode(v, where) for k, v in value.items()}}
-    if hasattr(value, "get_params") and type(value).__name__ in _registry():
+        if not all(isinstance(k, str) for k in value):
+            raise ValueError(f"cannot save: parameter {where} is a dict with keys that are not strings")
+        return {"__dict__": {k: _encode(v, f"{where}.{k}") for k, v in value.items()}}
+    name = type(value).__name__
+    if parameter_classes().get(name) is type(value) and hasattr(value, "get_params"):
         params = value.get_params(deep=False)
-        return {"__class__": type(value).__name__,
-                "params": {k: _encode(v, f"{where}.{k}") for k, v in params.items()}}
+        return {"__class__": name, "params": {k: _encode(v, f"{where}.{k}") for k, v in params.items()}}
     raise ValueError(
-        f"cannot save: parameter {where} is a {type(value).__name__}, which is not a plain value or a "
-        "predtron object (callables and other code are not stored)"
+        f"cannot save: parameter {where} is a {name}, which is not a plain value or a predtron problem, link or "
+        "feature map (callables, fitted feature maps and other code are not stored)"
     )
 
 
-def _decode(value, classes: dict[str, type], path):
+def _decode(value, where: str, depth: int = 0):
+    if depth > MAX_DEPTH:
+        raise ValueError(f"parameter {where} is nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, list):
-        return [_decode(v, classes, path) for v in value]
-    if isinstance(value, dict):
-        if "__array__" in value:
-            return np.asarray(value["__array__"], dtype=float)
-        if "__dict__" in value:
-            return {k: _decode(v, classes, path) for k, v in value["__dict__"].items()}
-        name = value.get("__class__")
-        if name not in classes:
-            raise ValueError(f"{path} names an unknown class {name!r}")
-        params = {k: _decode(v, classes, path) for k, v in value.get("params", {}).items()}
+        return [_decode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    if set(value) == {"__float__"} and value["__float__"] in ("inf", "-inf"):
+        return float(value["__float__"])
+    if set(value) == {"__array__"}:
+        from predtron._validation import as_finite_array
+
+        return as_finite_array(value["__array__"], f"parameter {where}", max_abs=None)
+    if set(value) == {"__dict__"} and isinstance(value["__dict__"], dict):
+        return {k: _decode(v, f"{where}.{k}", depth + 1) for k, v in value["__dict__"].items()}
+    if set(value) <= {"__class__", "params"} and "__class__" in value:
+        name = value["__class__"]
+        classes = parameter_classes()
+        if not isinstance(name, str) or name not in classes:
+            raise ValueError(f"parameter {where} names a class that is not a predtron problem, link or feature map: "
+                             f"{str(name)[:60]!r}")
+        params = value.get("params", {})
+        if not isinstance(params, dict):
+            raise ValueError(f"parameter {where}: the parameters of {name} must be a JSON object")
+        kwargs = {k: _decode(v, f"{where}.{k}", depth + 1) for k, v in params.items()}
         try:
-            return classes[name](**params)
+            return classes[name](**kwargs)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: invalid parameters for {name}: {exc}") from None
-    return value
+            raise ValueError(f"parameter {where}: invalid parameters for {name}: {exc}") from None
+    raise ValueError(f"parameter {where} is a JSON object of an unknown form (keys {sorted(value)[:5]})")
+
+
+# ------------------------------------------------------------------ components
+def dump(estimator, where: str = "learner") -> tuple[dict, dict]:
+    """``(header, arrays)`` of a fitted saveable estimator (used recursively for sub-learners)."""
+    name = type(estimator).__name__
+    if saveable_classes().get(name) is not type(estimator):
+        raise ValueError(
+            f"cannot save {where}: a {name} is not a predtron learner (saveable: "
+            f"{', '.join(sorted(saveable_classes()))})"
+        )
+    unsaved = getattr(estimator, "_unsaved_params", ())
+    params = {k: (None if k in unsaved else _encode(v, f"{where}.{k}"))
+              for k, v in estimator.get_params(deep=False).items()}
+    scalars, arrays = estimator._get_state()
+    header = {"class": name, "params": params, "state": scalars}
+    if unsaved:
+        header["not_saved"] = list(unsaved)
+    return header, arrays
+
+
+def restore(header, arrays: dict, where: str = "learner", depth: int = 0):
+    """The estimator described by ``header`` (from :func:`dump`) with its state checked."""
+    from predtron._state import State
+
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{where} is nested deeper than {MAX_DEPTH} levels")
+    if not isinstance(header, dict) or not {"class", "params", "state"} <= set(header):
+        raise ValueError(f"{where} must be a JSON object with class, params and state")
+    name = header["class"]
+    classes = saveable_classes()
+    if not isinstance(name, str) or name not in classes:
+        raise ValueError(f"{where} names an unknown learner class {str(name)[:60]!r}")
+    if not isinstance(header["params"], dict):
+        raise ValueError(f"{where}: params must be a JSON object")
+    params = {k: _decode(v, f"{where}.{k}") for k, v in header["params"].items()}
+    try:
+        estimator = classes[name](**params)
+        validate = getattr(estimator, "_check_common", None) or getattr(estimator, "_validate_params", None)
+        if validate is not None and name not in ("OneVsAll", "AllPairs"):
+            validate()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: invalid parameters for {name}: {exc}") from None
+    try:
+        estimator._set_state(State(header["state"], arrays, ""), arrays)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: malformed state of {name}: {exc}") from None
+    return estimator
+
+
+# ------------------------------------------------------------------ files
+def _check_path(path, for_writing: bool = False) -> Path:
+    if isinstance(path, (bytes, bytearray)):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or path-like naming a .npz file; got {type(path).__name__}")
+    return Path(path)
 
 
 def save(learner, path) -> Path:
@@ -83,9 +199,9 @@ def save(learner, path) -> Path:
 
     Parameters
     ----------
-    learner : OnlineLearner
-        A fitted learner whose parameters are plain numbers, strings, lists, arrays or
-        predtron objects (problems, links, feature maps).
+    learner : estimator
+        A fitted learner of :func:`saveable_classes` whose parameters are plain values,
+        arrays or predtron problems, links and feature maps.
     path : str or Path
         Destination; ``.npz`` is appended if missing.
 
@@ -94,56 +210,86 @@ def save(learner, path) -> Path:
     Path
         The file written.
     """
+    path = _check_path(path, for_writing=True)
     if not hasattr(learner, "_get_state"):
-        raise ValueError(f"{type(learner).__name__} cannot be saved by predtron.save")
-    learner._check_fitted()
-    scalars, arrays = learner._get_state()
-    header = {
-        "format": FORMAT,
-        "learner": type(learner).__name__,
-        "params": {k: _encode(v, k) for k, v in learner.get_params(deep=False).items()},
-        "state": scalars,
-    }
+        raise ValueError(f"cannot save learner: a {type(learner).__name__} is not a predtron learner")
+    header, arrays = dump(learner, "learner")
+    header = {"format": FORMAT, **header}
     try:
-        text = json.dumps(header)
+        text = json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"cannot save: a value is not plain JSON ({exc})") from None
-    path = Path(path)
+        raise ValueError(f"cannot save learner: a value is not plain JSON ({exc})") from None
     if path.suffix != ".npz":
         path = path.with_suffix(path.suffix + ".npz")
     np.savez(path, __header__=np.array(text), **{_ARRAY_PREFIX + k: np.asarray(v) for k, v in arrays.items()})
     return path
 
 
-def load(path):
-    """Read a learner written by :func:`save`; it predicts and continues learning as before."""
+#: Errors of reading a damaged archive (truncated, corrupt member, wrong compression).
+_READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError)
+
+
+def _no_constants(token: str):
+    raise ValueError(f"the header holds {token}, which is not a finite number")
+
+
+def _read_archive(handle, path: Path) -> tuple[np.ndarray, dict]:
+    """The raw header and the state arrays of an open model file (every entry read, checked as numbers)."""
     try:
-        archive = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: {exc})") from None
+        archive = np.load(handle, allow_pickle=False)
+    except _READ_ERRORS as exc:
+        raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: "
+                         f"{str(exc)[:120]})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"{path} is not a predtron model file (a single .npy array, not an .npz archive)")
     with archive as data:
-        if "__header__" not in data.files:
-            raise ValueError(f"{path} is not a predtron learner file (no header)")
         try:
-            header = json.loads(str(data["__header__"]))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path} has a malformed header ({exc})") from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            found = header.get("format") if isinstance(header, dict) else None
-            raise ValueError(f"{path} is not a predtron learner file (format {found!r}, expected {FORMAT!r})")
-        classes = _registry()
-        name = header.get("learner")
-        if name not in classes:
-            raise ValueError(f"{path} names an unknown learner class {name!r}")
-        params = {k: _decode(v, classes, path) for k, v in header.get("params", {}).items()}
-        try:
-            learner = classes[name](**params)
-            learner._validate_params()
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: invalid parameters for {name}: {exc}") from None
-        arrays = {k[len(_ARRAY_PREFIX):]: np.array(data[k]) for k in data.files if k.startswith(_ARRAY_PREFIX)}
-        try:
-            learner._set_state(header["state"], arrays)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path} holds a malformed state for {name} ({type(exc).__name__}: {exc})") from None
-    return learner
+            files = list(data.files)
+            if "__header__" not in files:
+                raise ValueError("no header")
+            unexpected = [k for k in files if k != "__header__" and not k.startswith(_ARRAY_PREFIX)]
+            if unexpected:
+                raise ValueError(f"unexpected entries {unexpected[:3]}")
+            raw = data["__header__"]
+            arrays = {k[len(_ARRAY_PREFIX):]: data[k] for k in files if k.startswith(_ARRAY_PREFIX)}
+        except _READ_ERRORS as exc:
+            raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: "
+                             f"{str(exc)[:120]})") from None
+    return raw, arrays
+
+
+def load(path):
+    """Read a learner written by :func:`save`; it predicts and continues learning as before.
+
+    Raises ``ValueError`` naming the file for anything malformed (see the module notes).
+    """
+    path = _check_path(path)
+    try:
+        handle = open(path, "rb")  # our handle, closed on every path (np.load leaks its own on a bad zip)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"model file not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"{path} is not a readable predtron model file ({type(exc).__name__}: "
+                         f"{str(exc)[:120]})") from None
+    with handle:
+        raw, arrays = _read_archive(handle, path)
+    if raw.shape != () or raw.dtype.kind != "U":
+        raise ValueError(f"{path} has a malformed header (expected one string, got an array of shape {raw.shape} "
+                         f"and dtype {raw.dtype})")
+    try:
+        header = json.loads(str(raw), parse_constant=_no_constants)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{path} has a malformed header ({str(exc)[:120]})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        found = header.get("format") if isinstance(header, dict) else None
+        raise ValueError(f"{path} is not a predtron learner file of this version (format {str(found)[:40]!r}, "
+                         f"expected {FORMAT!r})")
+    for key, value in arrays.items():
+        if value.dtype.kind not in "biuf":
+            raise ValueError(f"{path}: array {key!r} has dtype {value.dtype}; saved states hold numbers only")
+    try:
+        return restore(header, arrays, "learner")
+    except RecursionError:
+        raise ValueError(f"{path} has a header nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None

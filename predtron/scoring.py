@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._ragged import Ragged, gather_index, offsets_of
-from predtron._validation import as_finite_array, check_matrix, query_offsets
+from predtron._validation import MAX_DENSE_ENTRIES, as_finite_array, check_int, check_matrix, query_offsets
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -145,7 +145,7 @@ class VectorInputs(Inputs):
 
     def kernel_scores(self, kernel, support, coefs, rows):
         if self.sparse:
-            raise ValueError("KernelPredtron needs dense inputs (kernels compare dense rows); pass X.toarray() "
+            raise ValueError("X must be dense for KernelPredtron (kernels compare dense rows); pass X.toarray() "
                              "or use Predtron, which takes sparse input")
         K = kernel(self.X[rows], support)
         if self.intercept:
@@ -194,7 +194,7 @@ class DocumentInputs(Inputs):
 
     def kernel_scores(self, kernel, support, coefs, rows):
         if self.sparse:
-            raise ValueError("KernelPredtron needs dense inputs (kernels compare dense rows); pass dense "
+            raise ValueError("X must be dense for KernelPredtron (kernels compare dense rows); pass dense "
                              "document matrices or use Predtron, which takes sparse input")
         docs, offsets = self._docs(rows)
         return Ragged(kernel(docs, support) @ coefs, offsets)
@@ -208,6 +208,10 @@ class ListInputs(Inputs):
         self.scoring = scoring
         self.n = len(items)
         self.n_features = scoring.n_features(items[0]) if items else 0
+        for i, x in enumerate(items[1:], start=1):
+            if scoring.n_features(x) != self.n_features:  # checked up front, not in a matrix product
+                raise ValueError(f"X[{i}] has {scoring.n_features(x)} features but X[0] has {self.n_features}; "
+                                 "every instance must have the same number of features")
 
     def scores(self, params, rows):
         out = [self.scoring.scores(params, self.items[r]) for r in self.rows_of(rows)]
@@ -293,7 +297,7 @@ class VectorScoring(LinearScoring):
     supports_intercept = True
 
     def __init__(self, dim: int):
-        self.dim = int(dim)
+        self.dim = check_int(dim, "dim", minimum=1, maximum=MAX_DENSE_ENTRIES)
 
     def split(self, X) -> list[np.ndarray]:
         return list(check_matrix(X, "X"))

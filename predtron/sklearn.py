@@ -24,6 +24,8 @@ an estimator is Algorithm 1 of the paper as stated.
 from __future__ import annotations
 
 import itertools
+import math
+import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,16 +33,22 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from predtron._state import State
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
+    as_finite_array,
     as_label_array,
     check_bool,
+    check_class_labels,
     check_int,
+    check_matrix,
     check_positive,
     excerpt,
     query_offsets,
 )
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.problems import Binary, Multiclass, Multilabel, Ordinal, SubsetRanking
+from predtron.problems.general import check_loss_matrix
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.problems.ranking_measures import F_CHOICES
 
@@ -50,6 +58,51 @@ __all__ = [
     "PredtronOrdinalClassifier",
     "PredtronRanker",
 ]
+
+
+def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, type_name: str = "this estimator") \
+        -> None:
+    """The package's checks before scikit-learn's ``validate_data`` (which keeps its own conventions,
+    required by ``check_estimator``, and the feature names): real finite numbers below
+    ``MAX_ABS_INPUT`` in ``X`` (no dates, no numeric strings), and classes in ``y`` that are finite
+    numbers or strings, not a mix (``relevance``: numbers, no booleans).  ``fitting``: ``y`` is
+    required."""
+    check_matrix(X, "X", accept_sparse=True, min_features=0)
+    if y is None:
+        if fitting:
+            raise ValueError(f"{type_name} requires y to be passed, but the target y is None "
+                             "(one label per row of X)")
+        return
+    labels = as_label_array(y, "y", booleans=not relevance)
+    flat = labels.ravel()
+    if flat.dtype.kind in "cmMV":
+        raise ValueError(f"y must hold numbers or strings (Complex data not supported); got dtype {flat.dtype}")
+    if flat.dtype.kind == "f" and not np.all(np.isfinite(flat)):
+        raise ValueError("y must not contain NaN or infinite values (a class must be a finite number or a string)")
+    if flat.dtype.kind == "O":
+        values = flat.tolist()
+        if not all(isinstance(v, str) or (isinstance(v, numbers.Real) and math.isfinite(v)) for v in values):
+            raise ValueError(f"y must hold finite numbers or strings as classes; got {excerpt(flat)}")
+        if 0 < sum(isinstance(v, str) for v in values) < len(values):
+            raise ValueError(f"y must hold numbers or strings as classes, not a mix of both; got {excerpt(flat)}")
+    if relevance and flat.dtype.kind not in "iuf":
+        raise ValueError(f"y must hold relevance grades (numbers); got {excerpt(flat)}")
+
+
+def _check_score_input(X, y, *, relevance: bool = False) -> None:
+    """``_check_input`` and at least one row: a score of no rows is undefined."""
+    _check_input(X, y, fitting=True, relevance=relevance)
+    if np.shape(X)[0] == 0:
+        raise ValueError(f"X must hold at least one row to score (a mean over no rows is undefined); "
+                         f"got shape {np.shape(X)}")
+
+
+def _saved_classes(state) -> np.ndarray:
+    """The saved ``classes_``: at least 2 distinct classes (numbers or strings), sorted."""
+    classes = check_class_labels(state.value("classes_"), "state entry 'classes_'")
+    if classes.size < 2 or np.any(classes[1:] <= classes[:-1]):
+        raise ValueError("state entry 'classes_' must hold at least 2 sorted distinct classes")
+    return classes
 
 
 class _Standardizer:
@@ -158,6 +211,7 @@ class _PredtronEstimator(BaseEstimator):
             check_positive(self.eta, "eta")
 
     def _validate_X(self, X, reset: bool):
+        _check_input(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
         return self._transform(X)
 
@@ -193,25 +247,34 @@ class _PredtronEstimator(BaseEstimator):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        self.n_features_in_ = int(scalars["n_features_in_"])
-        self.eta_ = float(scalars["eta_"])
-        self._restore_extra(scalars)
-        if "scale" in arrays:
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self.eta_ = state.real("eta_", minimum=0.0)
+        if self.eta_ <= 0:
+            raise ValueError(f"state entry 'eta_' must be positive; got {self.eta_}")
+        self._restore_extra(state)
+        if state.has_array("scale"):
             scaler = _Standardizer.__new__(_Standardizer)
-            scaler.scale = np.asarray(arrays["scale"], dtype=float)
-            scaler.mean = np.asarray(arrays["mean"], dtype=float) if "mean" in arrays else None
+            scaler.scale = state.array("scale", (self.n_features_in_,))
+            if np.any(scaler.scale <= 0):
+                raise ValueError("state array 'scale' must be positive")
+            scaler.mean = state.array("mean", (self.n_features_in_,)) if state.has_array("mean") else None
             self.scaler_ = scaler
+        elif self.standardize:
+            raise ValueError("standardize=True but the state has no array 'scale'")
         else:
             self.scaler_ = None
         self.learner_ = self._learner(self._problem())
         self.learner_._validate_params()
-        self.learner_._set_state(scalars["learner"], {k[len("learner."):]: v for k, v in arrays.items()
-                                                      if k.startswith("learner.")})
+        self.learner_._set_state(state.sub("learner"), None)
+        if self.learner_.n_features_in_ != self.n_features_in_:
+            raise ValueError(f"state entry 'learner.n_features_in_' ({self.learner_.n_features_in_}) must equal "
+                             f"n_features_in_ ({self.n_features_in_})")
 
     def _extra_state(self) -> dict:
         return {}
 
-    def _restore_extra(self, scalars: dict) -> None:
+    def _restore_extra(self, state) -> None:
         return None
 
 
@@ -345,16 +408,18 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
     def fit(self, X, y):
         """Fit on ``X`` (dense or sparse) and labels ``y`` of any values."""
         self._check_common()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, indices = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold at least 2 classes to learn from; got 1 class ({excerpt(self.classes_)})")
         if self.cost_matrix is not None:
-            shape = np.shape(self.cost_matrix)
+            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
             if shape != (len(self.classes_),) * 2:
                 raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
                                  f"{len(self.classes_)} classes of y; got shape {shape}")
+            check_loss_matrix(self.cost_matrix, "cost_matrix")
         if self.reject_cost is not None:
             cost = check_positive(self.reject_cost, "reject_cost")
             if cost >= 1:
@@ -421,10 +486,11 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy, or the negative mean cost with ``cost_matrix`` or ``reject_cost``."""
+        _check_score_input(X, y)
         if self.cost_matrix is None and self.reject_cost is None:
             return super().score(X, y, sample_weight=sample_weight)
         indices, abstain = self._predict_indices(X)
-        y = as_label_array(y, "y")
+        y = check_class_labels(y, "y", n=np.shape(X)[0])
         index = {c: i for i, c in enumerate(self.classes_.tolist())}
         truth = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
         if truth.shape != indices.shape or np.any(truth < 0):
@@ -435,14 +501,14 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def _extra_state(self) -> dict:
         state = {"classes_": self.classes_.tolist()}
-        if self.reject_cost is not None:
-            state["threshold_"] = self.threshold_
+        if self.reject_cost is not None:  # JSON has no infinity: "abstain always" is stored as None
+            state["threshold_"] = float(self.threshold_) if np.isfinite(self.threshold_) else None
         return state
 
-    def _restore_extra(self, scalars: dict) -> None:
-        self.classes_ = np.asarray(scalars["classes_"])
-        if "threshold_" in scalars:
-            self.threshold_ = float(scalars["threshold_"])
+    def _restore_extra(self, state) -> None:
+        self.classes_ = _saved_classes(state)
+        if self.reject_cost is not None:
+            self.threshold_ = np.inf if state.value("threshold_") is None else state.real("threshold_", minimum=0.0)
 
 
 @_defaults
@@ -522,6 +588,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         classes) and ``predict`` returns class labels.
         """
         self._check_common()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, Y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, multi_output=True,
                              y_numeric=False)
         Y = np.asarray(Y)
@@ -568,6 +635,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     def score(self, X, y, sample_weight=None) -> float:
         """Negative mean loss (the Hamming loss divided by the number of labels); accuracy for
         a multiclass target."""
+        _check_score_input(X, y)
         check_is_fitted(self)
         if not self.multilabel_:
             return ClassifierMixin.score(self, X, y, sample_weight=sample_weight)
@@ -588,13 +656,15 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         classes = None if self.multilabel_ else self.classes_.tolist()
         return {"n_labels_": int(self.n_labels_), "multilabel_": bool(self.multilabel_), "classes_": classes}
 
-    def _restore_extra(self, scalars: dict) -> None:
-        self.n_labels_ = int(scalars["n_labels_"])
-        self.multilabel_ = bool(scalars["multilabel_"])
+    def _restore_extra(self, state) -> None:
+        self.n_labels_ = state.int("n_labels_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self.multilabel_ = state.bool("multilabel_")
         if self.multilabel_:
             self.classes_ = np.arange(self.n_labels_)
         else:
-            self.classes_ = np.asarray(scalars["classes_"])
+            self.classes_ = _saved_classes(state)
+            if len(self.classes_) != self.n_labels_:
+                raise ValueError("state entry 'classes_' must hold n_labels_ classes")
 
 
 class _Count:
@@ -651,6 +721,7 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     def fit(self, X, y):
         """Fit on ``X`` and ordered labels ``y``."""
         self._check_common()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, levels = np.unique(y, return_inverse=True)
@@ -676,8 +747,9 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         """Negative mean absolute error, counted in levels."""
+        _check_score_input(X, y)
         check_is_fitted(self)
-        y = as_label_array(y, "y")
+        y = check_class_labels(y, "y", n=np.shape(X)[0])
         index = {c: i for i, c in enumerate(self.classes_.tolist())}
         if any(v not in index for v in y.tolist()):
             raise ValueError(f"y holds levels not seen in fit: {excerpt(y)}")
@@ -688,8 +760,8 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     def _extra_state(self) -> dict:
         return {"classes_": self.classes_.tolist()}
 
-    def _restore_extra(self, scalars: dict) -> None:
-        self.classes_ = np.asarray(scalars["classes_"])
+    def _restore_extra(self, state) -> None:
+        self.classes_ = _saved_classes(state)
 
 
 class PredtronRanker(_PredtronEstimator):
@@ -781,7 +853,7 @@ class PredtronRanker(_PredtronEstimator):
         self.verbose = verbose
 
     def _problem(self):
-        if not callable(self.f) and self.f not in F_CHOICES:
+        if not callable(self.f) and (not isinstance(self.f, str) or self.f not in F_CHOICES):
             raise ValueError(f"f must be one of {sorted(F_CHOICES)} or a callable; got {excerpt(self.f)}")
         return SubsetRanking(f=self.f, loss="ndcg", k=self.train_k)
 
@@ -789,6 +861,7 @@ class PredtronRanker(_PredtronEstimator):
         """Fit on documents ``X`` with relevance ``y`` and their queries (``qid`` or ``group``)."""
         self._check_common()
         check_int(self.k, "k", minimum=1)
+        _check_input(X, y, fitting=True, relevance=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = self._fit_scaler(X)
         problem = self._problem()
@@ -807,10 +880,11 @@ class PredtronRanker(_PredtronEstimator):
     def score(self, X, y, *, qid=None, group=None) -> float:
         """Mean NDCG@k over the queries (1 is a perfect ranking; queries with no relevant document
         count as perfect)."""
+        _check_score_input(X, y, relevance=True)
         check_is_fitted(self)
         scores = self.predict(X)
         offsets = query_offsets(len(scores), qid=qid, group=group)
-        rel = SubsetRanking().check_labels(as_label_array(y, "y"), _Offsets(offsets))
+        rel = SubsetRanking().check_labels(as_label_array(y, "y", booleans=False), _Offsets(offsets))
         from predtron._ragged import Ragged
         from predtron.problems import ranking_batch
         from predtron.problems.ranking_measures import RankingLoss

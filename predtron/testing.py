@@ -11,11 +11,29 @@ from typing import NamedTuple
 
 import numpy as np
 
+from predtron._validation import as_finite_array, check_int, check_seed, excerpt
 from predtron.problems.base import Problem
+
+#: Largest ``n_trials`` of :func:`check_problem` (each trial enumerates every prediction).
+MAX_TRIALS = 100_000
+
+
+def _problem(problem) -> Problem:
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a predtron.problems.Problem instance (e.g. Binary()); got "
+                         f"{excerpt(problem)}")
+    return problem
+
+
+def _enumerable(problem: Problem, t, y):
+    """``(t, y)`` checked for brute force over ``problem.predictions(y)``."""
+    y = None if y is None else problem.check_label(y)
+    return problem.check_scores(t, y), y
 
 
 def brute_force_pred(problem: Problem, t: np.ndarray, y=None):
     """``argmax_sigma <rep(sigma), t>`` by enumeration; returns ``(sigma, value)``."""
+    t, y = _enumerable(_problem(problem), t, y)
     best, best_value = None, -np.inf
     for sigma in problem.predictions(y):
         value = float(problem.rep(sigma) @ t)
@@ -26,6 +44,10 @@ def brute_force_pred(problem: Problem, t: np.ndarray, y=None):
 
 def brute_force_oracle(problem: Problem, t: np.ndarray, y):
     """Loss-augmented argmax by enumeration; returns ``(sigma~, phi(t, y))``."""
+    problem = _problem(problem)
+    if y is None:
+        raise ValueError("y is required: the oracle maximises the loss against a label; got None")
+    t, y = _enumerable(problem, t, y)
     best, best_value = None, -np.inf
     for sigma in problem.predictions(y):
         value = problem.objective(sigma, t, y)
@@ -75,7 +97,17 @@ def check_problem(problem: Problem, n_trials: int = 60, seed: int = 0, labels=No
     labels : list, optional
         Labels to draw from (default: ``problem.random_label``).
     """
-    rng = np.random.default_rng(seed)
+    problem = _problem(problem)
+    n_trials = check_int(n_trials, "n_trials", minimum=0, maximum=MAX_TRIALS)
+    rng = np.random.default_rng(check_seed(seed))
+    if labels is not None:
+        if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or not hasattr(labels, "__getitem__"):
+            raise ValueError(f"labels must be a sequence of labels of the problem; got {excerpt(labels)}")
+        for i in range(len(labels)):
+            try:
+                problem.check_label(labels[i])
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"labels[{i}] is not a label of the problem: {str(exc)[:200]}") from None
     draw = (lambda: labels[int(rng.integers(len(labels)))]) if labels else (
         lambda: problem.random_label(rng))
     checked_reps = set()
@@ -133,8 +165,15 @@ def check_learner(make_learner, problem: Problem, X, Y, fit_params: dict | None 
     deterministic, that ``predict``, ``decision_function`` and ``score`` agree, and that
     ``fit`` leaves the constructor parameters alone.
     """
+    problem = _problem(problem)
+    if not callable(make_learner):
+        raise ValueError(f"make_learner must be a callable returning a learner; got {excerpt(make_learner)}")
     fit_params = {"epochs": 2} if fit_params is None else fit_params
+    if not isinstance(fit_params, dict) or not all(isinstance(k, str) for k in fit_params):
+        raise ValueError(f"fit_params must be a dict of keyword arguments of fit; got {excerpt(fit_params)}")
     learner = make_learner(problem)
+    if not (hasattr(learner, "fit") and hasattr(learner, "get_params")):
+        raise ValueError(f"make_learner(problem) must return a learner; got {excerpt(learner)}")
     params = learner.get_params()
     learner.fit(X, Y, **fit_params)
     assert learner.get_params() == params, "fit must not change constructor parameters"
@@ -174,12 +213,15 @@ def brute_force_ranking(problem: Problem, t: np.ndarray, y) -> dict:
     objective of eq. (2) (``"phi"``) and the margin by its definition (``"margin"``, with
     the compatibility convention of :meth:`~predtron.problems.base.Problem.margin`).
     """
-    y = problem.check_label(y)
+    y = _problem(problem).check_label(y)
     if len(y) > 8:
         raise ValueError(f"brute_force_ranking enumerates m! rankings, for m <= 8; got m = {len(y)}")
-    T = np.asarray(t, dtype=float)
+    T = as_finite_array(t, "t")
     single = T.ndim == 1
     T = np.atleast_2d(T)
+    if T.ndim != 2 or T.shape[1] != len(y):
+        raise ValueError(f"t must be one score per item of y ({len(y)}) or a 2-D array of such rows; got shape "
+                         f"{np.shape(t)}")
     rankings = np.array(list(problem.predictions(y)))
     reps = np.array([problem.rep(s) for s in rankings])
     losses = np.array([problem.loss(s, y) for s in rankings])
@@ -239,12 +281,19 @@ def reference_fit(learner, X, Y, epochs: int = 1, *, qid=None, group=None) -> Re
     input when a budget is exceeded.  ``learner`` itself is not modified.
     """
     from predtron._validation import check_random_state
+    from predtron.learners.base import OnlineLearner
     from predtron.learners.kernel import KernelPredtron
     from predtron.learners.link import PredtronLink
 
+    if not isinstance(learner, OnlineLearner):
+        raise ValueError(f"learner must be a predtron online learner (e.g. Predtron(Binary())); got {excerpt(learner)}")
+    learner._validate_params()
+    epochs = check_int(epochs, "epochs", minimum=1)
     problem = learner.problem
     inputs = problem.scoring.prepare(X, qid=qid, group=group, intercept=bool(learner.fit_intercept))
     labels = problem.check_labels(Y, inputs)
+    if inputs.n == 0:
+        raise ValueError("X is empty; at least one example is needed to learn")
     shape = problem.scoring.param_shape(inputs.n_features, inputs.intercept)
     kernel = isinstance(learner, KernelPredtron)
     link = learner._link() if isinstance(learner, PredtronLink) else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from predtron._validation import check_int
+from predtron._validation import check_int, excerpt
 
 
 def best_time(function: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
@@ -18,6 +18,8 @@ def best_time(function: Callable[[], object], repeat: int = 5, number: int = 1) 
     The minimum over repeats is the run least disturbed by other load, the usual choice
     for comparing two implementations on a shared machine.
     """
+    if not callable(function):
+        raise ValueError(f"function must be a callable taking no argument; got {excerpt(function)}")
     repeat = check_int(repeat, "repeat", minimum=1)
     number = check_int(number, "number", minimum=1)
     best = float("inf")

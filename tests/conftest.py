@@ -13,8 +13,22 @@ from predtron.problems import Binary, BinaryReject, General, Multiclass, Multila
 # CI runs the property tests on a fixed set of examples, so a submission's result does not
 # depend on the draw; local runs keep exploring new examples.
 settings.register_profile("ci", derandomize=True, deadline=None)
+# Many more random inputs (the fuzz suite draws max_examples // 30 per entry point), for a
+# run by hand: pytest tests/test_fuzz.py --hypothesis-profile=long
+settings.register_profile("long", max_examples=3000, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The fuzz suite's count of inputs checked (when it ran)."""
+    import sys
+
+    core = sys.modules.get("fuzz_core")
+    if core is not None and core.COUNTER["cases"]:
+        c = core.COUNTER
+        terminalreporter.write_line(f"fuzz: {c['cases']} inputs checked ({c['refused']} refused, {c['accepted']} "
+                                    f"accepted, {c['skipped']} not constructible)")
 
 
 def core_problems():

@@ -142,7 +142,7 @@ def test_tfidf_learns_topics():
         (lambda: TfidfMap(2, smoothing=-1), r"smoothing must be finite and >= 0"),
         (lambda: TfidfMap(2).fit(np.ones((2, 3)), [0]), r"X has 2 documents but Y has 1 topics"),
         (lambda: TfidfMap(2).fit(-np.ones((2, 3)), [0, 1]), r"must be non-negative"),
-        (lambda: TfidfMap(2).fit(np.ones((2, 3)), [0, 2]), r"topic must be an integer in 0..1"),
+        (lambda: TfidfMap(2).fit(np.ones((2, 3)), [0, 2]), r"Y\[1\] must be an integer in 0..1"),
         (lambda: TfidfMap(2)(np.ones(3), 0), r"not fitted yet; call fit"),
         (lambda: CallableMap(3, 2), r"psi must be callable"),
         (lambda: CallableMap(lambda x, y: np.ones(y + 1), 2).matrix(np.ones(2)),

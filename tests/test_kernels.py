@@ -80,18 +80,19 @@ def test_bad_kernel_specs(spec, params, message):
 
 def test_kernel_function_checks_inputs_and_outputs():
     k = get_kernel("linear")
-    with pytest.raises(ValueError, match=r"two 2-D arrays of rows with the same number of features; "
-                                         r"got shapes \(2, 3\) and \(2, 4\)"):
+    with pytest.raises(ValueError, match=r"A and B must have the same number of features \(columns\); "
+                                         r"got A with 3 and B with 4"):
         k(np.ones((2, 3)), np.ones((2, 4)))
-    with pytest.raises(ValueError, match=r"got shapes \(3,\) and \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"A must be a 2-D array of shape \(n_samples, n_features\); got an array "
+                                         r"with shape \(3,\)"):
         k(np.ones(3), np.ones((2, 3)))
     with pytest.raises(ValueError, match=r"A must contain only finite values"):
         k(np.array([[np.nan]]), np.ones((1, 1)))
     wrong = get_kernel(lambda A, B: A @ B.T @ np.ones((len(B), 1)))
-    with pytest.raises(ValueError, match=r"kernel '<lambda>' must return a Gram matrix of shape \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"kernel function '<lambda>' must return a Gram matrix of shape \(2, 3\)"):
         wrong(np.ones((2, 2)), np.ones((3, 2)))
     nan = get_kernel(lambda A, B: np.full((len(A), len(B)), np.nan))
-    with pytest.raises(ValueError, match=r"kernel '<lambda>' returned NaN or infinite values"):
+    with pytest.raises(ValueError, match=r"Gram matrix of the kernel function '<lambda>' must contain only finite"):
         nan(np.ones((2, 2)), np.ones((3, 2)))
     with pytest.raises(ValueError, match=r"kernel is already a KernelFunction; got extra parameters \['gamma'\]"):
         get_kernel(KernelFunction(linear_kernel, {}, "linear"), gamma=1.0)

@@ -143,11 +143,11 @@ def test_multilabel_auc():
 def test_metric_errors():
     with pytest.raises(ValueError, match="at least one positive and one negative; got 0 and 2"):
         auc([-1, -1], [0.1, 0.2])
-    with pytest.raises(ValueError, match="at least one positive and one negative; got 1 and 0"):
+    with pytest.raises(ValueError, match="at least one score in pos_scores and in neg_scores; got 1 and 0"):
         pairwise_auc([1.0], [])
     with pytest.raises(ValueError, match="y must be a 1-D array of -1 and \\+1 labels"):
         auc([0, 1], [0.1, 0.2])
-    with pytest.raises(ValueError, match=r"scores must have one entry per label \(2\); got 3"):
+    with pytest.raises(ValueError, match=r"scores must have one entry per label of y \(2\); got 3"):
         auc([1, -1], [0.1, 0.2, 0.3])
     with pytest.raises(ValueError, match="scores must contain only finite values"):
         mistake_rates([1, -1], [np.nan, 0.2])
@@ -156,11 +156,11 @@ def test_metric_errors():
     S = np.eye(3)
     with pytest.raises(ValueError, match="S must be a 2-D array"):
         all_pairs_auc([0, 1, 2], np.ones(3))
-    with pytest.raises(ValueError, match=r"Y must hold one integer label in 0\.\.2"):
+    with pytest.raises(ValueError, match=r"Y\[2\] must be an integer in 0\.\.2; got 3"):
         all_pairs_auc([0, 1, 3], S)
     with pytest.raises(ValueError, match="classes \\[2\\] have none"):
         one_vs_all_auc([0, 1, 1], S)
-    with pytest.raises(ValueError, match=r"S must have one column per class \(4\); got 3"):
+    with pytest.raises(ValueError, match=r"S must have one column per class \(n_classes=4\); got 3"):
         pairwise_auc_matrix([0, 1, 2], S, n_classes=4)
     with pytest.raises(ValueError, match="n_classes must be an integer >= 2"):
         class_mistake_matrix([0, 1, 2], S, n_classes=1)

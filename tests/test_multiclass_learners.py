@@ -59,6 +59,30 @@ def test_batch_perceptron_flags_non_separable_data():
     assert not model.converged_ and model.n_epochs_ == 4
 
 
+@pytest.mark.parametrize("scale", [1e-6, 1e-12, 1e6])
+def test_batch_perceptron_tolerance_is_relative_to_the_data(scale):
+    # The tie tolerance follows the scores: data scaled down (or up) converge in the same sweeps
+    # with the same updates, and no NotSeparatedWarning blames the data.
+    data = make_separable(Multiclass(3), n_samples=40, n_features=4, margin=0.1, seed=0)
+    reference = BatchPerceptron(Multiclass(3), max_epochs=50).fit(data.X, data.Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NotSeparatedWarning)
+        model = BatchPerceptron(Multiclass(3), max_epochs=50).fit(data.X * scale, data.Y)
+    assert model.converged_ and reference.converged_
+    assert (model.n_epochs_, model.n_updates_) == (reference.n_epochs_, reference.n_updates_)
+    np.testing.assert_allclose(model.coef_, reference.coef_ * scale, rtol=1e-9)
+    assert model.mean_loss(data.X * scale, data.Y) == 0.0
+
+
+def test_batch_perceptron_warning_does_not_claim_non_separability():
+    data = make_separable(Multiclass(3), n_samples=40, n_features=4, margin=0.05, seed=1)
+    with pytest.warns(NotSeparatedWarning) as record:
+        model = BatchPerceptron(Multiclass(3), max_epochs=1).fit(data.X, data.Y)
+    message = str(record[0].message)
+    # separable data that need more sweeps: the message says both causes are possible
+    assert not model.converged_ and "may not be separable, or need more sweeps" in message
+
+
 def test_batch_perceptron_on_a_chain():
     data = make_sequences(30, 4, 3, 6, noise=0.0, seed=2)
     model = BatchPerceptron(Chain(3, 4)).fit(data.X, data.Y)

@@ -478,7 +478,7 @@ def test_balanced_streams():
     rounds = balanced_rounds([[0, 1], [2], [3, 4, 5]], 10, seed=0)
     assert rounds.shape == (10, 3)
     assert set(rounds[:, 1]) == {2} and set(rounds[:, 2]) <= {3, 4, 5}
-    with pytest.raises(ValueError, match="group 1 must be a non-empty 1-D array"):
+    with pytest.raises(ValueError, match=r"groups\[1\] must be a non-empty 1-D array"):
         balanced_rounds([[0], []], 3)
     with pytest.raises(ValueError, match="at least one group"):
         balanced_rounds([], 3)

@@ -1,55 +1,338 @@
-"""Learners round-trip through save/load without pickle."""
+"""Every learner and reduction round-trips through save/load without pickle, and load trusts nothing.
+
+For every learner x every problem it supports (and PRank, MMP, the passive-aggressive
+learners, the reductions and the scikit-learn estimators): after ``load``, predictions,
+scores, the loss record and the result of continued ``partial_fit`` are identical.  Then
+malformed files of every kind -- truncated, corrupt, not a zip, a wrong or tampered header,
+unknown classes, invalid parameters, NaN, wrongly shaped or inconsistent arrays -- are
+refused with a ``ValueError`` naming the file.
+"""
 
 from __future__ import annotations
 
+import copy
+import json
+import warnings
+import zipfile
+
 import numpy as np
 import pytest
+from fuzz_registry import LEARNERS, flat_ranking, problem_cases
 
-from predtron import Predtron, PredtronLD
-from predtron.data import make_separable
-from predtron.persistence import load, save
-from predtron.problems import General, Multiclass, Multilabel
-
-
-@pytest.mark.parametrize(
-    "problem",
-    [Multiclass(3, loss=[[0, 1, 2], [1, 0, 1], [2, 1, 0]]), Multilabel(4, "subset"),
-     General([[0, 1], [1, 0], [0.5, 0.5]], [[1, 0], [0, 1], [1, 1]])],
-    ids=repr,
+from predtron import AllPairs, OneVsAll, Predtron, PredtronLD
+from predtron.baselines import MMP, PRank
+from predtron.learners import NotSeparatedWarning
+from predtron.pa import CalibratedMultilabelPA, CalibratedPA, PairedPA
+from predtron.persistence import FORMAT, load, save, saveable_classes
+from predtron.problems import Binary, Multiclass
+from predtron.sklearn import (
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
 )
-@pytest.mark.parametrize("learner_class", [Predtron, PredtronLD])
-def test_round_trip(tmp_path, problem, learner_class):
-    data = make_separable(problem, 80, 5, margin=0.05, seed=1)
-    model = learner_class(problem, eta=0.3).fit(data.X[:40], data.Y[:40])
+
+
+def _supported(learner: str, problem: str) -> bool:
+    return not (learner == "KernelPredtron" and problem in ("Chain", "JointMulticlass"))
+
+
+def _halves(X, Y):
+    h = len(X) // 2
+    return (X[:h], Y[:h]), (X[h:], Y[h:])
+
+
+def _same(a, b):
+    if isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def _round_trip(tmp_path, model):
     path = save(model, tmp_path / "model")
     assert path.suffix == ".npz"
-    again = load(path)
-    assert type(again) is learner_class and again.eta == 0.3
-    np.testing.assert_array_equal(again.predict(data.X), model.predict(data.X))
+    with zipfile.ZipFile(path) as archive:  # no pickled object anywhere
+        assert all(name.endswith(".npy") for name in archive.namelist())
+    return load(path)
+
+
+CASES = [(lname, pname) for lname in LEARNERS for pname in problem_cases() if _supported(lname, pname)]
+
+
+@pytest.mark.parametrize(("learner", "problem"), CASES, ids=[f"{a}-{b}" for a, b in CASES])
+def test_every_learner_and_problem_round_trips(tmp_path, learner, problem):
+    prob, data = problem_cases()[problem]
+    (X1, Y1), (X2, Y2) = _halves(data["X"], data["Y"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotSeparatedWarning)
+        model = LEARNERS[learner](copy.deepcopy(prob)).fit(X1, Y1)
+        again = _round_trip(tmp_path, model)
+        assert type(again) is type(model) and repr(again) == repr(model)
+        for X in (data["X"], X2):
+            _same(again.predict(X), model.predict(X))
+            _same(again.decision_function(X), model.decision_function(X))
+        assert again.score(data["X"], data["Y"]) == model.score(data["X"], data["Y"])
+        np.testing.assert_array_equal(again.loss_history_, model.loss_history_)
+        assert again.n_updates_ == model.n_updates_
+        for attr in ("converged_", "n_epochs_", "n_iter_", "n_support_", "n_removed_"):
+            if hasattr(model, attr):
+                assert getattr(again, attr) == getattr(model, attr)
+        model.partial_fit(X2, Y2)
+        again.partial_fit(X2, Y2)
+        _same(again.decision_function(data["X"]), model.decision_function(data["X"]))
+        np.testing.assert_array_equal(again.loss_history_, model.loss_history_)
+
+
+@pytest.mark.parametrize("learner", ["Predtron", "PredtronLD", "PredtronLink", "KernelPredtron"])
+def test_ranking_flat_layout_round_trips(tmp_path, learner):
+    X, y, qid, group = flat_ranking()
+    from predtron.problems import SubsetRanking
+
+    model = LEARNERS[learner](SubsetRanking()).fit(X, y, qid=qid)
+    again = _round_trip(tmp_path, model)
+    _same(again.decision_function(X, group=group), model.decision_function(X, group=group))
+    model.partial_fit(X, y, group=group)
+    again.partial_fit(X, y, group=group)
+    _same(again.decision_function(X, group=group), model.decision_function(X, group=group))
+
+
+@pytest.mark.parametrize("options", [dict(average=True, fit_intercept=True, shuffle=True, random_state=3),
+                                     dict(average=False, fit_intercept=True, record_losses=False)])
+@pytest.mark.parametrize("cls", [Predtron, PredtronLD])
+def test_options_round_trip(tmp_path, cls, options):
+    prob, data = problem_cases()["Multiclass"]
+    model = cls(prob, eta=0.3, **options).fit(data["X"], data["Y"], epochs=3)
+    again = _round_trip(tmp_path, model)
+    np.testing.assert_array_equal(again.coef_, model.coef_)
+    np.testing.assert_array_equal(again.intercept_, model.intercept_)
+    assert again.cumulative_loss_ == model.cumulative_loss_ and again.n_rounds_ == model.n_rounds_
+
+
+def _baselines():
+    rng = np.random.default_rng(4)
+    X = np.round(rng.standard_normal((12, 3)) * 8) / 8
+    levels = rng.integers(0, 3, 12)
+    Ym = rng.integers(0, 2, (12, 3))
+    pm = np.where(np.arange(12) % 2 == 0, 1, -1)
+    return [
+        ("PRank", PRank(3), X, levels, {"epochs": 2}),
+        ("MMP", MMP(3, "error_set_size"), X, Ym, {"epochs": 2}),
+        ("PairedPA", PairedPA("dca", C=2.0), X, pm, {"n_rounds": 6}),
+        ("CalibratedPA", CalibratedPA(3, "auc"), X, levels, {"n_rounds": 6}),
+        ("CalibratedMultilabelPA", CalibratedMultilabelPA(3), X, np.maximum(Ym, np.eye(12, 3, dtype=int)),
+         {"n_rounds": 6}),
+    ]
+
+
+@pytest.mark.parametrize(("name", "model", "X", "Y", "fit_kwargs"), _baselines(), ids=lambda v: v if isinstance(v, str)
+                         else "")
+def test_baselines_and_passive_aggressive_round_trip(tmp_path, name, model, X, Y, fit_kwargs):
+    model.fit(X, Y, **fit_kwargs)
+    again = _round_trip(tmp_path, model)
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
     np.testing.assert_array_equal(again.loss_history_, model.loss_history_)
-    model.partial_fit(data.X[40:], data.Y[40:])
-    again.partial_fit(data.X[40:], data.Y[40:])
-    np.testing.assert_allclose(again.coef_, model.coef_)
+    assert again.score(X, Y) == model.score(X, Y)
+    batch = (X[:2], Y[:2]) if name == "PairedPA" else (X[:6], Y[:6])
+    if name == "PairedPA":
+        batch = (X[:2], np.array([1, -1]))
+    model.partial_fit(*batch)
+    again.partial_fit(*batch)
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
 
 
-def test_errors(tmp_path):
-    with pytest.raises(ValueError, match="not fitted yet"):
-        save(Predtron(Multiclass(3)), tmp_path / "m.npz")
-    np.savez(tmp_path / "other.npz", __header__=np.array('{"format": "x"}'))
-    with pytest.raises(ValueError, match="is not a predtron learner file"):
-        load(tmp_path / "other.npz")
-    header = '{"format": "predtron-learner/2", "learner": "os.system", "params": {}, "state": {}}'
-    np.savez(tmp_path / "evil.npz", __header__=np.array(header))
-    with pytest.raises(ValueError, match=r"unknown learner class 'os\.system'"):
-        load(tmp_path / "evil.npz")
+@pytest.mark.parametrize("cls", [OneVsAll, AllPairs])
+def test_reductions_save_their_binary_learners(tmp_path, cls):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.standard_normal((15, 3)) * 8) / 8
+    Y = np.array(["a", "b", "c"] * 5)
+    model = cls(lambda: PredtronLD(Binary(), eta=0.5), {"epochs": 3}).fit(X, Y)
+    again = _round_trip(tmp_path, model)
+    assert again.factory is None  # code is not saved
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    assert again.score(X, Y) == model.score(X, Y)
+    with pytest.raises(ValueError, match="factory must be a callable"):
+        again.fit(X, Y)
+    again.factory = model.factory
+    again.fit(X, Y)
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
 
 
-def test_link_learner_round_trip(tmp_path):
-    from predtron import PNormLink, PredtronLink
+def test_reduction_with_a_foreign_learner_cannot_be_saved(tmp_path):
+    class Foreign:
+        def fit(self, X, y):
+            self.w = np.ones(X.shape[1])
+            return self
 
-    problem = Multiclass(3)
-    data = make_separable(problem, 60, 12, margin=0.05, seed=2)
-    model = PredtronLink(problem, link=PNormLink(1.5), eta=0.5).fit(data.X, data.Y)
-    again = load(save(model, tmp_path / "link.npz"))
-    assert isinstance(again.link, PNormLink) and again.link.r == 1.5
-    np.testing.assert_array_equal(again.predict(data.X), model.predict(data.X))
+        def decision_function(self, X):
+            return X @ self.w
+
+    model = OneVsAll(Foreign).fit(np.eye(3), [0, 1, 2])
+    with pytest.raises(ValueError, match=r"cannot save estimators_\[0\]: a Foreign is not a predtron learner"):
+        save(model, tmp_path / "m")
+
+
+def _sklearn_models():
+    rng = np.random.default_rng(6)
+    X = np.round(rng.standard_normal((20, 3)) * 8) / 8
+    ranking_X, ranking_y, qid, _ = flat_ranking()
+    return [
+        (PredtronClassifier(epochs=3, random_state=1), X, rng.choice(["x", "y", "z"], 20), {}),
+        (PredtronClassifier(epochs=2, random_state=1, reject_cost=0.3), X, rng.integers(0, 2, 20), {}),
+        (PredtronMultilabelClassifier(epochs=2, random_state=2), X, rng.integers(0, 2, (20, 3)), {}),
+        (PredtronOrdinalClassifier(epochs=2, random_state=3, standardize=False), X, rng.integers(1, 5, 20), {}),
+        (PredtronRanker(epochs=2, random_state=4), ranking_X, ranking_y, {"qid": qid}),
+    ]
+
+
+@pytest.mark.parametrize(("model", "X", "y", "kw"), _sklearn_models(), ids=lambda v: type(v).__name__)
+def test_sklearn_estimators_round_trip(tmp_path, model, X, y, kw):
+    model.fit(X, y, **kw)
+    again = _round_trip(tmp_path, model)
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    if hasattr(model, "decision_function"):
+        np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    assert again.score(X, y, **kw) == model.score(X, y, **kw)
+
+
+def test_every_saveable_class_is_tested():
+    tested = set(LEARNERS) | {name for name, *_ in _baselines()} | {"OneVsAll", "AllPairs"} | {
+        type(m).__name__ for m, *_ in _sklearn_models()}
+    assert set(saveable_classes()) == tested
+
+
+# ------------------------------------------------------------------ malformed files
+def _saved(tmp_path, learner=None):
+    prob, data = problem_cases()["Multiclass"]
+    model = (learner or Predtron(prob, eta=0.5, average=True)).fit(data["X"], data["Y"])
+    return save(model, tmp_path / "good"), data
+
+
+def _rewrite(path, target, header=None, arrays=None, drop=()):
+    """Copy the archive at ``path`` to ``target`` with a new header and/or replaced arrays."""
+    with np.load(path) as data:
+        content = {k: data[k] for k in data.files if k not in drop}
+    if header is not None:
+        content["__header__"] = np.array(header if isinstance(header, str) else json.dumps(header))
+    for key, value in (arrays or {}).items():
+        content["state__" + key] = value
+    np.savez(target, **content)
+    return target
+
+
+def _header(path):
+    with np.load(path) as data:
+        return json.loads(str(data["__header__"]))
+
+
+def test_corrupt_files_are_refused_naming_the_file(tmp_path):
+    good, _ = _saved(tmp_path)
+    raw = good.read_bytes()
+    cases = {
+        "empty.npz": b"",
+        "text.npz": b"not a zip file at all\n",
+        "truncated.npz": raw[: len(raw) // 2],
+        "flipped.npz": raw[:200] + bytes(b ^ 0xFF for b in raw[200:400]) + raw[400:],
+        "gzip.npz": b"\x1f\x8b\x08\x00" + raw[:50],
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        with pytest.raises(ValueError, match=name.replace(".", r"\.")):
+            load(path)
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    with pytest.raises(ValueError, match=r"array\.npy"):
+        load(tmp_path / "array.npy")
+    with pytest.raises(TypeError, match="path must be a str"):
+        load(3)
+    with pytest.raises(FileNotFoundError, match=r"missing\.npz"):
+        load(tmp_path / "missing.npz")
+
+
+def test_tampered_headers_are_refused(tmp_path):
+    good, _ = _saved(tmp_path)
+    header = _header(good)
+    bad = {
+        "no format": {k: v for k, v in header.items() if k != "format"},
+        "old format": {**header, "format": "predtron-learner/2"},
+        "unknown class": {**header, "class": "os.system"},
+        "not a dict": [1, 2],
+        "bad params": {**header, "params": {**header["params"], "eta": -1.0}},
+        "bad problem": {**header, "params": {**header["params"], "problem": {"__class__": "Multiclass",
+                                                                              "params": {"n_classes": 1}}}},
+        "evil problem": {**header, "params": {**header["params"], "problem": {"__class__": "subprocess.Popen",
+                                                                               "params": {}}}},
+        "bool as int": {**header, "state": {**header["state"], "n_features_in_": True}},
+        "negative": {**header, "state": {**header["state"], "n_updates_": -1}},
+        "missing": {**header, "state": {k: v for k, v in header["state"].items() if k != "block"}},
+        "bad intercept": {**header, "state": {**header["state"], "intercept": True}},
+    }
+    for i, (what, content) in enumerate(bad.items()):
+        path = _rewrite(good, tmp_path / f"h{i}.npz", header=content)
+        with pytest.raises(ValueError, match=rf"h{i}\.npz") as info:
+            load(path)
+        assert len(str(info.value)) < 600, what
+    for i, text in enumerate(["{not json", '{"format": NaN}', "[" * 100000 + "]" * 100000]):
+        path = _rewrite(good, tmp_path / f"t{i}.npz", header=text)
+        with pytest.raises(ValueError, match=rf"t{i}\.npz"):
+            load(path)
+
+
+def test_tampered_arrays_are_refused(tmp_path):
+    good, _ = _saved(tmp_path)
+    w = np.zeros((3, 3))
+    bad = {
+        "nan": {"w": np.full((3, 3), np.nan)},
+        "shape": {"w": np.zeros((2, 3))},
+        "features": {"w": np.zeros((3, 4))},
+        "strings": {"w": np.array(["a"] * 9).reshape(3, 3)},
+        "average": {"u": np.zeros((3, 2))},
+        "rounds": {"trace_rounds": np.array([5, 3, 1])},
+        "losses": {"trace_losses": np.full(len(np.load(good)["state__trace_losses"]), -1.0)},
+    }
+    for i, arrays in enumerate(bad.values()):
+        path = _rewrite(good, tmp_path / f"a{i}.npz", arrays=arrays)
+        with pytest.raises(ValueError, match=rf"a{i}\.npz"):
+            load(path)
+    path = _rewrite(good, tmp_path / "missing.npz", drop=("state__w",))
+    with pytest.raises(ValueError, match=r"missing\.npz.*'w' is missing"):
+        load(path)
+    path = _rewrite(good, tmp_path / "extra.npz", arrays={"w": w})
+    np.savez(tmp_path / "extra2.npz", **dict(np.load(path)), sneaky=np.zeros(1))
+    with pytest.raises(ValueError, match=r"extra2\.npz.*unexpected entries"):
+        load(tmp_path / "extra2.npz")
+
+
+def test_a_wrong_coef_on_a_three_class_model_is_refused(tmp_path):
+    good, _ = _saved(tmp_path, Predtron(Multiclass(3)))
+    path = _rewrite(good, tmp_path / "two.npz", arrays={"w": np.zeros((2, 3))})
+    with pytest.raises(ValueError, match=r"two\.npz.*'w' must have shape \(3, 3\)"):
+        load(path)
+    header = _header(good)
+    header["state"]["n_features_in_"] = 5
+    path = _rewrite(good, tmp_path / "features.npz", header=header)
+    with pytest.raises(ValueError, match=r"features\.npz.*'w' must have shape \(3, 5\)"):
+        load(path)
+
+
+def test_what_cannot_be_saved_is_named(tmp_path):
+    from predtron import KernelPredtron
+    from predtron.problems import CallableMap, JointMulticlass
+
+    prob, data = problem_cases()["Multiclass"]
+    model = KernelPredtron(prob, kernel=lambda A, B: A @ B.T).fit(data["X"], data["Y"])
+    with pytest.raises(ValueError, match=r"cannot save: parameter learner\.kernel is a function"):
+        save(model, tmp_path / "k")
+    joint = JointMulticlass(CallableMap(lambda x, y: np.r_[x, float(y)], 3))
+    model = Predtron(joint).fit(data["X"], data["Y"])
+    with pytest.raises(ValueError, match=r"cannot save: parameter learner\.problem\.feature_map is a CallableMap"):
+        save(model, tmp_path / "c")
+    with pytest.raises(ValueError, match="not fitted"):
+        save(Predtron(prob), tmp_path / "u")
+    with pytest.raises(ValueError, match="not a predtron learner"):
+        save(object(), tmp_path / "o")
+    assert FORMAT == "predtron-learner/3"

@@ -97,7 +97,7 @@ def test_margin_definitions():
         (lambda: Multilabel(3, "jaccard"), r"loss must be one of .*got 'jaccard'"),
         (lambda: Multilabel(3, "subset", normalize=True), r"normalize=True applies only"),
         (lambda: Multilabel(1, "errorset"), r"needs n_labels >= 2"),
-        (lambda: General([[0, 1], [1, 0]], [[1.0, 0.0]]), r"reps must be .* with 2 rows"),
+        (lambda: General([[0, 1], [1, 0]], [[1.0, 0.0]]), r"reps must be .* with k=2 rows"),
         (lambda: General([[0, 1], [1, 0]], [[1.0, 0.0], [0.0, 0.0]]), r"reps row 1 is zero"),
         (lambda: General([[0, 1], [1, 0]], [[1.0, 0.0], [2.0, 0.0]]), r"rows 0 and 1 point the same way"),
         (lambda: General([[0, 0], [0, 0]], np.eye(2)), r"all zeros"),

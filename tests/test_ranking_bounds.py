@@ -46,7 +46,7 @@ def test_radii():
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: corollary5_bound(1.0, 0.0, 3, 1), "gamma must be finite and > 0"),
     (lambda: corollary5_bound(-1.0, 0.1, 3, 1), "R must be finite and > 0"),
-    (lambda: corollary7_bound(1.0, 0.1, 0, 1), "n_items must be an integer >= 1"),
+    (lambda: corollary7_bound(1.0, 0.1, 0, 1), "n_labels must be an integer >= 1"),
     (lambda: corollary6_bound(1.0, 0.1, 3, 1, 1), "n_features must be an integer >= 2"),
     (lambda: corollary8_bound(1.0, 0.1, 3, -1, 10), "y_max must be an integer >= 0"),
     (lambda: operator_norm_radius([np.ones(3)]), "2-D"),

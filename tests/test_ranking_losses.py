@@ -106,13 +106,13 @@ def test_ndcg_hinge_gradient_is_a_subgradient():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: kendall_tau_loss([1.0, 2.0], [1.0, 2.0, 3.0]), r"scores and y must be 1-D of one length"),
+        (lambda: kendall_tau_loss([1.0, 2.0], [1.0, 2.0, 3.0]), r"y_pred and y must be 1-D of one length"),
         (lambda: kendall_tau_hinge([1.0], [1.0]), r"a ranking needs at least 2 items; got 1"),
-        (lambda: ndcg_topk_loss(np.array([0, 0, 1]), [1.0, 0.0, 2.0], 2), r"sigma must be a permutation of 0..2"),
-        (lambda: ndcg_topk_loss(np.array([0, 1]), [1.0, -1.0], 1), r"NDCG needs nonnegative relevance"),
+        (lambda: ndcg_topk_loss(np.array([0, 0, 1]), [1.0, 0.0, 2.0], 2), r"must be a permutation of 0..2"),
+        (lambda: ndcg_topk_loss(np.array([0, 1]), [1.0, -1.0], 1), r"y must be nonnegative relevance for NDCG"),
         (lambda: ndcg_hinge([0.1, 0.2], [1.0, 0.0], 0), r"k must be an integer >= 1"),
         (lambda: topk_discount(0, 1), r"r must be an integer >= 1"),
-        (lambda: kendall_tau_loss([np.nan, 1.0], [1.0, 2.0]), r"scores must contain only finite values"),
+        (lambda: kendall_tau_loss([np.nan, 1.0], [1.0, 2.0]), r"y_pred must contain only finite values"),
     ],
 )
 def test_errors(call, match):

@@ -343,8 +343,9 @@ def test_bad_rankings_scores_and_pairs():
     with pytest.raises(ValueError, match=r"permutation of 0\.\.m-1"):
         problem.rep(np.array([0, 0, 1]))
     with pytest.raises(ValueError, match=r"permutation of 0\.\.m-1"):
-        problem.rep(np.array([0.0, 1.0]))
-    with pytest.raises(ValueError, match="the ranking has 2 items but y has 3"):
+        problem.rep(np.array([0.5, 1.0]))
+    assert problem.rep(np.array([1.0, 0.0])).tolist() == problem.rep(np.array([1, 0])).tolist()
+    with pytest.raises(ValueError, match="sigma ranks 2 items but y has 3"):
         problem.loss(np.array([0, 1]), np.array([1, 0, 0]))
     with pytest.raises(ValueError, match=r"one score per item, shape \(3,\)"):
         problem.oracle(np.zeros(2), np.array([1, 0, 0]))

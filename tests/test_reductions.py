@@ -109,12 +109,13 @@ def test_one_vs_all_ties_go_to_the_first_class():
          r"binary learner with fit and decision_function; int has no fit"),
         (lambda: OneVsAll(LeastSquares).fit(np.zeros((2, 2)), [0, 0]), r"at least 2 classes; got \[0\]"),
         (lambda: AllPairs(LeastSquares).fit(np.zeros(2), [0, 1]), r"X must be a 2-D array"),
-        (lambda: AllPairs(LeastSquares).fit(np.zeros((2, 2)), [0, 1, 1]), r"one label per row of X \(2\)"),
+        (lambda: AllPairs(LeastSquares).fit(np.zeros((2, 2)), [0, 1, 1]),
+         r"same number of examples; got 2 inputs and 3 labels"),
         (lambda: AllPairs(LeastSquares, vote="max").fit(np.zeros((2, 2)), [0, 1]),
          r"vote must be one of \['score', 'sign'\]"),
         (lambda: OneVsAll(LeastSquares).predict(np.zeros((2, 2))), r"not fitted yet"),
         (lambda: OneVsAll(lambda: Fixed(slice(None))).fit(np.zeros((2, 2)), [0, 1]).predict(np.zeros((2, 2))),
-         r"one score per example"),
+         r"one finite score per example"),
     ],
 )
 def test_errors(make, match):

@@ -45,7 +45,10 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._estimator import Estimator
+from predtron._state import State, trace_state
 from predtron._validation import (
+    MAX_CLASSES,
+    MAX_DENSE_ENTRIES,
     as_finite_array,
     check_binary_vector,
     check_choice,
@@ -53,9 +56,19 @@ from predtron._validation import (
     check_int,
     check_matrix,
     check_positive,
+    finite_result,
 )
 
 LOSSES = ("is_error", "error_set_size")
+
+_NO_LABELS = object()
+
+
+def _scores(t, name: str = "t") -> np.ndarray:
+    t = as_finite_array(t, name)
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of label scores; got shape {t.shape}")
+    return t
 
 
 def ranking_from_scores(t: np.ndarray) -> np.ndarray:
@@ -64,7 +77,7 @@ def ranking_from_scores(t: np.ndarray) -> np.ndarray:
     Ties are broken by label index (lower index first), as in the package's ranking
     problems.
     """
-    t = np.asarray(t, dtype=float)
+    t = _scores(t)
     order = np.argsort(-t, kind="stable")
     sigma = np.empty(t.shape[0], dtype=np.int64)
     sigma[order] = np.arange(t.shape[0])
@@ -73,8 +86,11 @@ def ranking_from_scores(t: np.ndarray) -> np.ndarray:
 
 def error_set(t: np.ndarray, y: np.ndarray) -> list[tuple[int, int]]:
     """The mis-ordered pairs ``(r, s)``: ``r`` relevant, ``s`` irrelevant and ``t_r <= t_s``."""
-    t = np.asarray(t, dtype=float)
-    y = np.asarray(y)
+    t = _scores(t)
+    return _error_set(t, check_binary_vector(y, "y", t.size, "len(t)"))
+
+
+def _error_set(t: np.ndarray, y: np.ndarray) -> list[tuple[int, int]]:
     relevant, irrelevant = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     return [(int(r), int(s)) for r in relevant for s in irrelevant if t[r] <= t[s]]
 
@@ -82,7 +98,7 @@ def error_set(t: np.ndarray, y: np.ndarray) -> list[tuple[int, int]]:
 def mmp_loss(t: np.ndarray, y: np.ndarray, loss: str = "is_error") -> float:
     """The loss MMP suffers with scores ``t`` on the relevant set ``y`` (0/1 array)."""
     check_choice(loss, "loss", LOSSES)
-    size = len(error_set(t, y))
+    size = len(error_set(t, y))  # validates t and y
     return float(size > 0) if loss == "is_error" else float(size)
 
 
@@ -103,11 +119,12 @@ def mmp_margin(W, X, Y) -> float:
     W = as_finite_array(W, "W")
     X = check_matrix(X)
     if W.ndim != 2 or W.shape[1] != X.shape[1]:
-        raise ValueError(f"W must have shape (n_labels, {X.shape[1]}); got shape {W.shape}")
+        raise ValueError(f"W must have shape (n_labels, {X.shape[1]}), one column per feature of X; got shape "
+                         f"{W.shape}")
     scale = float(np.linalg.norm(W))
     if scale == 0:
         raise ValueError("W is zero; the margin of the zero matrix is not defined")
-    labels = _check_labels(Y, X.shape[0], W.shape[0])
+    labels = _check_labels(Y, X.shape[0], W.shape[0], "rows of W")
     best = np.inf
     for x, y in zip(X, labels, strict=True):
         t = W @ x / scale
@@ -119,12 +136,13 @@ def mmp_margin(W, X, Y) -> float:
 
 def mmp_bound(R: float, gamma: float, n_labels: int, loss: str = "is_error") -> float:
     """``sum_tau L_tau <= 2 A R^2 / gamma^2`` for separable data (module docstring)."""
-    R, gamma = check_positive(R, "R"), check_positive(gamma, "gamma")
-    return 2 * max_loss(n_labels, loss) * R**2 / gamma**2
+    R, gamma = np.float64(check_positive(R, "R")), np.float64(check_positive(gamma, "gamma"))
+    A = max_loss(n_labels, loss)
+    return finite_result(lambda: 2 * A * R**2 / gamma**2, R=R, gamma=gamma, n_labels=n_labels)
 
 
-def _check_labels(Y, n_samples: int, n_labels: int) -> list[np.ndarray]:
-    return check_each(Y, lambda y: check_binary_vector(y, "label", n_labels), "Y", n_samples)
+def _check_labels(Y, n_samples: int, n_labels: int, size_name: str = "n_labels") -> list[np.ndarray]:
+    return check_each(Y, lambda y: check_binary_vector(y, "label", n_labels, size_name), "Y", n_samples)
 
 
 class MMP(Estimator):
@@ -169,16 +187,32 @@ class MMP(Estimator):
 
     # ------------------------------------------------------------ scikit-learn
     def _validate_params(self) -> None:
-        check_int(self.n_labels, "n_labels", minimum=2)
+        check_int(self.n_labels, "n_labels", minimum=2, maximum=MAX_CLASSES)
         check_choice(self.loss, "loss", LOSSES)
 
-    def _check_data(self, X, Y=None) -> tuple[np.ndarray, list[np.ndarray] | None]:
+    def _get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` restoring this fitted MMP exactly (:mod:`predtron.persistence`)."""
+        self._check_fitted()
+        scalars, arrays = trace_state(self._trace)
+        scalars.update(n_features_in_=int(self.n_features_in_), n_updates_=int(self.n_updates_))
+        arrays["coef"] = self.coef_
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        """Inverse of :meth:`_get_state`, every value checked."""
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._trace = state.trace()
+        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        self.coef_ = state.array("coef", (self.n_labels, self.n_features_in_))
+
+    def _check_data(self, X, Y=_NO_LABELS) -> tuple[np.ndarray, list[np.ndarray] | None]:
         X = check_matrix(X)
         if hasattr(self, "n_features_in_") and X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but this MMP was fitted with {self.n_features_in_} features"
             )
-        if Y is None:
+        if Y is _NO_LABELS:
             return X, None
         return X, _check_labels(Y, X.shape[0], self.n_labels)
 
@@ -208,7 +242,7 @@ class MMP(Estimator):
 
     def _round(self, x: np.ndarray, y: np.ndarray) -> None:
         t = self.coef_ @ x
-        pairs = error_set(t, y)
+        pairs = _error_set(t, y)
         loss = float(len(pairs) > 0) if self.loss == "is_error" else float(len(pairs))
         self._trace.add(loss)
         if not pairs:
@@ -231,11 +265,13 @@ class MMP(Estimator):
     def predict(self, X) -> np.ndarray:
         """Rankings of the labels (``sigma[j]`` = position of label ``j``), one row per input."""
         scores = self.decision_function(X)
-        return np.array([ranking_from_scores(t) for t in scores], dtype=np.int64).reshape(len(scores), -1)
+        return np.array([ranking_from_scores(t) for t in scores], dtype=np.int64).reshape(len(scores), self.n_labels)
 
     def mean_loss(self, X, Y) -> float:
         """Mean loss (the learner's ``loss``) on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
         self._check_fitted()
         X, labels = self._check_data(X, Y)
+        if X.shape[0] == 0:
+            raise ValueError("X is empty; a mean loss needs at least one example")
         scores = X @ self.coef_.T
         return float(np.mean([mmp_loss(t, y, self.loss) for t, y in zip(scores, labels, strict=True)]))

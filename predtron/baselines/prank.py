@@ -24,7 +24,23 @@ from typing import NamedTuple
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._validation import as_finite_array, check_each, check_int, check_int_label, check_matrix, check_positive
+from predtron._state import State, trace_state
+from predtron._validation import (
+    MAX_CLASSES,
+    MAX_DENSE_ENTRIES,
+    as_finite_array,
+    check_each,
+    check_int,
+    check_int_label,
+    check_int_labels,
+    check_matrix,
+    check_positive,
+    check_seed,
+    check_size,
+    finite_result,
+)
+
+_NO_LABELS = object()
 
 
 def _prediction(score: float, thresholds: np.ndarray) -> int:
@@ -77,16 +93,40 @@ class PRank(Estimator):
         self.n_levels = n_levels
 
     # ---------------------------------------------------------------- checking
-    def _check_data(self, X, y=None) -> tuple[np.ndarray, list[int] | None]:
+    def _check_data(self, X, y=_NO_LABELS) -> tuple[np.ndarray, list[int] | None]:
         X = check_matrix(X)
         if hasattr(self, "n_features_in_") and X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but this PRank was fitted with "
                 f"{self.n_features_in_} features"
             )
-        if y is None:
+        if y is _NO_LABELS:
             return X, None
-        return X, check_each(y, lambda label: check_int_label(label, "label", self.n_levels), "y", X.shape[0])
+        return X, check_each(y, lambda label: check_int_label(label, "label", self.n_levels, "n_levels"), "y",
+                             X.shape[0])
+
+    def _validate_params(self) -> None:
+        check_int(self.n_levels, "n_levels", minimum=2, maximum=MAX_CLASSES)
+
+    # ------------------------------------------------------------- persistence
+    def _get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` restoring this fitted PRank exactly (:mod:`predtron.persistence`)."""
+        self._check_fitted()
+        scalars, arrays = trace_state(self._trace)
+        scalars.update(n_features_in_=int(self.n_features_in_), n_updates_=int(self.n_updates_))
+        arrays.update(coef=self.coef_, thresholds=self.thresholds_)
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        """Inverse of :meth:`_get_state`, every value checked."""
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._trace = state.trace()
+        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        self.coef_ = state.array("coef", (self.n_features_in_,))
+        self.thresholds_ = state.array("thresholds", (self.n_levels - 1,))
+        if np.any(np.diff(self.thresholds_) < 0):
+            raise ValueError("state array 'thresholds' must be non-decreasing (PRank keeps them ordered)")
 
     # -------------------------------------------------------------- online loop
     def partial_fit(self, X, y) -> PRank:
@@ -99,7 +139,7 @@ class PRank(Estimator):
         y : sequence of int
             Levels in ``0..n_levels-1``.
         """
-        check_int(self.n_levels, "n_levels", minimum=2)
+        self._validate_params()
         X, labels = self._check_data(X, y)
         if not hasattr(self, "n_features_in_"):
             if X.shape[0] == 0:
@@ -140,7 +180,9 @@ class PRank(Estimator):
     def mean_loss(self, X, y) -> float:
         """Mean absolute error ``|y_hat - y|`` on ``(X, y)`` (lower is better; ``score`` is its negative)."""
         self._check_fitted()
-        _, labels = self._check_data(X, y)
+        X, labels = self._check_data(X, y)
+        if X.shape[0] == 0:
+            raise ValueError("X is empty; a mean loss needs at least one example")
         return float(np.mean(np.abs(self.predict(X) - np.asarray(labels))))
 
 
@@ -155,15 +197,17 @@ def rank_margin(w, thresholds, X, y) -> float:
     b = as_finite_array(thresholds, "thresholds")
     X = check_matrix(X)
     if w.ndim != 1 or w.shape[0] != X.shape[1]:
-        raise ValueError(f"w must be a vector of length {X.shape[1]} (one per feature); got shape {w.shape}")
+        raise ValueError(f"w must be a vector of length {X.shape[1]} (one per feature of X); got shape {w.shape}")
     if b.ndim != 1 or b.size == 0:
         raise ValueError(f"thresholds must be a non-empty vector; got shape {b.shape}")
-    if len(y) != X.shape[0]:
-        raise ValueError(f"X and y must have the same length; got {X.shape[0]} and {len(y)}")
+    levels = check_int_labels(y, "y", b.size + 1, "1 + len(thresholds)")
+    if len(levels) != X.shape[0]:
+        raise ValueError(f"X and y must have the same length; got {X.shape[0]} and {len(levels)}")
+    if X.shape[0] == 0:
+        raise ValueError("X is empty; the margin over no example is not defined")
     scale = float(np.sqrt(w @ w + b @ b))
     if scale == 0:
         raise ValueError("w and thresholds are all zero; their margin is not defined")
-    levels = [check_int_label(label, "label", b.size + 1) for label in y]
     scores = X @ w
     return float(min(np.min(_directions(label, b.size) * (s - b)) for s, label in
                      zip(scores, levels, strict=True))) / scale
@@ -175,8 +219,9 @@ def prank_bound(R: float, gamma: float, n_levels: int) -> float:
     ``R = max ||x||`` and ``gamma`` is the rank margin (:func:`rank_margin`) of a
     unit-norm ``(w*, b*)``.
     """
-    n_levels = check_int(n_levels, "n_levels", minimum=2)
-    return (n_levels - 1) * (check_positive(R, "R") ** 2 + 1) / check_positive(gamma, "gamma") ** 2
+    n_levels = check_int(n_levels, "n_levels", minimum=2, maximum=2**53)
+    R, gamma = np.float64(check_positive(R, "R")), np.float64(check_positive(gamma, "gamma"))
+    return finite_result(lambda: (n_levels - 1) * (R**2 + 1) / gamma**2, R=R, gamma=gamma, n_levels=n_levels)
 
 
 class RankedData(NamedTuple):
@@ -232,9 +277,10 @@ def make_ranked_data(n_samples: int, n_features: int, n_levels: int, gap: float 
     n_features = check_int(n_features, "n_features", minimum=2)
     n_levels = check_int(n_levels, "n_levels", minimum=2)
     gap = check_positive(gap, "gap")
-    noise = check_positive(noise, "noise", allow_zero=True)
-    bias = check_positive(bias, "bias")
-    rng = np.random.default_rng(seed)
+    noise = check_positive(noise, "noise", allow_zero=True, maximum=1e100)
+    bias = check_positive(bias, "bias", maximum=1e100)
+    check_size("n_samples x n_features", 4 * n_samples, n_features)
+    rng = np.random.default_rng(check_seed(seed))
     dim = n_features - 1
     w = rng.standard_normal(dim)
     w /= np.linalg.norm(w)
@@ -290,7 +336,7 @@ def multiclass_target(w, thresholds, bias: float = 1.0) -> np.ndarray:
                          f"is 0; got {w.tolist()!r}")
     if b.ndim != 1 or b.size == 0 or np.any(np.diff(b) <= 0):
         raise ValueError(f"thresholds must be a non-empty increasing vector; got {b.tolist()!r}")
-    bias = check_positive(bias, "bias")
+    bias = check_positive(bias, "bias", minimum=1e-100, maximum=1e100)
     levels = np.arange(b.size + 1)
     W = levels[:, None] * w[None, :]
     W[:, -1] = -np.concatenate([[0.0], np.cumsum(b)]) / bias

@@ -11,9 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-#: Largest dense matrix a loader builds, in entries (2**28 float64 values = 2 GiB).  A file
-#: whose dense matrix would be larger is refused with advice to pass ``sparse=True``.
-MAX_DENSE_ENTRIES = 2**28
+from predtron._validation import MAX_DENSE_ENTRIES
 
 #: Errors raised while reading a damaged or truncated gzip / bz2 file (``gzip.BadGzipFile`` and
 #: bz2's "invalid data stream" are ``OSError``).

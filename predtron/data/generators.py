@@ -6,7 +6,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from predtron._validation import check_int, check_positive
+from predtron._validation import (
+    MAX_ABS_INPUT,
+    MAX_DENSE_ENTRIES,
+    check_int,
+    check_positive,
+    check_seed,
+    check_size,
+)
+from predtron.learners.base import check_problem
 from predtron.problems.base import Problem
 from predtron.scoring import VectorScoring
 
@@ -59,24 +67,27 @@ def make_separable(problem: Problem, n_samples: int, n_features: int, margin: fl
     max_draws : int
         Give up (with an error naming the acceptance rate) after this many draws.
     """
-    if not isinstance(problem.scoring, VectorScoring):
+    if not isinstance(check_problem(problem).scoring, VectorScoring):
         raise ValueError(
             "make_separable draws vector inputs (t = W x); this problem scores "
             f"{type(problem.scoring).__name__} inputs: use its own generator"
         )
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    n_features = check_int(n_features, "n_features", minimum=1)
-    margin = check_positive(margin, "margin")
-    radius = check_positive(radius, "radius")
-    rng = np.random.default_rng(seed)
+    n_samples = check_int(n_samples, "n_samples", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    n_features = check_int(n_features, "n_features", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    check_size("n_samples x n_features", n_samples, n_features)
+    margin = check_positive(margin, "margin", maximum=MAX_ABS_INPUT)
+    radius = check_positive(radius, "radius", maximum=MAX_ABS_INPUT)
+    max_draws = check_int(max_draws, "max_draws", minimum=1)
+    rng = np.random.default_rng(check_seed(seed))
     W = rng.standard_normal((problem.scoring.dim, n_features))
     W /= np.linalg.norm(W)
     X, Y, margins, draws = [], [], [], 0
     while len(X) < n_samples:
         if draws >= max_draws:
             raise ValueError(
-                f"only {len(X)} of {n_samples} inputs reached margin {margin} in {draws} draws; "
-                "ask for a smaller margin or fewer features"
+                f"only {len(X)} of {n_samples} inputs reached margin {margin:g} in {draws} draws "
+                f"(n_samples={n_samples}, max_draws={max_draws}); ask for a smaller margin, a larger radius, fewer "
+                "features or more draws"
             )
         x = rng.standard_normal(n_features)
         x *= radius / np.linalg.norm(x)
@@ -112,12 +123,15 @@ def make_noisy(problem: Problem, n_samples: int, n_features: int, noise: float =
     seed : int
         Seed of the draws.
     """
-    if not isinstance(problem.scoring, VectorScoring):
+    if not isinstance(check_problem(problem).scoring, VectorScoring):
         raise ValueError(f"make_noisy draws vector inputs; this problem scores {type(problem.scoring).__name__} inputs")
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((check_int(n_samples, "n_samples", minimum=1), check_int(n_features, "n_features",
-                                                                                      minimum=1)))
+    n_samples = check_int(n_samples, "n_samples", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    n_features = check_int(n_features, "n_features", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    check_size("n_samples x n_features", n_samples, n_features)
+    noise = check_positive(noise, "noise", allow_zero=True, maximum=1e50)
+    rng = np.random.default_rng(check_seed(seed))
+    X = rng.standard_normal((n_samples, n_features))
     W = rng.standard_normal((problem.scoring.dim, n_features))
-    scores = X @ W.T + check_positive(noise, "noise", allow_zero=True) * rng.standard_normal((n_samples, W.shape[0]))
+    scores = X @ W.T + noise * rng.standard_normal((n_samples, W.shape[0]))
     labels = [problem.label_for(problem.pred(t)) for t in scores]
     return X, [y if y is not None else problem.random_label(rng) for y in labels]

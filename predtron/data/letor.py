@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from predtron._validation import check_int
 from predtron.data._files import DECOMPRESSION_ERRORS, check_file, excerpt, open_binary, show, where
 from predtron.data.ranking import check_group_sizes
 from predtron.data.svmlight import MAX_FEATURES, check_flag, load_svmlight
@@ -89,6 +90,8 @@ def read_group_file(path, n_rows: int | None = None) -> np.ndarray:
     ``ValueError`` naming the file and the line; so do sizes that do not sum to ``n_rows``.
     """
     path = check_file(path, "group-size")
+    if n_rows is not None:
+        n_rows = check_int(n_rows, "n_rows", minimum=0)
     sizes: list[int] = []
     try:
         with open_binary(path) as handle:
@@ -113,13 +116,17 @@ def read_group_file(path, n_rows: int | None = None) -> np.ndarray:
         raise ValueError(f"{path} contains no group sizes")
     total = sum(sizes)
     if n_rows is not None and total != n_rows:
-        raise ValueError(f"{path}: the group sizes sum to {total} but the data have {n_rows} rows; "
+        raise ValueError(f"{path}: the group sizes sum to {total} but the data have {n_rows} rows (n_rows); "
                          f"sizes = {excerpt(sizes)}")
     return np.array(sizes, dtype=np.int64)
 
 
 def find_sidecar(path) -> Path | None:
     """The group-size file LightGBM (``<file>.query``) or XGBoost (``<file>.group``) would use, if any."""
+    if isinstance(path, (bytes, bytearray)):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or path-like naming a data file; got {type(path).__name__}")
     path = Path(path)
     bases = [path]
     if path.suffix in (".gz", ".bz2"):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import xml.etree.ElementTree as ET
 from array import array
 from pathlib import Path
@@ -38,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from predtron._validation import check_int
+from predtron._validation import check_int, check_real
 from predtron.data._files import (
     DECOMPRESSION_ERRORS,
     check_dense_size,
@@ -344,13 +345,15 @@ def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = Fal
     path = check_file(path, "ARFF")
     sparse = check_flag(sparse, "sparse")
     if not (isinstance(missing, str) and missing == "error"):
-        if isinstance(missing, bool) or not isinstance(missing, numbers.Real) or not math.isfinite(missing):
-            raise ValueError(f"missing must be 'error' or a finite number; got {missing!r}")
-        missing = float(missing)
+        if isinstance(missing, str) or isinstance(missing, bool) or not isinstance(missing, numbers.Real):
+            raise ValueError(f"missing must be 'error' or a finite number; got {missing!r}"[:200])
+        missing = check_real(missing, "missing")
     if n_labels is None and xml is None:
         raise ValueError("give n_labels (how many trailing attributes are labels) or xml (a Mulan label file)")
     if n_labels is not None:
         n_labels = check_int(n_labels, "n_labels", minimum=1)
+    if xml is not None and not isinstance(xml, (str, bytes, bytearray, os.PathLike)):
+        raise TypeError(f"xml must be a str or path-like naming a Mulan label XML file; got {type(xml).__name__}")
     names_from_xml = read_mulan_xml(xml) if xml is not None else None
     try:
         with open_binary(path) as handle:

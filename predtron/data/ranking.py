@@ -12,10 +12,26 @@ from typing import NamedTuple
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int, check_positive
+from predtron._validation import (
+    MAX_ABS_INPUT,
+    MAX_DENSE_ENTRIES,
+    as_finite_array,
+    check_bool,
+    check_each,
+    check_generator,
+    check_int,
+    check_positive,
+    check_query_ids,
+    check_seed,
+    check_size,
+)
+from predtron._validation import (
+    excerpt as short,
+)
 from predtron.data._files import excerpt
 from predtron.data.generators import SeparableData
-from predtron.problems.ranking import RankingProblem, check_relevance
+from predtron.problems.ranking import MAX_EXPONENTIAL_GRADE, RankingProblem, check_relevance
+from predtron.problems.ranking_margin import _block_structure
 from predtron.scoring import DocumentScoring, VectorScoring
 
 
@@ -31,6 +47,8 @@ def check_group_sizes(group, n_rows: int | None = None, name: str = "group") -> 
         sizes = np.asarray(group)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a 1-D array of group sizes; could not convert it ({exc})") from None
+    if n_rows is not None:
+        n_rows = check_int(n_rows, "n_rows", minimum=0)
     if isinstance(group, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in group):
         sizes = np.asarray(group, dtype=bool) if all(isinstance(v, (bool, np.bool_)) for v in group) else \
             np.asarray(group, dtype=object)  # a bool among numbers: refused below, not read as 0/1
@@ -62,8 +80,9 @@ def _matrix(X, name: str) -> np.ndarray:
             raise ValueError(f"{name} is ragged: its rows have lengths {sorted(lengths)}; expected one "
                              "length (the number of features)")
     X = as_finite_array(X, name)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D (n_documents, n_features) array; got shape {X.shape}")
+    if X.ndim != 2 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a 2-D (n_documents, n_features) array with at least one feature; got "
+                         f"shape {X.shape}")
     return X
 
 
@@ -94,6 +113,7 @@ def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[
     """
     X = _matrix(X, "X")
     n = X.shape[0]
+    sort = check_bool(sort, "sort")
     rel = check_relevance(y, "y")
     if rel.shape != (n,):
         raise ValueError(f"y must have one relevance grade per row of X ({n}); got {rel.shape[0]}")
@@ -103,9 +123,10 @@ def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[
         sizes = check_group_sizes(group, n)
         cuts = np.cumsum(sizes)[:-1]
         return list(np.split(X, cuts)), list(np.split(rel, cuts))
-    qid = np.asarray(qid)
-    if qid.shape != (n,):
-        raise ValueError(f"qid must have one query id per row of X ({n}); got shape {qid.shape}")
+    if not sort:  # each query's rows must be contiguous: the shared check names the first broken query
+        offsets = check_query_ids(qid, n)
+        return list(np.split(X, offsets[1:-1])), list(np.split(rel, offsets[1:-1]))
+    qid = _sortable_ids(qid, n)
     starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
     runs = qid[starts]
     _, first = np.unique(runs, return_index=True)
@@ -131,14 +152,34 @@ def split_queries(X, y, qid=None, group=None, sort: bool = False) -> tuple[list[
     return list(np.split(X, starts[1:])), list(np.split(rel, starts[1:]))
 
 
+def _sortable_ids(qid, n: int) -> np.ndarray:
+    """Query ids that can be sorted: finite numbers, or strings (not a mix), one per row."""
+    from predtron._validation import as_label_array
+
+    ids = as_label_array(qid, "qid")
+    if ids.shape != (n,):
+        raise ValueError(f"qid must have one query id per row of X ({n}); got shape {ids.shape}")
+    if ids.dtype.kind in "cmMV" or (ids.dtype.kind == "f" and not np.all(np.isfinite(ids))):
+        raise ValueError(f"qid must hold finite numbers or strings; got {short(ids)}")
+    if ids.dtype.kind == "O":
+        values = ids.tolist()
+        if not (all(isinstance(q, str) for q in values) or all(
+                isinstance(q, (int, float, np.integer, np.floating)) and not isinstance(q, bool) and np.isfinite(q)
+                for q in values)):
+            raise ValueError(f"qid must hold finite numbers or strings (not a mix, not None); got {short(ids)}")
+        ids = np.asarray(values)
+    return ids
+
+
 def flatten_queries(Xs, ys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The inverse of :func:`split_queries`: ``(X, y, group)`` from per-query lists."""
+    ys = check_each(ys, lambda y: y, "ys")
     Xs = DocumentScoring().split(Xs)
     if len(ys) != len(Xs):
         raise ValueError(f"Xs and ys must have one entry per query; got {len(Xs)} and {len(ys)}")
     widths = {x.shape[1] for x in Xs}
     if len(widths) > 1:
-        raise ValueError(f"every query must have the same number of features; got {sorted(widths)}")
+        raise ValueError(f"every query of Xs must have the same number of features; got {sorted(widths)}")
     rels = []
     for i, (x, y) in enumerate(zip(Xs, ys, strict=True)):
         rel = check_relevance(y, f"ys[{i}]")
@@ -150,13 +191,23 @@ def flatten_queries(Xs, ys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------- separable data
-def _n_items(n_items, rng: np.random.Generator) -> int:
-    if isinstance(n_items, tuple):
-        lo, hi = (check_int(v, "n_items", minimum=1) for v in n_items)
+def _largest_items(n_items) -> int:
+    """The largest number of documents ``n_items`` (a number or a ``(low, high)`` pair) allows."""
+    if isinstance(n_items, (tuple, list)):
+        if len(n_items) != 2:
+            raise ValueError(f"n_items must be a number or a (low, high) pair; got {short(n_items)}")
+        lo, hi = (check_int(v, "n_items", minimum=1, maximum=MAX_DENSE_ENTRIES) for v in n_items)
         if lo > hi:
             raise ValueError(f"n_items=(low, high) needs low <= high; got {n_items}")
+        return hi
+    return check_int(n_items, "n_items", minimum=1, maximum=MAX_DENSE_ENTRIES)
+
+
+def _n_items(n_items, rng: np.random.Generator) -> int:
+    if isinstance(n_items, (tuple, list)):
+        lo, hi = (int(v) for v in n_items)
         return int(rng.integers(lo, hi + 1))
-    return check_int(n_items, "n_items", minimum=1)
+    return int(n_items)
 
 
 def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: int, margin: float,
@@ -213,12 +264,16 @@ def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: 
     """
     if not isinstance(problem, RankingProblem):
         raise ValueError(f"problem must be a ranking problem; got {type(problem).__name__}")
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    n_features = check_int(n_features, "n_features", minimum=1)
-    margin = check_positive(margin, "margin")
-    noise = check_positive(noise, "noise", allow_zero=True)
-    jitter = check_positive(jitter, "jitter", allow_zero=True)
-    rng = np.random.default_rng(seed)
+    n_samples = check_int(n_samples, "n_samples", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    n_features = check_int(n_features, "n_features", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    largest = _largest_items(n_items) if not isinstance(problem.scoring, VectorScoring) else problem.scoring.dim
+    check_size("n_samples x n_items x n_features", n_samples, largest, n_features)
+    margin = check_positive(margin, "margin", maximum=1e50)
+    noise = check_positive(noise, "noise", allow_zero=True, maximum=1e50)
+    jitter = check_positive(jitter, "jitter", allow_zero=True, maximum=1e50)
+    max_tries = check_int(max_tries, "max_tries", minimum=1)
+    y_max = check_int(y_max, "y_max", minimum=1, maximum=MAX_EXPONENTIAL_GRADE)
+    rng = np.random.default_rng(check_seed(seed))
     vector = isinstance(problem.scoring, VectorScoring)
     if vector:
         m_fixed = problem.scoring.dim
@@ -235,17 +290,17 @@ def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: 
     for _ in range(n_samples):
         for _ in range(max_tries):
             y = (problem.random_label(rng) if vector
-                 else rng.integers(0, check_int(y_max, "y_max", minimum=1) + 1, size=_n_items(n_items, rng)))
-            allowed = problem.zero_loss_pattern(y)
-            try:
-                t = problem.separating_scores(y, margin, jitter=jitter, rng=rng) if not allowed.all() else None
-            except ValueError:
-                t = None
+                 else rng.integers(0, y_max + 1, size=_n_items(n_items, rng)))
+            allowed = problem.ranking_loss._allowed(y)
+            # labels whose zero-loss rankings are not "sort each grade into its block" have no
+            # separating scores: draw another one
+            separable = not allowed.all() and _block_structure(allowed) is not None
+            t = problem.separating_scores(y, margin, jitter=jitter, rng=rng) if separable else None
             if t is not None:
                 break
         else:
             raise ValueError(
-                f"no separable label with a non-zero loss found in {max_tries} draws; "
+                f"no separable label with a non-zero loss found in max_tries={max_tries} draws; "
                 "use loss='ndcg' or other n_items / y_max"
             )
         if vector:
@@ -288,7 +343,7 @@ class Figure1Data(NamedTuple):
 
 def figure1_thresholds(n_items: int) -> np.ndarray:
     """``zeta_1 = +inf``, ``zeta_j = 1/j`` for ``2 <= j <= m``, ``zeta_{m+1} = -inf`` (Section 6)."""
-    m = check_int(n_items, "n_items", minimum=2)
+    m = check_int(n_items, "n_items", minimum=2, maximum=MAX_DENSE_ENTRIES)
     return np.concatenate([[np.inf], 1.0 / np.arange(2, m + 1), [-np.inf]])
 
 
@@ -299,7 +354,7 @@ def figure1_centres(n_items: int) -> np.ndarray:
     is put half a band-2 width above ``1/2`` and document ``m`` half a band-``(m-1)``
     width below ``1/m`` (our choice; the paper does not give the means).
     """
-    m = check_int(n_items, "n_items", minimum=2)
+    m = check_int(n_items, "n_items", minimum=2, maximum=MAX_DENSE_ENTRIES)
     zeta = figure1_thresholds(m)
     centres = np.empty(m)
     inner = np.arange(2, m)  # bands 2..m-1, 1-based
@@ -315,8 +370,11 @@ def figure1_centres(n_items: int) -> np.ndarray:
 def figure1_labels(scores: np.ndarray, n_items: int) -> np.ndarray:
     """``y(i) = m - j`` iff ``zeta_{j+1} <= score_i <= zeta_j`` (a score on a threshold takes the upper band)."""
     zeta = figure1_thresholds(n_items)
+    scores = as_finite_array(scores, "scores")
+    if scores.ndim != 1 or scores.size == 0:
+        raise ValueError(f"scores must be a non-empty 1-D array, one per document; got shape {scores.shape}")
     descending = -zeta[1:-1]  # -1/2, -1/3, ..., increasing
-    band = np.searchsorted(descending, -np.asarray(scores), side="left") + 1
+    band = np.searchsorted(descending, -scores, side="left") + 1
     return (n_items - band).astype(np.int64)
 
 
@@ -327,12 +385,12 @@ def figure1_sparse_target(n_features: int, sparsity: int, norm: float = 0.5,
     The support is uniform among the ``n_features`` coordinates and the signs are fair
     coin flips, so ``||w*||_2 = norm`` and ``||w*||_1 = norm * sqrt(sparsity)``.
     """
-    p0 = check_int(n_features, "n_features", minimum=1)
+    p0 = check_int(n_features, "n_features", minimum=1, maximum=MAX_DENSE_ENTRIES)
     s = check_int(sparsity, "sparsity", minimum=1)
     if s > p0:
         raise ValueError(f"sparsity must be <= n_features = {p0}; got {s}")
-    norm = check_positive(norm, "norm")
-    rng = rng if rng is not None else np.random.default_rng(0)
+    norm = check_positive(norm, "norm", maximum=MAX_ABS_INPUT)
+    rng = check_generator(rng) if rng is not None else np.random.default_rng(0)
     w = np.zeros(p0)
     support = rng.choice(p0, size=s, replace=False)
     w[support] = rng.choice([-1.0, 1.0], size=s) * (norm / np.sqrt(s))
@@ -408,10 +466,13 @@ def make_figure1_ranking(n_samples: int, n_items: int = 20, n_features: int = 30
     >>> data.X[0].shape, int((data.w_star != 0).sum()), round(float(np.linalg.norm(data.w_star)), 3)
     ((20, 500), 50, 0.5)
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    m = check_int(n_items, "n_items", minimum=2)
-    p0 = check_int(n_features, "n_features", minimum=1)
-    noise = check_positive(noise, "noise", allow_zero=True)
+    n_samples = check_int(n_samples, "n_samples", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    m = check_int(n_items, "n_items", minimum=2, maximum=MAX_DENSE_ENTRIES)
+    p0 = check_int(n_features, "n_features", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    check_size("n_samples x n_items x n_features", n_samples, m, p0)
+    noise = check_positive(noise, "noise", allow_zero=True, maximum=1e50)
+    seed = check_seed(seed)
+    shuffle = check_bool(shuffle, "shuffle")
     rng = np.random.default_rng(seed)
     X, Y = [], []
     if sparsity is None:

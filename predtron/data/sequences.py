@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from predtron._validation import check_int, check_positive
+from predtron._validation import MAX_CLASSES, MAX_DENSE_ENTRIES, check_int, check_positive, check_seed, check_size
 
 
 class SequenceData(NamedTuple):
@@ -59,13 +59,15 @@ def make_sequences(n_samples: int, length: int, n_letters: int, n_pixels: int, n
     seed : int
         Seed of every draw.
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    length = check_int(length, "length", minimum=1)
-    n_letters = check_int(n_letters, "n_letters", minimum=2)
-    n_pixels = check_int(n_pixels, "n_pixels", minimum=1)
-    noise = check_positive(noise, "noise", allow_zero=True)
-    stickiness = check_positive(stickiness, "stickiness", allow_zero=True)
-    rng = np.random.default_rng(seed)
+    n_samples = check_int(n_samples, "n_samples", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    length = check_int(length, "length", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    n_letters = check_int(n_letters, "n_letters", minimum=2, maximum=MAX_CLASSES)
+    n_pixels = check_int(n_pixels, "n_pixels", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    check_size("n_samples x n_pixels x length", n_samples, n_pixels, length)
+    check_size("n_letters x n_pixels", n_letters, n_pixels)
+    noise = check_positive(noise, "noise", allow_zero=True, maximum=1e50)
+    stickiness = check_positive(stickiness, "stickiness", allow_zero=True, maximum=700.0)
+    rng = np.random.default_rng(check_seed(seed))
     prototypes = rng.choice([-1.0, 1.0], size=(n_letters, n_pixels))
     logits = stickiness * rng.standard_normal((n_letters, n_letters))
     transitions = np.exp(logits - logits.max(axis=1, keepdims=True))

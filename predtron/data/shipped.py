@@ -46,6 +46,8 @@ def get_data_home(data_home=None) -> Path:
 
 def shipped_file(relative: str, data_home=None) -> Path:
     """The path of one shipped file, or a ``FileNotFoundError`` saying where it was expected."""
+    if not isinstance(relative, str):
+        raise TypeError(f"relative must be a str naming a file inside the data folder; got {type(relative).__name__}")
     home = get_data_home(data_home)
     path = home / relative
     if not path.is_file():

@@ -268,9 +268,9 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
     sparse = check_flag(sparse, "sparse")
     zero_based = check_flag(zero_based, "zero_based")
     if n_features is not None:
-        n_features = check_int(n_features, "n_features", minimum=1)
+        n_features = check_int(n_features, "n_features", minimum=1, maximum=_PARSER_LIMIT)
     if max_features is not None:
-        max_features = min(check_int(max_features, "max_features", minimum=1), _PARSER_LIMIT)
+        max_features = check_int(max_features, "max_features", minimum=1, maximum=_PARSER_LIMIT)
     limit = _limit(n_features, max_features)
     try:
         scan = _scan(path)

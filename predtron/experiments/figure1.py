@@ -22,10 +22,20 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from predtron._validation import check_int, check_positive
+from predtron._validation import check_int, check_positive, check_size, excerpt, finite_result
 from predtron.data.ranking import figure1_centres, make_figure1_ranking
 from predtron.experiments._pandas import pd
-from predtron.experiments.protocol import _check_seeds, make_learner, run_settings
+from predtron.experiments.protocol import (
+    LEARNERS,
+    _check_columns,
+    _check_iterable,
+    _check_model,
+    _check_seeds,
+    _check_table,
+    make_learner,
+    run_settings,
+)
+from predtron.problems.ranking_measures import MAX_EXPONENTIAL_GRADE
 from predtron.problems.subset_ranking import SubsetRanking
 
 F_PAPER = ("inverse", "power1.1", "square")
@@ -47,17 +57,31 @@ LEARNER_LABELS = {
 SEEDS = range(8)
 
 
+#: Most documents per query of the Figure 1 helpers (grades ``m - 1 .. 0`` must have finite gains).
+MAX_ITEMS = MAX_EXPONENTIAL_GRADE + 1
+
+
 def _grid(values, name: str, minimum: int) -> list[int]:
-    values = list(values)
+    values = _check_iterable(values, name, "integers")
     if not values:
         raise ValueError(f"{name} must contain at least one value; got an empty grid")
     return [check_int(v, name, minimum=minimum) for v in values]
 
 
-def _names(values, name: str) -> list:
-    values = [values] if isinstance(values, str) else list(values)
+def _names(values, name: str, choices: Sequence[str] | None = None) -> list:
+    """Names of representations (strings or callables, checked by ``SubsetRanking``) or of ``choices``."""
+    values = [values] if isinstance(values, str) or callable(values) else _check_iterable(values, name, "names")
     if not values:
         raise ValueError(f"{name} must name at least one choice; got none")
+    for value in values:
+        if choices is not None:
+            if not isinstance(value, str) or value not in choices:
+                raise ValueError(f"{name} must hold names among {list(choices)}; got {excerpt(value)}")
+        else:
+            try:
+                SubsetRanking(f=value)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} holds an invalid representation: {str(exc)[:200]}") from None
     return values
 
 
@@ -164,7 +188,7 @@ def panel_c(p_grid: Sequence[int] = (100, 500, 1000, 2500), *, learners=("l2", "
     """
     grid = _grid(p_grid, "p_grid", 1)
     settings = []
-    for learner in _names(learners, "learners"):
+    for learner in _names(learners, "learners", LEARNERS):
         for p0 in grid:
             setting = {"learner": learner, "f": f, "n": n, "m": m, "p0": p0, "noise": noise,
                        "sparsity": sparsity, "eta": eta, "passes": passes, "n_test": n_test}
@@ -197,9 +221,9 @@ def sensitivity(parameter: str, values: Sequence, *, fs=F_PAPER, n: int = 60, m:
         As :func:`run_settings`, plus the columns ``parameter`` and ``value`` (the
         varied choice and its value).
     """
-    if parameter not in SENSITIVITY_PARAMETERS:
-        raise ValueError(f"parameter must be one of {list(SENSITIVITY_PARAMETERS)}; got {parameter!r}")
-    values = list(values)
+    if not isinstance(parameter, str) or parameter not in SENSITIVITY_PARAMETERS:
+        raise ValueError(f"parameter must be one of {list(SENSITIVITY_PARAMETERS)}; got {excerpt(parameter)}")
+    values = _check_iterable(values, "values", f"values of {parameter}")
     if not values:
         raise ValueError(f"values must give at least one value of {parameter}; got none")
     base = {"learner": "l2", "n": n, "m": m, "p0": p0, "noise": noise, "eta": eta, "passes": passes,
@@ -217,7 +241,7 @@ def smallest_nonzero_loss(m: int) -> float:
     A mean over ``N`` test queries that is not zero is at least this value over ``N``;
     a curve far below it can only be exact zeros drawn at a floor.
     """
-    m = check_int(m, "m", minimum=2)
+    m = check_int(m, "m", minimum=2, maximum=MAX_ITEMS)
     return SubsetRanking().label_loss_range(np.arange(m - 1, -1, -1))[0]
 
 
@@ -228,7 +252,7 @@ def centre_margin(f, m: int = 20) -> float:
     ``min_j (c_{j-1} - c_j) (f(j-1) - f(j)) / Z``: the margin of the data before noise,
     a function of ``f`` and ``m`` only.
     """
-    m = check_int(m, "m", minimum=2)
+    m = check_int(m, "m", minimum=2, maximum=MAX_ITEMS)
     return float(SubsetRanking(f=f).margin(figure1_centres(m), np.arange(m - 1, -1, -1)))
 
 
@@ -237,10 +261,16 @@ def passes_to_separate(model, X, Y, max_passes: int) -> int | None:
 
     Returns ``None`` if that does not happen within ``max_passes`` passes.
     """
+    model = _check_model(model)
     max_passes = check_int(max_passes, "max_passes", minimum=1)
+    inputs, _ = model._prepare(X, Y, fitting=not hasattr(model, "n_features_in_"))
+    if inputs.n == 0:
+        raise ValueError("X is empty; at least one query is needed to separate")
+    if not model.record_losses:
+        raise ValueError("model must record its losses (record_losses=True) to count the passes")
     for k in range(1, max_passes + 1):
         model.partial_fit(X, Y)
-        if not np.any(model.loss_history_[-len(X):]):
+        if not np.any(model.loss_history_[-inputs.n:]):
             return k
     return None
 
@@ -270,13 +300,18 @@ def margin_study(fs=F_PAPER, *, m: int = 20, n: int = 30, p0: int = 30, noise: f
         ``updates``.
     """
     n = check_int(n, "n", minimum=1)
+    m = check_int(m, "m", minimum=2, maximum=MAX_ITEMS)
+    p0 = check_int(p0, "p0", minimum=1)
+    check_size("the training queries of a seed, n x m x p0", n, m, p0)
     eta = check_positive(eta, "eta")
+    max_passes = check_int(max_passes, "max_passes", minimum=1)
+    fs = _names(fs, "fs")
     rows = []
     for seed in _check_seeds(seeds):
         data = make_figure1_ranking(n, n_items=m, n_features=p0, noise=noise, seed=seed)
         tied = sum(len(np.unique(y)) < len(y) for y in data.Y)
         constraints = sum(len(y) - len(np.unique(y)) for y in data.Y)
-        for f in _names(fs, "fs"):
+        for f in fs:
             problem = SubsetRanking(f=f)
             target = min(problem.margin(x @ data.w_star, y) for x, y in zip(data.X, data.Y, strict=True))
             model = make_learner("l2", f, eta)
@@ -351,9 +386,15 @@ def theorem1_step(X, Y, f="linear") -> float:
     queries (Corollary 5's radius).
     """
     problem = SubsetRanking(f=f)
-    c_L = problem.loss_bounds_for(Y)[0]
-    radius = max(np.linalg.norm(x, 2) for x in X)
-    return float(c_L / (4.0 * radius**2))
+    inputs = problem.scoring.prepare(X)
+    labels = problem.check_labels(Y, inputs)
+    if inputs.n == 0:
+        raise ValueError("X is empty; Theorem 1's step needs at least one query")
+    c_L = problem.loss_bounds_for(labels)[0]
+    radius = max(np.linalg.norm(inputs.instance(i), 2) for i in range(inputs.n))
+    if radius == 0:
+        raise ValueError("X has only zero documents: the radius R is 0 and Theorem 1's step is undefined")
+    return finite_result(lambda: c_L / (4.0 * radius**2), c_L=c_L, R=radius)
 
 
 def loss_distribution(per_query, by: Sequence[str] = ("f",), quantiles: Sequence[float] = (0.5, 0.75, 0.9, 0.99),
@@ -379,10 +420,20 @@ def loss_distribution(per_query, by: Sequence[str] = ("f",), quantiles: Sequence
     -------
     pandas.DataFrame
     """
+    by = _check_columns(by, "by")
+    _check_table(per_query, "per_query")
     if "loss" not in per_query.columns:
         raise ValueError("per_query must be a run_settings(..., per_query=True) table with a 'loss' column")
-    if not 0 < tail < 1 or not all(0 < q < 1 for q in quantiles):
-        raise ValueError(f"tail and quantiles must lie in (0, 1); got tail={tail!r}, quantiles={list(quantiles)}")
+    missing = [c for c in by if c not in per_query.columns]
+    if missing:
+        raise ValueError(f"by names columns {missing} that per_query lacks; got columns {list(per_query.columns)[:12]}")
+    _check_table(per_query, "per_query", numeric=("loss",))
+    tail = check_positive(tail, "tail")
+    if not tail < 1:
+        raise ValueError(f"tail must lie in (0, 1); got {tail!r}")
+    quantiles = [check_positive(q, "quantiles") for q in _check_iterable(quantiles, "quantiles", "numbers")]
+    if not quantiles or not all(q < 1 for q in quantiles):
+        raise ValueError(f"quantiles must be at least one number in (0, 1); got {excerpt(quantiles)}")
     rows = []
     for key, part in per_query.groupby(list(by), sort=False):
         losses = np.sort(part["loss"].to_numpy())[::-1]

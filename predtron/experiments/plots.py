@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from predtron._validation import as_finite_array
 from predtron.experiments.protocol import STATISTIC_NAMES, STATISTICS
 
 SHORT_NAMES = {"mean": "mean loss", "median": "median per-query loss", "perfect": "share ranked perfectly"}
@@ -23,11 +24,14 @@ def floor_below(values) -> float:
     Used as the floor at which exact zeros are drawn on a log axis, so that no non-zero
     value can be mistaken for a zero.
     """
-    values = np.asarray(values, dtype=float).ravel()
+    values = as_finite_array(values, "values", max_abs=None).ravel()
     positive = values[values > 0]
     if positive.size == 0:
         return 1e-12
-    return 10.0 ** (math.floor(math.log10(float(positive.min()))) - 1)
+    floor = 10.0 ** (math.floor(math.log10(float(positive.min()))) - 1)
+    if floor == 0:
+        raise ValueError(f"values holds {positive.min():g}, too small for a float64 floor ten times below it")
+    return floor
 
 
 def _raise_to_floor(values: np.ndarray, floor: float, name: str) -> np.ndarray:

@@ -24,12 +24,22 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from predtron._validation import check_int, check_positive
+from predtron._validation import (
+    as_finite_array,
+    check_bool,
+    check_each,
+    check_int,
+    check_positive,
+    check_size,
+    excerpt,
+)
 from predtron.data.ranking import make_figure1_ranking
 from predtron.experiments._pandas import pd
+from predtron.learners.base import OnlineLearner
 from predtron.learners.link import PredtronLink
 from predtron.learners.predtron import Predtron
-from predtron.links import PNormLink
+from predtron.links import PNormLink, check_exponent
+from predtron.problems.ranking import RankingProblem
 from predtron.problems.subset_ranking import SubsetRanking
 
 STATISTICS = ("mean", "median", "perfect")
@@ -52,6 +62,50 @@ DEFAULTS: dict = {
 """Every key a setting may have, with the value used when a setting leaves it out."""
 
 _DATA_KEYS = ("m", "p0", "noise", "sparsity", "n_test")
+
+#: Most seeds (and settings) one call runs: more is a mistake, not an experiment.
+MAX_RUNS = 100_000
+
+
+def _check_table(table, name: str, columns: Sequence[str] = (), numeric: Sequence[str] = ()):
+    """A non-empty DataFrame with ``columns``, whose ``numeric`` columns hold finite numbers."""
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame; got {excerpt(table)}")
+    if table.empty:
+        raise ValueError(f"{name} must have at least one row; got an empty table")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the columns {missing}; got columns {list(table.columns)[:12]}")
+    for column in numeric:
+        values = table[column].to_numpy()
+        if values.dtype.kind not in "iuf" or not np.all(np.isfinite(values.astype(float))):
+            raise ValueError(f"{name} column {column!r} must hold finite numbers; got {excerpt(values)}")
+    return table
+
+
+def _check_iterable(values, name: str, what: str) -> list:
+    """``values`` as a list: any iterable but a string, a mapping or a set, of at most :data:`MAX_RUNS`."""
+    if isinstance(values, (str, bytes, Mapping, set, frozenset, Iterator)) or not isinstance(values, Iterable) or (
+            isinstance(values, np.ndarray) and values.ndim != 1):
+        raise ValueError(f"{name} must be a sequence of {what} (a list, a tuple, a range; not an iterator, which "
+                         f"can be read only once); got {excerpt(values)}")
+    if hasattr(values, "__len__") and len(values) > MAX_RUNS:
+        raise ValueError(f"{name} has {len(values):,} entries, more than {MAX_RUNS:,}")
+    return list(values)
+
+
+def _check_columns(by, name: str) -> list[str]:
+    """Column names: one string or a sequence of them (at least one)."""
+    columns = [by] if isinstance(by, str) else _check_iterable(by, name, "column names")
+    if not columns or not all(isinstance(c, str) for c in columns):
+        raise ValueError(f"{name} must name at least one column (strings); got {excerpt(by)}")
+    return columns
+
+
+def _check_model(model, name: str = "model") -> OnlineLearner:
+    if not isinstance(model, OnlineLearner) or not isinstance(model.problem, RankingProblem):
+        raise ValueError(f"{name} must be a subset-ranking learner (e.g. make_learner('l2')); got {excerpt(model)}")
+    return model
 
 
 def make_learner(learner: str = "l2", f="linear", eta: float = 1.0, r: float | None = None):
@@ -76,6 +130,8 @@ def make_learner(learner: str = "l2", f="linear", eta: float = 1.0, r: float | N
         An unfitted learner.
     """
     eta = check_positive(eta, "eta")
+    if not isinstance(learner, str) or learner not in ("l2", "l1"):
+        raise ValueError(f"learner must be 'l2' or 'l1' to build a learner; got {excerpt(learner)}")
     problem = SubsetRanking(f=f)
     if learner == "l2":
         if r is not None:
@@ -100,22 +156,26 @@ def query_losses(model, X, Y) -> np.ndarray:
     -------
     ndarray of shape (len(X),)
     """
-    problem = model.problem
+    problem = _check_model(model).problem
+    _, labels = model._prepare(X, Y)
     scores = model.decision_function(X)
-    return np.array([problem.loss(problem.pred(t), y) for t, y in zip(scores, Y, strict=True)])
+    return np.array([problem._loss(problem._pred(t), y) for t, y in zip(scores, labels, strict=True)], dtype=float)
 
 
 def untrained_losses(Y, f="linear") -> np.ndarray:
     """Per-query losses of ``w = 0``: every score ties, so ``pred`` keeps the input order."""
     problem = SubsetRanking(f=f)
-    return np.array([problem.loss(problem.pred(np.zeros(len(y))), y) for y in Y])
+    labels = check_each(Y, problem.check_label, "Y")
+    return np.array([problem._loss(problem._pred(np.zeros(len(y))), y) for y in labels], dtype=float)
 
 
 def summarize_losses(losses) -> dict:
     """``{"mean", "median", "perfect"}`` of an array of per-query losses (see the module docstring)."""
-    losses = np.asarray(losses, dtype=float)
+    losses = as_finite_array(losses, "losses")
     if losses.ndim != 1 or losses.size == 0:
         raise ValueError(f"losses must be a non-empty 1-D array of per-query losses; got shape {losses.shape}")
+    if np.any(losses < 0):
+        raise ValueError(f"losses must be >= 0 (losses of rankings); got {excerpt(losses)}")
     return {"mean": float(losses.mean()), "median": float(np.median(losses)),
             "perfect": float(np.mean(losses == 0))}
 
@@ -128,12 +188,15 @@ def complete_setting(setting: Mapping) -> dict:
     ValueError
         For an unknown key or a value out of range (naming the key).
     """
-    unknown = sorted(set(setting) - set(DEFAULTS))
+    if not isinstance(setting, Mapping):
+        raise ValueError(f"setting must be a dict of keys among {sorted(DEFAULTS)}; got {excerpt(setting)}")
+    unknown = sorted(set(setting) - set(DEFAULTS), key=repr)
     if unknown:
         raise ValueError(f"unknown setting keys {unknown}; expected keys among {sorted(DEFAULTS)}")
     s = {**DEFAULTS, **setting}
-    if s["learner"] not in LEARNERS:
-        raise ValueError(f"learner must be one of {list(LEARNERS)}; got {s['learner']!r}")
+    if not isinstance(s["learner"], str) or s["learner"] not in LEARNERS:
+        raise ValueError(f"learner must be one of {list(LEARNERS)}; got {excerpt(s['learner'])}")
+    SubsetRanking(f=s["f"])  # checks f
     s["n"] = check_int(s["n"], "n", minimum=0)
     s["m"] = check_int(s["m"], "m", minimum=2)
     s["p0"] = check_int(s["p0"], "p0", minimum=1)
@@ -143,11 +206,14 @@ def complete_setting(setting: Mapping) -> dict:
     s["n_test"] = check_int(s["n_test"], "n_test", minimum=1)
     if s["sparsity"] is not None:
         s["sparsity"] = check_int(s["sparsity"], "sparsity", minimum=1)
+    if s["r"] is not None:
+        s["r"] = check_exponent(s["r"])
+    check_size("the queries of a setting, (n_test + n) x m x p0", s["n_test"] + s["n"], s["m"], s["p0"])
     return s
 
 
 def _check_seeds(seeds) -> list[int]:
-    seeds = list(seeds)
+    seeds = _check_iterable(seeds, "seeds", "integer seeds")
     if not seeds:
         raise ValueError("seeds must name at least one seed; got an empty sequence")
     return [check_int(seed, "seed", minimum=0) for seed in seeds]
@@ -196,10 +262,11 @@ def run_settings(settings: Iterable[Mapping], seeds: Iterable[int] = range(8), *
         The setting's columns (``learner, f, n, m, p0, noise, sparsity, eta, passes,
         n_test, r``), ``seed``, then ``mean, median, perfect`` (or ``query, loss``).
     """
-    settings = [complete_setting(s) for s in settings]
+    settings = check_each(_check_iterable(settings, "settings", "dicts"), complete_setting, "settings")
     if not settings:
         raise ValueError("settings must contain at least one setting; got none")
     seeds = _check_seeds(seeds)
+    per_query = check_bool(per_query, "per_query")
     results: dict[tuple[int, int], np.ndarray] = {}
     pool_size: dict[tuple, int] = defaultdict(int)
     for s in settings:
@@ -243,9 +310,11 @@ def run_settings(settings: Iterable[Mapping], seeds: Iterable[int] = range(8), *
 
 def per_run(per_query_table):
     """Collapse a per-query table of :func:`run_settings` to one row per run (the statistics)."""
+    _check_table(per_query_table, "per_query_table")
     if "loss" not in per_query_table.columns or "query" not in per_query_table.columns:
         raise ValueError("per_query_table must be a run_settings(..., per_query=True) table with columns "
-                         f"'query' and 'loss'; got columns {list(per_query_table.columns)}")
+                         f"'query' and 'loss'; got columns {list(per_query_table.columns)[:12]}")
+    _check_table(per_query_table, "per_query_table", numeric=("loss",))
     keys = [c for c in per_query_table.columns if c not in ("query", "loss")]
     run = [repr(values) for values in per_query_table[keys].itertuples(index=False)]
     rows = []
@@ -260,7 +329,9 @@ def round_significant(table, digits: int = 3):
     Losses span many decades (``1e-9`` to ``0.5``), so rounding to decimals would erase
     the small ones; this keeps printed tables short and stable.
     """
-    digits = check_int(digits, "digits", minimum=1)
+    digits = check_int(digits, "digits", minimum=1, maximum=17)
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"table must be a pandas DataFrame; got {excerpt(table)}")
     out = table.copy()
     for column in out.columns:
         if out[column].dtype.kind == "f":
@@ -289,10 +360,13 @@ def seed_summary(results, by: Sequence[str]):
     -------
     pandas.DataFrame
     """
-    by = list(by)
+    by = _check_columns(by, "by")
+    _check_table(results, "results")
     missing = [c for c in [*by, *STATISTICS, "seed"] if c not in results.columns]
     if missing:
-        raise ValueError(f"results lack the columns {missing}; expected a run_settings table (per_query=False)")
+        raise ValueError(f"results lack the columns {missing}; expected a run_settings table (per_query=False) "
+                         f"grouped by columns named in by")
+    _check_table(results, "results", numeric=STATISTICS)
     grouped = results.groupby(by, sort=False)
     out = grouped.agg(
         n_seeds=("seed", "nunique"),

@@ -48,7 +48,9 @@ from tqdm.auto import tqdm
 from predtron import _compiled
 from predtron._estimator import Estimator
 from predtron._history import LossTrace
+from predtron._state import State, trace_state
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
     check_bool,
     check_choice,
     check_int,
@@ -68,6 +70,9 @@ USE_COMPILED = _compiled.AVAILABLE and not os.environ.get("PREDTRON_NO_JIT")
 
 #: Smallest and largest number of instances scored together by the block scan.
 MIN_BLOCK, MAX_BLOCK = 32, 4096
+
+#: ``Y`` omitted (prediction): distinct from ``Y=None``, which is refused.
+_NO_LABELS = object()
 
 
 def check_problem(problem) -> Problem:
@@ -192,18 +197,20 @@ class OnlineLearner(Estimator, ABC):
                    else f"its {type(self.problem.scoring).__name__} has no bias column")
             )
 
-    def _prepare(self, X, Y=None, qid=None, group=None, *, fitting: bool = False):
-        """Validate ``X`` (and ``Y``) once: :class:`~predtron.scoring.Inputs` and the labels."""
+    def _prepare(self, X, Y=_NO_LABELS, qid=None, group=None, *, fitting: bool = False):
+        """Validate ``X`` (and ``Y`` unless it is omitted) once: :class:`~predtron.scoring.Inputs`
+        and the labels (``Y=None`` is refused like any other malformed labels)."""
         intercept = bool(self.fit_intercept) if fitting else getattr(self, "_intercept", False)
         inputs = self.problem.scoring.prepare(X, qid=qid, group=group, intercept=intercept)
         if not fitting or hasattr(self, "n_features_in_"):
             expected = self.n_features_in_
-            if inputs.n and inputs.n_features != expected:
+            # Without instances the width is known only from a matrix (an empty list has none).
+            if (inputs.n or inputs.n_features) and inputs.n_features != expected:
                 raise ValueError(
                     f"X has {inputs.n_features} features, but this {type(self).__name__} was fitted with "
                     f"{expected} features"
                 )
-        labels = None if Y is None else self.problem.check_labels(Y, inputs)
+        labels = None if Y is _NO_LABELS else self.problem.check_labels(Y, inputs)
         return inputs, labels
 
     def _start(self, inputs) -> None:
@@ -331,22 +338,26 @@ class OnlineLearner(Estimator, ABC):
         """``(scalars, arrays)`` that, with the constructor parameters, restore this fitted
         learner exactly (predictions, scores and continued learning); see :mod:`predtron.persistence`."""
         self._check_fitted()
-        trace = self._trace
-        rounds, losses = trace.nonzero()
-        scalars = {"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
-                   "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK)),
-                   "record": trace.record, "n_rounds": trace.n_rounds, "total": trace.total,
-                   "n_nonzero": trace.n_nonzero}
-        return scalars, {"trace_rounds": rounds, "trace_losses": losses}
+        scalars, arrays = trace_state(self._trace)
+        scalars.update({"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
+                        "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK))})
+        return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        """Inverse of :meth:`_get_state` (values already validated by the loader)."""
-        self.n_features_in_ = int(scalars["n_features_in_"])
-        self.n_updates_ = int(scalars["n_updates_"])
-        self._intercept = bool(scalars["intercept"])
-        self._block = int(scalars["block"])
-        self._trace = LossTrace.restore(scalars["record"], scalars["n_rounds"], scalars["total"],
-                                        scalars["n_nonzero"], arrays["trace_rounds"], arrays["trace_losses"])
+        """Inverse of :meth:`_get_state`: every value is checked (type, range, shape, finiteness)
+        against the constructor parameters, and a ``ValueError`` names a malformed one."""
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._intercept = state.bool("intercept")
+        if self._intercept and not self.fit_intercept:
+            raise ValueError("state entry 'intercept' is true but the learner has fit_intercept=False")
+        self._block = state.int("block", minimum=MIN_BLOCK, maximum=MAX_BLOCK)
+        self._trace = state.trace()
+        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+
+    def _param_shape(self) -> tuple[int, ...]:
+        """Shape of the parameters of a fitted learner (for checking a saved state)."""
+        return self.problem.scoring.param_shape(self.n_features_in_, self._intercept)
 
     # ------------------------------------------------------------- prediction
     def _blocks(self, inputs):
@@ -356,7 +367,7 @@ class OnlineLearner(Estimator, ABC):
     def decision_function(self, X, *, qid=None, group=None) -> np.ndarray | list:
         """Scores ``t`` for each input (an ``(n, d)`` array, or a list of arrays for ranking)."""
         self._check_fitted()
-        inputs, _ = self._prepare(X, None, qid, group)
+        inputs, _ = self._prepare(X, _NO_LABELS, qid, group)
         blocks = [self._predictor_scores(inputs, rows) for rows in self._blocks(inputs)]
         return _concatenate_scores(blocks, self._score_width())
 
@@ -369,7 +380,7 @@ class OnlineLearner(Estimator, ABC):
     def predict(self, X, *, qid=None, group=None):
         """Predictions ``pred(t)`` for each input (``qid``/``group``: flat ranking input)."""
         self._check_fitted()
-        inputs, _ = self._prepare(X, None, qid, group)
+        inputs, _ = self._prepare(X, _NO_LABELS, qid, group)
         parts = [self.problem._batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
         return _concatenate_predictions(parts, self.problem)
 
@@ -411,12 +422,13 @@ def _concatenate_scores(blocks: list, width: int | None):
     if hasattr(blocks[0], "offsets"):  # ragged ranking scores: one array per query
         return [segment.copy() for block in blocks for segment in block]
     if isinstance(blocks[0], list):
-        return [t for block in blocks for t in block]
+        scores = [t for block in blocks for t in block]
+        return np.zeros((0, width)) if not scores and width is not None else scores
     return np.concatenate(blocks)
 
 
 def _concatenate_predictions(parts: list, problem: Problem):
-    if not parts:
+    if not parts or all(len(part) == 0 for part in parts):
         return problem.stack([])
     if isinstance(parts[0], list):
         return [p for part in parts for p in part]
@@ -491,9 +503,12 @@ class PrimalLearner(OnlineLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self._w = np.array(arrays["w"], dtype=float)
-        self._u = np.array(arrays["u"], dtype=float) if "u" in arrays else None
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        shape = self._param_shape()
+        self._w = state.array("w", shape)
+        self._u = state.array("u", shape) if self.average else None
+        self._averaged = bool(self.average)
         self._finish_pass()
 
     def _finish_pass(self) -> None:

@@ -19,8 +19,9 @@ import warnings
 
 import numpy as np
 
+from predtron._state import State
 from predtron._validation import check_bool, check_int
-from predtron.learners.base import PrimalLearner, check_problem
+from predtron.learners.base import PrimalLearner, _check_finite_scores, check_problem
 from predtron.problems.base import TIE_TOLERANCE, Problem
 
 
@@ -97,6 +98,7 @@ class BatchPerceptron(PrimalLearner):
         problem = self.problem
         for r in range(inputs.n):
             t = inputs.one_scores(self._w, r)
+            _check_finite_scores(t, self)
             y = labels[r]
             self._trace.add(float(problem._loss(problem._pred(t), y)))
             sigma = self._violation(t, y)
@@ -114,9 +116,10 @@ class BatchPerceptron(PrimalLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self.converged_ = bool(scalars["converged_"])
-        self.n_epochs_ = int(scalars["n_epochs_"])
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        self.converged_ = state.bool("converged_")
+        self.n_epochs_ = state.int("n_epochs_")
 
     def partial_fit(self, X, Y) -> BatchPerceptron:
         """One sweep over ``(X, Y)`` in order, updating on every violated example."""

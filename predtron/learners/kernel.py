@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron._state import State
 from predtron._validation import check_bool, check_int
 from predtron.kernels import KernelFunction, get_kernel
 from predtron.learners.base import OnlineLearner
 from predtron.problems.base import Problem
-from predtron.scoring import DocumentInputs
+from predtron.scoring import DocumentInputs, DocumentScoring
 
 
 class KernelPredtron(OnlineLearner):
@@ -115,7 +116,13 @@ class KernelPredtron(OnlineLearner):
                 f"kernel_params must be a dict of kernel parameters or None; got "
                 f"{type(self.kernel_params).__name__}"
             )
-        return get_kernel(self.kernel, **(self.kernel_params or {}))
+        get_kernel(self.kernel)  # a bad kernel is named as such
+        if not self.kernel_params:
+            return get_kernel(self.kernel)
+        try:
+            return get_kernel(self.kernel, **self.kernel_params)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"kernel_params: {exc}") from None
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -182,13 +189,28 @@ class KernelPredtron(OnlineLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
         self._kernel = self._resolve_kernel()
-        self._documents = bool(scalars["documents"])
-        rows, coefs = np.asarray(arrays["rows"], dtype=float), np.asarray(arrays["coefs"], dtype=float)
-        self._support = SupportSet.restore(rows, coefs, np.asarray(arrays["weighted"], dtype=float),
-                                           [list(map(int, span)) for span in arrays["spans"]], self.budget,
-                                           int(scalars["n_removed"]))
+        self._documents = state.bool("documents")
+        if self._documents != isinstance(self.problem.scoring, DocumentScoring):
+            raise ValueError(f"state entry 'documents' ({self._documents}) disagrees with the problem "
+                             f"{type(self.problem).__name__}")
+        width = 1 if self._documents else self.problem.scoring.dim
+        rows = state.array("rows", (None, self.n_features_in_))
+        coefs = state.array("coefs", (len(rows), width))
+        weighted = state.array("weighted", (len(rows), width))
+        spans = state.array("spans", (None, 2), kind="i")
+        stops = np.concatenate([[0], spans[:, 1]])
+        if (len(spans) and (np.any(spans[:, 0] != stops[:-1]) or np.any(spans[:, 1] <= spans[:, 0]))) \
+                or stops[-1] != len(rows) or (not self._documents and np.any(spans[:, 1] - spans[:, 0] != 1)):
+            raise ValueError("state array 'spans' must cut the rows into consecutive non-empty examples (one row "
+                             "each for vector inputs)")
+        if self.budget is not None and len(spans) > self.budget:
+            raise ValueError(f"state array 'spans' holds {len(spans)} support examples, more than budget={self.budget}")
+        self._support = SupportSet.restore(rows, coefs, weighted, spans.tolist(), self.budget, state.int("n_removed"))
+        if len(set(self._support._keys)) != len(spans):
+            raise ValueError("state array 'rows' stores one support example twice")
         self._finish_pass()
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron._state import State
 from predtron._validation import check_bool
 from predtron.learners.base import OnlineLearner
 from predtron.links import Link, PNormLink
@@ -99,7 +100,7 @@ class PredtronLink(OnlineLearner):
     def _init_state(self, inputs) -> None:
         shape = self.problem.scoring.param_shape(inputs.n_features, inputs.intercept)
         self._theta = inputs.zeros(shape)
-        self._primal = self._link().to_primal(self._theta)
+        self._primal = self._link()._to_primal(self._theta)
         # Lazy average: _acc = sum of the iterates W_{tau+1} for tau <= _last.
         self._acc = np.zeros(shape) if self.average else None
         self._last = 0
@@ -115,7 +116,7 @@ class PredtronLink(OnlineLearner):
     def r_(self) -> float:
         """Exponent the link uses for parameters of this shape (``link.exponent``)."""
         self._check_fitted()
-        return self._link().exponent(self._theta.shape)
+        return self._link()._exponent(self._theta.shape)
 
     def _iterate_scores(self, inputs, rows):
         return inputs.scores(self._primal, rows)
@@ -130,7 +131,7 @@ class PredtronLink(OnlineLearner):
         if self._acc is not None:
             self._acc += (tau - 1 - self._last) * self._primal
         inputs.add_adjoint(self._theta, g, i, -step)
-        self._primal = self._link().to_primal(self._theta)
+        self._primal = self._link()._to_primal(self._theta)
         if self._acc is not None:
             self._acc += self._primal
             self._last = tau
@@ -155,9 +156,11 @@ class PredtronLink(OnlineLearner):
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self._theta = np.array(arrays["theta"], dtype=float)
-        self._primal = self._link().to_primal(self._theta)
-        self._acc = np.array(arrays["acc"], dtype=float) if "acc" in arrays else None
-        self._last = int(scalars["last"])
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        shape = self._param_shape()
+        self._theta = state.array("theta", shape)
+        self._primal = self._link()._to_primal(self._theta)
+        self._acc = state.array("acc", shape) if self.average else None
+        self._last = state.int("last", maximum=self._trace.n_rounds)
         self._finish_pass()

@@ -25,9 +25,28 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._history import LossTrace
+from predtron._state import State, trace_state
 from predtron._validation import as_finite_array, check_bool, check_int, check_positive
-from predtron.learners.base import OnlineLearner, check_problem
+from predtron.learners.base import OnlineLearner, _check_finite_scores, check_problem
 from predtron.problems.base import Problem
+
+
+def _restore_rng(saved) -> np.random.Generator:
+    """A PCG64 generator from its saved ``bit_generator.state`` (the structure is checked first)."""
+    ok = (isinstance(saved, dict) and saved.get("bit_generator") == "PCG64" and isinstance(saved.get("state"), dict)
+          and all(isinstance(saved["state"].get(k), int) and not isinstance(saved["state"].get(k), bool)
+                  and 0 <= saved["state"][k] < 2**128 for k in ("state", "inc"))
+          and saved.get("has_uint32") in (0, 1) and isinstance(saved.get("uinteger"), int)
+          and not isinstance(saved.get("uinteger"), bool) and 0 <= saved["uinteger"] < 2**32)
+    if not ok:
+        raise ValueError("state entry 'rng' must be the state of a PCG64 generator (numpy.random.default_rng)")
+    rng = np.random.default_rng()
+    rng.bit_generator.state = saved
+    return rng
+
+
+#: Smallest regularisation accepted.
+MIN_LAM = 1e-100
 
 
 def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
@@ -47,12 +66,14 @@ def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
     ndarray of shape (n_samples,)
         Each value is ``>= L(pred(t), y) >= 0``.
     """
+    problem = check_problem(problem)
     inputs = problem.scoring.prepare(X)
     labels = problem.check_labels(Y, inputs)
     params = as_finite_array(params, "params")
     expected = problem.scoring.param_shape(inputs.n_features)
     if params.shape != expected:
-        raise ValueError(f"params must have shape {expected} for these inputs; got {params.shape}")
+        raise ValueError(f"params must have shape {expected} for inputs X of {inputs.n_features} features; got "
+                         f"{params.shape}")
     return np.array([problem._surrogate(inputs.one_scores(params, i), labels[i]) for i in range(inputs.n)])
 
 
@@ -112,7 +133,8 @@ class SGDSVM(OnlineLearner):
 
     def _validate_params(self) -> None:
         check_problem(self.problem)
-        check_positive(self.lam, "lam")
+        # lam >= 1e-100 keeps the iterates theta / (lam t) of finite inputs finite.
+        check_positive(self.lam, "lam", minimum=MIN_LAM)
         check_bool(self.average, "average")
         check_int(self.seed, "seed", minimum=0)
 
@@ -144,6 +166,7 @@ class SGDSVM(OnlineLearner):
             i = int(self._rng.integers(inputs.n))
             y = labels[i]
             t = inputs.one_scores(w, i)
+            _check_finite_scores(t, self)
             self._trace.add(float(problem._loss(problem._pred(t), y)))
             tilde = problem._oracle(t, y)
             self._hinge.add(problem._objective(tilde, t, y))
@@ -164,21 +187,25 @@ class SGDSVM(OnlineLearner):
 
     def _get_state(self) -> tuple[dict, dict]:
         scalars, arrays = super()._get_state()
-        rounds, values = self._hinge.nonzero()
-        arrays.update(theta=self._theta, w_sum=self._w_sum, hinge_rounds=rounds, hinge_values=values)
-        scalars.update(n_iter_=int(self.n_iter_), rng=self._rng.bit_generator.state,
-                       hinge_total=self._hinge.total, hinge_nonzero=self._hinge.n_nonzero)
+        hinge_scalars, hinge_arrays = trace_state(self._hinge, "hinge")
+        arrays.update(theta=self._theta, w_sum=self._w_sum, **hinge_arrays)
+        scalars.update(n_iter_=int(self.n_iter_), rng=self._rng.bit_generator.state, **hinge_scalars)
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
-        super()._set_state(scalars, arrays)
-        self._theta = np.array(arrays["theta"], dtype=float)
-        self._w_sum = np.array(arrays["w_sum"], dtype=float)
-        self.n_iter_ = int(scalars["n_iter_"])
-        self._rng = np.random.default_rng()
-        self._rng.bit_generator.state = scalars["rng"]
-        self._hinge = LossTrace.restore(True, self._trace.n_rounds, scalars["hinge_total"], scalars["hinge_nonzero"],
-                                        arrays["hinge_rounds"], arrays["hinge_values"])
+        state = State.of(scalars, arrays)
+        super()._set_state(state, arrays)
+        shape = self._param_shape()
+        self._theta = state.array("theta", shape)
+        self._w_sum = state.array("w_sum", shape)
+        self.n_iter_ = state.int("n_iter_")
+        if self.n_iter_ != self._trace.n_rounds:
+            raise ValueError(f"state entry 'n_iter_' ({self.n_iter_}) must equal the number of rounds "
+                             f"({self._trace.n_rounds})")
+        self._rng = _restore_rng(state.value("rng"))
+        self._hinge = state.trace("hinge")
+        if not self._hinge.record or self._hinge.n_rounds != self.n_iter_:
+            raise ValueError("state entries hinge_* must record every one of the n_iter_ rounds")
         self._params = self._theta.copy()
         self._finish_pass()
 

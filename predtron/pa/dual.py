@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from predtron._validation import as_finite_array
+from predtron._validation import as_finite_array, as_label_array, check_int, excerpt
 
 #: Relative size of ``||u||^2`` below which the step direction counts as zero.
 ZERO_DIRECTION = 1e-24
@@ -62,9 +62,15 @@ class DualStep(NamedTuple):
 # ------------------------------------------------------------------- validation
 def check_C(C) -> float:
     """Return ``C`` as a float after checking ``C > 0`` (``np.inf`` allowed: hard margin)."""
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or np.isnan(C) or not C > 0:
+    if isinstance(C, (bool, np.bool_)) or not isinstance(C, numbers.Real):
+        raise ValueError(f"C must be a real number > 0 (np.inf for the hard-margin step); got {excerpt(C)}")
+    try:
+        C = float(C)
+    except OverflowError:
+        raise ValueError("C must be a real number > 0; got an integer too large for a float") from None
+    if np.isnan(C) or not C > 0:
         raise ValueError(f"C must be a real number > 0 (np.inf for the hard-margin step); got {C!r}")
-    return float(C)
+    return C
 
 
 def check_batch(X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -72,21 +78,22 @@ def check_batch(X, y) -> tuple[np.ndarray, np.ndarray]:
     X = as_finite_array(X, "X")
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features); got shape {X.shape}")
-    y_arr = np.asarray(y)
+    y_arr = as_label_array(y, "y", booleans=False)
     if y_arr.shape != (X.shape[0],):
         raise ValueError(f"y must have one label per row of X, shape ({X.shape[0]},); got shape {y_arr.shape}")
     if y_arr.dtype.kind not in "iuf" or not np.all((y_arr == 1) | (y_arr == -1)):
-        raise ValueError(f"y must contain only -1 and +1; got {y_arr.tolist()!r}")
+        raise ValueError(f"y must contain only -1 and +1; got {excerpt(y_arr)}")
     return X, y_arr.astype(float)
 
 
 def check_sample_weight(sample_weight, k: int) -> np.ndarray:
     """Slack weights ``c_i > 0`` (default all ones)."""
+    k = check_int(k, "k", minimum=1)
     if sample_weight is None:
         return np.ones(k)
     c = as_finite_array(sample_weight, "sample_weight")
     if c.shape != (k,):
-        raise ValueError(f"sample_weight must have shape ({k},); got shape {c.shape}")
+        raise ValueError(f"sample_weight must have shape ({k},); got shape {c.shape} (one weight per sample: k={k})")
     if not np.all(c > 0):
         raise ValueError(f"sample_weight must be > 0; got {c.tolist()!r}")
     return c
@@ -94,29 +101,36 @@ def check_sample_weight(sample_weight, k: int) -> np.ndarray:
 
 def check_w(w, n_features: int, name: str = "w") -> np.ndarray:
     """A weight vector of length ``n_features`` (copied)."""
+    n_features = check_int(n_features, "n_features", minimum=1)
     w = as_finite_array(w, name)
     if w.shape != (n_features,):
-        raise ValueError(f"{name} must have shape ({n_features},); got shape {w.shape}")
+        raise ValueError(f"{name} must have shape ({n_features},); got shape {w.shape} (one weight per feature of "
+                         f"X: n_features={n_features})")
     return w.astype(float, copy=True)
 
 
 def check_alpha(alpha, k: int, C: float) -> np.ndarray:
     """Dual variables of shape ``(k,)`` inside the box ``[0, C]`` (copied)."""
+    k = check_int(k, "k", minimum=1)
+    C = check_C(C)
     alpha = as_finite_array(alpha, "alpha")
     if alpha.shape != (k,):
-        raise ValueError(f"alpha must have shape ({k},); got shape {alpha.shape}")
+        raise ValueError(f"alpha must have shape ({k},); got shape {alpha.shape} (k={k})")
     if np.any(alpha < 0) or np.any(alpha > C):
         raise ValueError(f"alpha must lie in the box [0, C] = [0, {C}]; got {alpha.tolist()!r}")
     return alpha.astype(float, copy=True)
 
 
-def check_index_set(J, k: int) -> np.ndarray:
-    """A non-empty set of distinct indices in ``0..k-1``."""
-    J_arr = np.asarray(J)
+def check_index_set(J, k: int, size_name: str = "k") -> np.ndarray:
+    """A non-empty set of distinct indices in ``0..k-1`` (``size_name``: what sets ``k``, for messages)."""
+    k = check_int(k, "k", minimum=1)
+    J_arr = as_label_array(J, "J", booleans=False)
+    if J_arr.dtype.kind == "f" and np.all(np.isfinite(J_arr)) and np.all(J_arr == np.round(J_arr)):
+        J_arr = J_arr.astype(np.int64)
     if J_arr.ndim != 1 or J_arr.size == 0 or J_arr.dtype.kind not in "iu":
-        raise ValueError(f"J must be a non-empty 1-D sequence of integer indices; got {J!r}")
+        raise ValueError(f"J must be a non-empty 1-D sequence of integer indices; got {excerpt(J_arr)}")
     if np.any(J_arr < 0) or np.any(J_arr >= k):
-        raise ValueError(f"J must contain indices in 0..{k - 1}; got {J_arr.tolist()!r}")
+        raise ValueError(f"J must contain indices in 0..{k - 1}; got {excerpt(J_arr)} ({size_name}={k})")
     if np.unique(J_arr).size != J_arr.size:
         raise ValueError(f"J must not repeat an index; got {J_arr.tolist()!r}")
     return J_arr.astype(np.int64)
@@ -210,9 +224,9 @@ def step_bounds(alpha, J, C: float) -> tuple[float, float]:
     """
     C = check_C(C)
     alpha_arr = as_finite_array(alpha, "alpha")
-    if alpha_arr.ndim != 1:
-        raise ValueError(f"alpha must be a 1-D array; got shape {alpha_arr.shape}")
-    J = check_index_set(J, alpha_arr.size)
+    if alpha_arr.ndim != 1 or alpha_arr.size == 0:
+        raise ValueError(f"alpha must be a 1-D array with at least one entry; got shape {alpha_arr.shape}")
+    J = check_index_set(J, alpha_arr.size, "len(alpha)")
     lower, upper = float(np.max(-alpha_arr[J])), float(np.min(C - alpha_arr[J]))
     if upper < lower or lower > 0 or upper < 0:
         raise ValueError(

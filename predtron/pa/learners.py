@@ -21,7 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._estimator import Estimator
+from predtron._state import State, trace_state
 from predtron._validation import (
+    MAX_CLASSES,
+    MAX_DENSE_ENTRIES,
     as_finite_array,
     check_binary_vector,
     check_choice,
@@ -33,7 +36,7 @@ from predtron._validation import (
 from predtron.pa.dual import check_batch, check_C
 from predtron.pa.rules import RULES, pa_update
 from predtron.pa.streams import balanced_pairs, balanced_rounds
-from predtron.problems.base import first_argmax
+from predtron.problems.base import _first_argmax
 
 
 class _BatchPA(Estimator):
@@ -54,6 +57,27 @@ class _BatchPA(Estimator):
                 f"X has {X.shape[1]} features, but this learner was fitted with {self.n_features_in_} features"
             )
         return X
+
+    def _n_models(self) -> int:
+        return 1
+
+    def _get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` restoring this fitted learner exactly (:mod:`predtron.persistence`)."""
+        self._check_fitted()
+        scalars, arrays = trace_state(self._trace)
+        scalars.update(n_features_in_=int(self.n_features_in_), n_updates_=int(self.n_updates_),
+                       n_unconverged_=int(self.n_unconverged_))
+        arrays["coef"] = self._coef
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        """Inverse of :meth:`_get_state`, every value checked."""
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self._trace = state.trace()
+        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        self.n_unconverged_ = state.int("n_unconverged_")
+        self._coef = state.array("coef", (self._n_models(), self.n_features_in_))
 
     def _start(self, n_features: int, n_models: int) -> None:
         if not hasattr(self, "n_features_in_"):
@@ -235,7 +259,7 @@ class CalibratedPA(_BatchPA):
         self.max_iter = max_iter
 
     def _validate_params(self) -> None:
-        check_int(self.n_classes, "n_classes", minimum=2)
+        check_int(self.n_classes, "n_classes", minimum=2, maximum=MAX_CLASSES)
         super()._validate_params()
 
     @property
@@ -247,7 +271,7 @@ class CalibratedPA(_BatchPA):
         return self.n_classes
 
     def _check_Y(self, Y, n: int) -> np.ndarray:
-        labels = check_each(Y, lambda label: check_int_label(label, "label", self.n_classes), "Y", n)
+        labels = check_each(Y, lambda label: check_int_label(label, "label", self.n_classes, "n_classes"), "Y", n)
         return np.asarray(labels, dtype=np.int64)
 
     def _targets(self, Y: np.ndarray) -> np.ndarray:
@@ -315,7 +339,7 @@ class CalibratedPA(_BatchPA):
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest score (first one on ties)."""
-        return np.array([first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
+        return np.array([_first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
 
     def mean_loss(self, X, Y) -> float:
         """Fraction of misclassified samples (lower is better; ``score`` is its negative)."""
@@ -359,7 +383,7 @@ class CalibratedMultilabelPA(CalibratedPA):
         self.max_iter = max_iter
 
     def _validate_params(self) -> None:
-        check_int(self.n_labels, "n_labels", minimum=1)
+        check_int(self.n_labels, "n_labels", minimum=1, maximum=MAX_CLASSES)
         _BatchPA._validate_params(self)
 
     def _n_models(self) -> int:

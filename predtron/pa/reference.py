@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from predtron._validation import check_positive
 from predtron.pa.dual import check_batch, check_C, check_sample_weight, check_w
 
 #: Largest batch :func:`brute_force_batch_qp` accepts.
@@ -42,6 +43,7 @@ def brute_force_batch_qp(w_t, X, y, C: float, sample_weight=None, tol: float = 1
     """
     X, y = check_batch(X, y)
     C = check_C(C)
+    tol = check_positive(tol, "tol", maximum=1.0)
     k = X.shape[0]
     if k > MAX_BRUTE_FORCE_SAMPLES:
         raise ValueError(f"brute force enumerates 3^k cases; k must be <= {MAX_BRUTE_FORCE_SAMPLES}, got {k}")
@@ -51,6 +53,12 @@ def brute_force_batch_qp(w_t, X, y, C: float, sample_weight=None, tol: float = 1
     G = Z @ Z.T
     b = c - Z @ w_t
     states = ("low", "free") if np.isinf(C) else ("low", "high", "free")
+    with np.errstate(over="ignore", invalid="ignore"):  # huge C: the checks below fail on inf/nan, as they should
+        return _enumerate(states, k, C, G, b, Z, w_t, tol)
+
+
+def _enumerate(states, k: int, C: float, G: np.ndarray, b: np.ndarray, Z: np.ndarray, w_t: np.ndarray,
+               tol: float) -> QPSolution:
     best: QPSolution | None = None
     for assignment in itertools.product(states, repeat=k):
         alpha = np.zeros(k)
@@ -59,6 +67,8 @@ def brute_force_batch_qp(w_t, X, y, C: float, sample_weight=None, tol: float = 1
         alpha[high] = C
         if free.any():
             rhs = b[free] - G[np.ix_(free, ~free)] @ alpha[~free]
+            if not np.all(np.isfinite(rhs)):  # a huge C overflowed: no KKT point of this pattern in float64
+                continue
             sol, *_ = np.linalg.lstsq(G[np.ix_(free, free)], rhs, rcond=None)
             alpha[free] = sol
         scale = tol * (1.0 + np.abs(alpha).max() + np.abs(b).max())
@@ -75,5 +85,6 @@ def brute_force_batch_qp(w_t, X, y, C: float, sample_weight=None, tol: float = 1
         if best is None or value > best.value:
             best = QPSolution(w_t + alpha @ Z, alpha, value)
     if best is None:
-        raise ValueError("no KKT point found: with C = inf the hard-margin problem is infeasible")
+        raise ValueError(f"no KKT point found within tol={tol!r}: with C = inf the hard-margin problem is "
+                         "infeasible; otherwise raise tol")
     return best

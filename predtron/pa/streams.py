@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import check_int
+from predtron._validation import as_label_array, check_int, check_seed, excerpt
 
 
 def balanced_rounds(groups, n_rounds: int, seed: int = 0) -> np.ndarray:
@@ -35,22 +35,32 @@ def balanced_rounds(groups, n_rounds: int, seed: int = 0) -> np.ndarray:
     [3, 3]
     """
     n_rounds = check_int(n_rounds, "n_rounds", minimum=1)
-    groups = [np.asarray(g) for g in groups]
-    if not groups:
-        raise ValueError("groups must contain at least one group of sample indices")
+    seed = check_seed(seed)
+    if isinstance(groups, np.ndarray) and groups.dtype.kind != "O" and groups.ndim == 2:
+        groups = list(groups)
+    if not isinstance(groups, (list, tuple)) or not groups:
+        raise ValueError(f"groups must be a list of at least one group of sample indices; got {excerpt(groups)}")
+    checked = []
     for i, g in enumerate(groups):
-        if g.ndim != 1 or g.size == 0 or g.dtype.kind not in "iu":
-            raise ValueError(f"group {i} must be a non-empty 1-D array of integer indices; got {g.tolist()!r}")
+        arr = as_label_array(g, f"groups[{i}]", booleans=False)
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or np.any(arr < 0):
+            raise ValueError(f"groups[{i}] must be a non-empty 1-D array of integer indices >= 0; got {excerpt(arr)}")
+        checked.append(arr.astype(np.int64))
+    groups = checked
     rng = np.random.default_rng(seed)
     return np.stack([g[rng.integers(g.size, size=n_rounds)] for g in groups], axis=1)
 
 
 def balanced_pairs(y, n_rounds: int, seed: int = 0) -> np.ndarray:
     """A ``(n_rounds, 2)`` array of ``[positive index, negative index]`` pairs for labels +-1."""
-    y = np.asarray(y)
+    y = as_label_array(y, "y", booleans=False)
+    if y.ndim != 1 or y.dtype.kind not in "iuf" or not np.all((y == 1) | (y == -1)):
+        raise ValueError(f"y must be a 1-D array of -1 and +1 labels; got {excerpt(y)}")
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == -1)
     if pos.size == 0 or neg.size == 0:
         raise ValueError(
-            f"a balanced pair stream needs both classes; got {pos.size} positive and {neg.size} negative labels"
+            f"y: a balanced pair stream needs both classes; got {pos.size} positive and {neg.size} negative labels"
         )
     return balanced_rounds([pos, neg], n_rounds, seed)

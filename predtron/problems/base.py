@@ -29,6 +29,7 @@ and :meth:`Problem._batch_pred`.
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -88,10 +89,12 @@ class Problem(Parametrized, ABC):
         """Validate a label and return it in canonical form, or raise ``ValueError``."""
 
     def check_prediction(self, sigma, y=None):
-        """Validate a prediction (for the size of label ``y`` where sizes vary) and return it.
+        """Validate a prediction (for the size of label ``y`` where sizes vary) and return it."""
+        return self._check_prediction(sigma, None if y is None else self.check_label(y))
 
-        The default looks ``sigma`` up among :meth:`predictions`.
-        """
+    def _check_prediction(self, sigma, y=None):
+        """:meth:`check_prediction` for a valid ``y``; the default looks ``sigma`` up among
+        :meth:`predictions`."""
         for candidate in self.predictions(y):
             try:
                 if self.same(candidate, sigma):
@@ -103,16 +106,16 @@ class Problem(Parametrized, ABC):
     # ------------------------------------------------------- public, validated
     def rep(self, sigma) -> np.ndarray:
         """Unit-norm representation ``rep(sigma)`` (``pred^{-1}(sigma)`` in the paper)."""
-        return self._rep(self.check_prediction(sigma))
+        return self._rep(self._check_prediction(sigma))
 
     def pred(self, t):
         """``argmax_sigma <rep(sigma), t>``, eq. (1), with deterministic tie-breaking."""
-        return self._pred(self.check_scores(t))
+        return self._pred(self._check_scores(t))
 
     def loss(self, sigma, y) -> float:
         """The loss ``L(sigma, y) >= 0``."""
         y = self.check_label(y)
-        return float(self._loss(self.check_prediction(sigma, y), y))
+        return float(self._loss(self._check_prediction(sigma, y), y))
 
     def correct(self, y):
         """A fixed member ``sigma_y`` of ``Sigma_y = {sigma : L(sigma, y) = 0}``."""
@@ -124,12 +127,12 @@ class Problem(Parametrized, ABC):
         Returns a maximiser of ``L(sigma, y) - <rep(sigma_y) - rep(sigma), t>``.
         """
         y = self.check_label(y)
-        return self._oracle(self.check_scores(t, y), y)
+        return self._oracle(self._check_scores(t, y), y)
 
     def objective(self, sigma, t, y) -> float:
         """``L(sigma, y) - <rep(sigma_y) - rep(sigma), t>``, the term maximised in eq. (2)."""
         y = self.check_label(y)
-        return self._objective(self.check_prediction(sigma, y), self.check_scores(t, y), y)
+        return self._objective(self._check_prediction(sigma, y), self._check_scores(t, y), y)
 
     def surrogate(self, t, y) -> float:
         """The convex surrogate ``phi(t, y)`` of eq. (2).
@@ -137,7 +140,7 @@ class Problem(Parametrized, ABC):
         ``phi >= 0`` (take ``sigma = sigma_y``) and ``phi(t, y) >= L(pred(t), y)``.
         """
         y = self.check_label(y)
-        return self._surrogate(self.check_scores(t, y), y)
+        return self._surrogate(self._check_scores(t, y), y)
 
     def margin(self, t, y) -> float:
         """Margin of the scores ``t`` on ``y`` (Section 2.2).
@@ -148,7 +151,7 @@ class Problem(Parametrized, ABC):
         has no positive margin.
         """
         y = self.check_label(y)
-        return self._margin(self.check_scores(t, y), y)
+        return self._margin(self._check_scores(t, y), y)
 
     def is_correct(self, sigma, y) -> bool:
         """Whether ``sigma`` is in ``Sigma_y``."""
@@ -229,6 +232,9 @@ class Problem(Parametrized, ABC):
 
         Only for testing and small instances; fast operations never enumerate.
         """
+        return self._predictions(None if y is None else self.check_label(y))
+
+    def _predictions(self, y=None) -> Iterator:
         raise TypeError(f"{type(self).__name__} does not enumerate its predictions")
 
     def labels(self) -> Iterator:
@@ -237,6 +243,9 @@ class Problem(Parametrized, ABC):
 
     def n_predictions(self, y=None) -> int | None:
         """Size of the prediction space (for label ``y``), when known without enumerating."""
+        return self._n_predictions(None if y is None else self.check_label(y))
+
+    def _n_predictions(self, y=None) -> int | None:
         return None
 
     def _enumerate(self, items: Iterable, what: str, size: int | None = None) -> Iterator:
@@ -250,6 +259,7 @@ class Problem(Parametrized, ABC):
 
     def random_label(self, rng: np.random.Generator):
         """A label drawn at random (used by :func:`predtron.testing.check_problem`)."""
+        _check_rng(rng)
         labels = list(self.labels())
         return labels[int(rng.integers(len(labels)))]
 
@@ -258,6 +268,10 @@ class Problem(Parametrized, ABC):
 
         Used by the data generators to label the prediction of a target ``W*``.
         """
+        return self._label_for(self._check_prediction(sigma))
+
+    def _label_for(self, sigma):
+        """:meth:`label_for` of a valid prediction (default: the prediction read as a label)."""
         return self.check_label(sigma)
 
     # ----------------------------------------------------------------- derived
@@ -294,12 +308,20 @@ class Problem(Parametrized, ABC):
     def score_shape(self, y=None) -> tuple[int, ...] | None:
         """Shape of a score vector (for label ``y`` where the number of items varies);
         ``None`` when any non-empty 1-D vector is valid (ranking without a label)."""
+        return self._score_shape(None if y is None else self.check_label(y))
+
+    def _score_shape(self, y=None) -> tuple[int, ...] | None:
+        """:meth:`score_shape` for a valid ``y``."""
         return self._rep(self._correct(y) if y is not None else self.pred_default()).shape
 
     def check_scores(self, t, y=None) -> np.ndarray:
         """Validate a score vector for this problem (and the size of ``y`` where it varies)."""
+        return self._check_scores(t, None if y is None else self.check_label(y))
+
+    def _check_scores(self, t, y=None) -> np.ndarray:
+        """:meth:`check_scores` for a valid ``y``."""
         t = as_finite_array(t, "t")
-        expected = self.score_shape(y)
+        expected = self._score_shape(y)
         if expected is None:
             if t.ndim != 1 or t.size == 0:
                 raise ValueError(f"t must be a non-empty 1-D array of scores, one per item; got shape {t.shape}")
@@ -312,11 +334,42 @@ class Problem(Parametrized, ABC):
         return next(iter(self.predictions()))
 
     def stack(self, predictions: Iterable[Any]):
-        """Stack per-instance predictions into the array ``predict`` returns."""
-        return np.asarray(list(predictions))
+        """Stack per-instance predictions into the array ``predict`` returns (an empty stack
+        keeps the shape of one prediction: ``(0, *shape)``)."""
+        items = list(predictions)
+        if not items:
+            try:
+                template = np.asarray(self.pred_default())
+            except (TypeError, ValueError):
+                return np.asarray(items)
+            return np.zeros((0, *template.shape), dtype=template.dtype)
+        return np.asarray(items)
+
+
+def _check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)); got {excerpt(rng)}")
+    return rng
 
 
 def first_argmax(values: np.ndarray) -> int:
+    """Index of the first maximum of a non-empty 1-D array of finite values, with the relative
+    tolerance of :func:`_first_argmax` (validated)."""
+    values = as_finite_array(values, "values")
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array; got shape {values.shape}")
+    return _first_argmax(values)
+
+
+def first_argmax_rows(values: np.ndarray) -> np.ndarray:
+    """:func:`first_argmax` of every row of a 2-D array (validated)."""
+    values = as_finite_array(values, "values")
+    if values.ndim != 2 or values.shape[1] == 0:
+        raise ValueError(f"values must be a 2-D array with at least one column; got shape {values.shape}")
+    return _first_argmax_rows(values)
+
+
+def _first_argmax(values: np.ndarray) -> int:
     """Index of the first maximum, with a relative tolerance so rounding does not break ties.
 
     The first index whose value is within ``TIE_TOLERANCE`` times the largest magnitude of
@@ -329,8 +382,8 @@ def first_argmax(values: np.ndarray) -> int:
     return int((values >= top - tol).argmax())
 
 
-def first_argmax_rows(values: np.ndarray) -> np.ndarray:
-    """:func:`first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
+def _first_argmax_rows(values: np.ndarray) -> np.ndarray:
+    """:func:`_first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
     top = values.max(axis=1)
     tol = TIE_TOLERANCE * np.maximum(top, -values.min(axis=1))
     return (values >= (top - tol)[:, None]).argmax(axis=1)
@@ -352,27 +405,27 @@ class FiniteProblem(Problem):
     _L: np.ndarray
 
     def _index(self, sigma) -> int:
-        for i, p in enumerate(self._preds):
-            if isinstance(sigma, (bool, np.bool_)) or isinstance(p, (bool, np.bool_)):
-                continue
-            try:
+        if isinstance(sigma, np.ndarray) and sigma.ndim == 0:
+            sigma = sigma.item()
+        # Only real numbers (not booleans, not arrays: an array of one element would compare
+        # equal element-wise) can name a prediction.
+        if isinstance(sigma, numbers.Real) and not isinstance(sigma, (bool, np.bool_)):
+            for i, p in enumerate(self._preds):
                 if p == sigma:
                     return i
-            except (TypeError, ValueError):
-                break
         raise ValueError(f"prediction must be one of {self._preds}; got {excerpt(sigma)}")
 
     def _label_index(self, y) -> int:
         return self._label_values.index(y)
 
-    def check_prediction(self, sigma, y=None):
+    def _check_prediction(self, sigma, y=None):
         return self._preds[self._index(sigma)]
 
     def _rep(self, sigma) -> np.ndarray:
         return self._reps[self._index(sigma)]
 
     def _pred(self, t):
-        return self._preds[first_argmax(self._reps @ np.asarray(t, dtype=float))]
+        return self._preds[_first_argmax(self._reps @ np.asarray(t, dtype=float))]
 
     def _loss(self, sigma, y) -> float:
         return float(self._L[self._index(sigma), self._label_index(y)])
@@ -381,7 +434,7 @@ class FiniteProblem(Problem):
         t = np.asarray(t, dtype=float)
         base = self._rep(self._correct(y)) @ t
         values = self._L[:, self._label_index(y)] - (base - self._reps @ t)
-        return self._preds[first_argmax(values)]
+        return self._preds[_first_argmax(values)]
 
     def _label_columns(self, Y: np.ndarray) -> np.ndarray:
         lookup = {v: j for j, v in enumerate(self._label_values)}
@@ -389,7 +442,7 @@ class FiniteProblem(Problem):
 
     def _batch_pred_index(self, T: np.ndarray) -> np.ndarray:
         T = np.asarray(T, dtype=float)
-        return first_argmax_rows(T @ self._reps.T)
+        return _first_argmax_rows(T @ self._reps.T)
 
     def _batch_loss(self, T, Y) -> np.ndarray:
         return self._L[self._batch_pred_index(T), self._label_columns(np.asarray(Y))]
@@ -404,13 +457,13 @@ class FiniteProblem(Problem):
         return (3, np.ascontiguousarray(self._reps, dtype=float), np.ascontiguousarray(self._L, dtype=float),
                 correct, np.zeros(3), columns.reshape(-1, 1).astype(np.int64))
 
-    def predictions(self, y=None):
+    def _predictions(self, y=None):
         return iter(self._preds)
 
     def labels(self):
         return iter(self._label_values)
 
-    def n_predictions(self, y=None) -> int:
+    def _n_predictions(self, y=None) -> int:
         return len(self._preds)
 
     def n_labels_space(self) -> int:

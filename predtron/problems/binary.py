@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron._validation import as_label_array, check_n_labels, check_positive, excerpt
+from predtron._validation import as_label_array, check_int, check_n_labels, check_positive, excerpt
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -20,7 +20,8 @@ def _check_pm1(y, name: str = "label") -> int:
 
 def check_pm1_labels(Y, n: int, name: str = "Y") -> np.ndarray:
     """A 1-D array of ``-1``/``+1`` labels, one per example (booleans refused)."""
-    arr = as_label_array(Y, name)
+    n = check_int(n, "n", minimum=0)
+    arr = as_label_array(Y, name, booleans=False)
     check_n_labels(arr, n, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, one -1/+1 label per example; got shape {arr.shape}")
@@ -139,7 +140,7 @@ class BinaryReject(_PlusMinusLabels):
         self._L = np.array([[0.0, 1.0], [1.0, 0.0], [beta_pos, beta_neg]])
         self.scoring = VectorScoring(2)
 
-    def label_for(self, sigma):
+    def _label_for(self, sigma):
         return None if sigma == REJECT else int(sigma)
 
     @property

@@ -34,7 +34,7 @@ import itertools
 
 import numpy as np
 
-from predtron._validation import check_int, check_positive
+from predtron._validation import MAX_DENSE_ENTRIES, check_choice, check_int, check_positive
 
 #: Names of the bipartite ranking losses of Part II (F1, F-beta, balanced error, precision@k, recall@k).
 BIPARTITE_LOSSES = ("f1", "fbeta", "balanced", "precision@k", "recall@k")
@@ -56,9 +56,9 @@ class BipartiteMeasure:
     """
 
     def __init__(self, name: str, n_labels: int, beta: float = 1.0, k: int | None = None):
-        self.name = name
-        self.m = n_labels
-        self.beta = 1.0 if name == "f1" else check_positive(beta, "beta")
+        self.name = check_choice(name, "name", BIPARTITE_LOSSES)
+        self.m = n_labels = check_int(n_labels, "n_labels", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self.beta = 1.0 if name == "f1" else check_positive(beta, "beta", minimum=1e-100, maximum=1e100)
         if name in ("precision@k", "recall@k"):
             if k is None:
                 raise ValueError(f"loss={name!r} needs k, the number of labels to predict")

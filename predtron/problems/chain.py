@@ -25,8 +25,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from predtron._validation import as_finite_array, as_label_array, check_each, check_int, check_n_labels, excerpt
-from predtron.problems.base import Problem
+from predtron._validation import (
+    MAX_DENSE_ENTRIES,
+    as_finite_array,
+    as_label_array,
+    check_each,
+    check_int,
+    check_n_labels,
+    check_size,
+    excerpt,
+)
+from predtron.problems.base import Problem, _check_rng
 from predtron.scoring import LinearScoring
 
 
@@ -45,6 +54,18 @@ def viterbi(emission: np.ndarray, transition: np.ndarray) -> np.ndarray:
         A best sequence; ties go to the smallest letter (``np.argmax``), scanning from
         the last position backwards.
     """
+    emission = as_finite_array(emission, "emission")
+    if emission.ndim != 2 or emission.shape[0] == 0 or emission.shape[1] == 0:
+        raise ValueError(f"emission must be a non-empty 2-D (r, q) array; got shape {emission.shape}")
+    r, q = emission.shape
+    transition = as_finite_array(transition, "transition")
+    if transition.shape != (r - 1, q, q):
+        raise ValueError(f"transition must have shape (r - 1, q, q) = {(r - 1, q, q)} for emission of shape "
+                         f"{(r, q)}; got {transition.shape}")
+    return _viterbi(emission, transition)
+
+
+def _viterbi(emission: np.ndarray, transition: np.ndarray) -> np.ndarray:
     r, q = emission.shape
     best = emission[0].copy()
     back = np.zeros((r, q), dtype=np.int64)
@@ -76,6 +97,10 @@ class ChainScoring(LinearScoring):
     """
 
     def __init__(self, n_letters: int, length: int):
+        check_int(n_letters, "n_letters", minimum=2, maximum=MAX_DENSE_ENTRIES)
+        check_int(length, "length", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        check_size("the scores of a chain (length x n_letters + (length - 1) x n_letters^2)",
+                   length * n_letters + (length - 1) * n_letters**2)
         self.n_letters = n_letters
         self.length = length
 
@@ -154,31 +179,33 @@ class Chain(Problem):
     def __init__(self, n_letters: int, length: int):
         self.n_letters = n_letters
         self.length = length
-        check_int(n_letters, "n_letters", minimum=2)
-        check_int(length, "length", minimum=1)
+        check_int(n_letters, "n_letters", minimum=2, maximum=MAX_DENSE_ENTRIES)
+        check_int(length, "length", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        check_size("the scores of Chain (length x n_letters + (length - 1) x n_letters^2)",
+                   length * n_letters + (length - 1) * n_letters**2)
         self.scoring = ChainScoring(n_letters, length)
         self._norm = float(np.sqrt(2 * length - 1))
 
     # ------------------------------------------------------------------ basics
-    def check_label(self, y) -> np.ndarray:
-        arr = as_label_array(y, "label")
+    def check_label(self, y, name: str = "label") -> np.ndarray:
+        arr = as_label_array(y, name, booleans=False)
         if arr.shape != (self.length,):
             raise ValueError(
-                f"label must be an integer array of length {self.length}; got shape {arr.shape}"
+                f"{name} must be an integer array of length {self.length}; got shape {arr.shape}"
             )
         if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or not np.all(np.equal(np.mod(arr, 1), 0)):
-            raise ValueError(f"label must hold integer letters; got {excerpt(arr)}")
+            raise ValueError(f"{name} must hold integer letters; got {excerpt(arr)}")
         if arr.min() < 0 or arr.max() >= self.n_letters:
-            raise ValueError(f"label letters must be in 0..{self.n_letters - 1}; got {excerpt(arr)}")
+            raise ValueError(f"{name} letters must be in 0..{self.n_letters - 1}; got {excerpt(arr)}")
         return arr.astype(np.int64)
 
     def check_labels(self, Y, inputs) -> np.ndarray:
-        arr = as_label_array(Y, "Y")
+        arr = as_label_array(Y, "Y", booleans=False)
         check_n_labels(arr, inputs.n)
         return np.array(check_each(arr, self.check_label, "Y"), dtype=np.int64).reshape(len(arr), self.length)
 
-    def check_prediction(self, sigma, y=None) -> np.ndarray:
-        return self.check_label(sigma)
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
+        return self.check_label(sigma, "sigma")
 
     def _split_scores(self, t) -> tuple[np.ndarray, np.ndarray]:
         q, r = self.n_letters, self.length
@@ -195,7 +222,7 @@ class Chain(Problem):
         return np.concatenate([emission.ravel(), transition.ravel()]) / self._norm
 
     def _pred(self, t) -> np.ndarray:
-        return viterbi(*self._split_scores(t))
+        return _viterbi(*self._split_scores(t))
 
     def _loss(self, sigma, y) -> float:
         return float(np.count_nonzero(np.asarray(sigma) != np.asarray(y))) / self.length
@@ -207,19 +234,19 @@ class Chain(Problem):
         emission, transition = self._split_scores(t)
         wrong = np.ones((self.length, self.n_letters)) / self.length
         wrong[np.arange(self.length), np.asarray(y)] = 0.0
-        return viterbi(emission / self._norm + wrong, transition / self._norm)
+        return _viterbi(emission / self._norm + wrong, transition / self._norm)
 
     def score_sequence(self, t, sigma) -> float:
         """``<rep(sigma), t>``, the score of one sequence (for checks and plots)."""
         return float(self.rep(sigma) @ self.check_scores(t))
 
     # ------------------------------------------------------------- enumeration
-    def predictions(self, y=None):
+    def _predictions(self, y=None):
         return self._enumerate((np.array(s, dtype=np.int64)
                                 for s in itertools.product(range(self.n_letters), repeat=self.length)),
                                "label sequences", self.n_predictions())
 
-    def n_predictions(self, y=None) -> int:
+    def _n_predictions(self, y=None) -> int:
         return self.n_letters ** self.length
 
     def n_labels_space(self) -> int:
@@ -229,6 +256,7 @@ class Chain(Problem):
         return self.predictions()
 
     def random_label(self, rng):
+        _check_rng(rng)
         return rng.integers(0, self.n_letters, self.length).astype(np.int64)
 
     def pred_default(self):

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int_label, check_int_labels, check_n_labels
+from predtron._validation import as_finite_array, check_int, check_int_label, check_int_labels, check_n_labels
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -35,10 +35,11 @@ def check_loss_matrix(loss_matrix, name: str = "loss_matrix") -> np.ndarray:
 
 def check_reps(reps, k: int, name: str = "reps") -> np.ndarray:
     """Validate a ``k x d`` representation matrix and normalise its rows to unit length."""
+    k = check_int(k, "k", minimum=2)
     R = as_finite_array(reps, name)
     if R.ndim != 2 or R.shape[0] != k or R.shape[1] < 1:
         raise ValueError(
-            f"{name} must be a 2-D (n_predictions, dim) matrix with {k} rows (one per row of "
+            f"{name} must be a 2-D (n_predictions, dim) matrix with k={k} rows (one per row of "
             f"loss_matrix); got shape {R.shape}"
         )
     norms = np.linalg.norm(R, axis=1)
@@ -80,6 +81,9 @@ class General(FiniteProblem):
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss_matrix": "loss_matrix_values"}
 
+    #: The parameter that sets the number of labels (named in messages).
+    _labels_size_name = "loss_matrix columns"
+
     def _setup(self, L: np.ndarray, reps) -> None:
         self._L = L
         self._reps = check_reps(reps, L.shape[0])
@@ -93,15 +97,15 @@ class General(FiniteProblem):
         return self._L.shape[1]
 
     def check_label(self, y) -> int:
-        return check_int_label(y, "label", self.n_labels)
+        return check_int_label(y, "label", self.n_labels, self._labels_size_name)
 
     def check_labels(self, Y, inputs) -> np.ndarray:
-        Y = check_int_labels(Y, "Y", self.n_labels)
+        Y = check_int_labels(Y, "Y", self.n_labels, self._labels_size_name)
         check_n_labels(Y, inputs.n)
         return Y
 
-    def check_prediction(self, sigma, y=None) -> int:
-        return check_int_label(sigma, "prediction", self._L.shape[0])
+    def _check_prediction(self, sigma, y=None) -> int:
+        return check_int_label(sigma, "sigma", self._L.shape[0], self._labels_size_name)
 
     def _index(self, sigma) -> int:
         return check_int_label(sigma, "prediction", self._L.shape[0])
@@ -121,6 +125,6 @@ class General(FiniteProblem):
     def _correct(self, y) -> int:
         return int(self._correct_index[y])
 
-    def label_for(self, sigma):
+    def _label_for(self, sigma):
         zeros = np.flatnonzero(self._L[sigma] == 0)
         return int(zeros[0]) if zeros.size else None

@@ -13,8 +13,7 @@ and Algorithm 1 updates ``w <- w - eta (Psi(x, y~) - Psi(x, y))``.
 
 from __future__ import annotations
 
-import numpy as np
-
+from predtron._validation import as_finite_array
 from predtron.problems.multiclass import Multiclass
 from predtron.problems.psi import FeatureMap, JointScoring
 
@@ -39,6 +38,8 @@ class JointMulticlass(Multiclass):
     Examples
     --------
     >>> import numpy as np
+
+from predtron._validation import as_finite_array
     >>> from predtron import Predtron
     >>> from predtron.problems.joint import JointMulticlass
     >>> from predtron.problems.psi import MultivectorMap
@@ -61,4 +62,9 @@ class JointMulticlass(Multiclass):
         """``max_{y'} [Delta(y', y) + <w, Psi(x, y') - Psi(x, y)>]`` (Definition, Section 17.2.4)."""
         x = self.feature_map.check_input(x)
         y = self.check_label(y)
-        return self.surrogate(self.scoring.scores(np.asarray(w, dtype=float), x), y)
+        w = as_finite_array(w, "w")
+        expected = (self.feature_map.dim(self.feature_map.n_features(x)),)
+        if w.shape != expected:
+            raise ValueError(f"w must have shape {expected} for x with {self.feature_map.n_features(x)} features; got "
+                             f"{w.shape}")
+        return self.surrogate(self.scoring.scores(w, x), y)

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import check_int
-from predtron.problems.base import first_argmax, first_argmax_rows
+from predtron._validation import MAX_CLASSES, as_finite_array, check_int
+from predtron.problems.base import _first_argmax, _first_argmax_rows
 from predtron.problems.general import General, check_loss_matrix
 
 
@@ -31,15 +31,15 @@ class Multiclass(General):
     """
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss": "costs"}
+    _labels_size_name = "n_classes"
 
     def __init__(self, n_classes: int, loss=None):
         self.n_classes = n_classes
         self.costs = loss
-        k = check_int(n_classes, "n_classes", minimum=2)
-        matrix = 1.0 - np.eye(k) if loss is None else loss
-        shape = np.shape(matrix)
-        if shape != (k, k):
-            raise ValueError(f"loss must be a ({k}, {k}) matrix for n_classes={k}; got shape {shape}")
+        k = check_int(n_classes, "n_classes", minimum=2, maximum=MAX_CLASSES)
+        matrix = 1.0 - np.eye(k) if loss is None else as_finite_array(loss, "loss")
+        if matrix.shape != (k, k):
+            raise ValueError(f"loss must be a ({k}, {k}) matrix for n_classes={k}; got shape {matrix.shape}")
         self._setup(check_loss_matrix(matrix, "loss"), np.eye(k))
         self._k = k
 
@@ -55,10 +55,10 @@ class Multiclass(General):
         return g
 
     def _pred(self, t) -> int:
-        return first_argmax(t)
+        return _first_argmax(t)
 
     def _batch_pred_index(self, T) -> np.ndarray:
-        return first_argmax_rows(np.asarray(T, dtype=float))
+        return _first_argmax_rows(np.asarray(T, dtype=float))
 
     def _compiled_spec(self, labels):
         return (2, np.zeros((1, 1)), np.ascontiguousarray(self._L, dtype=float),
@@ -66,15 +66,15 @@ class Multiclass(General):
                 np.asarray(labels, dtype=np.int64).reshape(-1, 1))
 
     def _oracle(self, t, y) -> int:
-        return first_argmax(self._L[:, y] + (t - t[self._correct_index[y]]))
+        return _first_argmax(self._L[:, y] + (t - t[self._correct_index[y]]))
 
     def _round(self, t, y, use_oracle):
-        sigma = first_argmax(t)
+        sigma = _first_argmax(t)
         loss = float(self._L[sigma, y])
         if loss == 0:
             return 0.0, None
         correct = int(self._correct_index[y])
-        chosen = first_argmax(self._L[:, y] + (t - t[correct])) if use_oracle else sigma
+        chosen = _first_argmax(self._L[:, y] + (t - t[correct])) if use_oracle else sigma
         g = np.zeros(self._k)
         g[chosen] += 1.0
         g[correct] -= 1.0

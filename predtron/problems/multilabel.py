@@ -22,6 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
     check_binary_matrix,
     check_binary_vector,
     check_bool,
@@ -29,7 +30,7 @@ from predtron._validation import (
     check_int,
     check_n_labels,
 )
-from predtron.problems.base import Problem
+from predtron.problems.base import Problem, _check_rng
 from predtron.problems.bipartite import BIPARTITE_LOSSES, BipartiteMeasure
 from predtron.scoring import VectorScoring
 
@@ -77,7 +78,7 @@ class Multilabel(Problem):
         self.normalize = normalize
         self.beta = beta
         self.k = k
-        m = check_int(n_labels, "n_labels", minimum=1)
+        m = check_int(n_labels, "n_labels", minimum=1, maximum=MAX_DENSE_ENTRIES)
         check_choice(loss, "loss", LOSSES)
         normalize = check_bool(normalize, "normalize")
         if normalize and loss != "hamming":
@@ -103,7 +104,7 @@ class Multilabel(Problem):
         check_n_labels(Y, inputs.n)
         return Y
 
-    def check_prediction(self, sigma, y=None) -> np.ndarray:
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
         sigma = check_binary_vector(sigma, "sigma", self._m)
         if self._measure is not None and not self._measure.allowed(int(sigma.sum())):
             bound = "at most" if self.loss_name == "recall@k" else "at least"
@@ -215,7 +216,7 @@ class Multilabel(Problem):
         return float(negative.sum()) if negative.size else float(a.min())
 
     # ------------------------------------------------------------- enumeration
-    def predictions(self, y=None):
+    def _predictions(self, y=None):
         if self._measure is not None:
             return self._measure.predictions()
         return self.labels()
@@ -224,13 +225,14 @@ class Multilabel(Problem):
         return (np.array(bits, dtype=np.int64)
                 for bits in itertools.product((1, 0), repeat=self._m))
 
-    def n_predictions(self, y=None) -> int:
+    def _n_predictions(self, y=None) -> int:
         return 2 ** self._m
 
     def n_labels_space(self) -> int:
         return 2 ** self._m
 
     def random_label(self, rng):
+        _check_rng(rng)
         return rng.integers(0, 2, self._m).astype(np.int64)
 
     def pred_default(self):
@@ -238,7 +240,7 @@ class Multilabel(Problem):
             return self._measure.default_prediction()
         return np.ones(self._m, dtype=np.int64)
 
-    def score_shape(self, y=None) -> tuple[int, ...]:
+    def _score_shape(self, y=None) -> tuple[int, ...]:
         return (self._m,)
 
     @property

@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from predtron._validation import as_label_array, check_each, check_int, check_n_labels
-from predtron.problems.ranking import RankingProblem, check_relevance
+from predtron._validation import MAX_DENSE_ENTRIES, as_label_array, check_each, check_int, check_n_labels
+from predtron.problems.base import _check_rng
+from predtron.problems.ranking import MAX_EXPONENTIAL_GRADE, RankingProblem, check_relevance
 from predtron.scoring import VectorScoring
 
 
@@ -43,8 +44,8 @@ class MultilabelRanking(RankingProblem):
         super().__init__(f=f, loss=loss, k=k, gain=gain, oracle=oracle)
         self.n_labels = n_labels
         self.y_max = y_max
-        check_int(n_labels, "n_labels", minimum=1)
-        check_int(y_max, "y_max", minimum=1)
+        check_int(n_labels, "n_labels", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        check_int(y_max, "y_max", minimum=1, maximum=MAX_EXPONENTIAL_GRADE)
         self.scoring = VectorScoring(n_labels)
         self._bounds: tuple[float, float] | None = None
 
@@ -52,7 +53,7 @@ class MultilabelRanking(RankingProblem):
         return check_relevance(y, "label", length=self.n_labels, y_max=self.y_max)
 
     def check_labels(self, Y, inputs) -> np.ndarray:
-        arr = as_label_array(Y, "Y")
+        arr = as_label_array(Y, "Y", booleans=False)
         check_n_labels(arr, inputs.n)
         if arr.ndim != 2 or arr.shape[1] != self.n_labels:
             if arr.dtype.kind == "O":
@@ -62,8 +63,11 @@ class MultilabelRanking(RankingProblem):
         grades = check_relevance(arr.ravel(), "Y", y_max=self.y_max) if arr.size else arr.astype(np.int64)
         return grades.reshape(arr.shape)
 
-    def score_shape(self, y=None) -> tuple[int, ...]:
+    def _score_shape(self, y=None) -> tuple[int, ...]:
         return (self.n_labels,)
+
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
+        return self._check_sigma(sigma, self.n_labels)
 
     def labels(self):
         return self._enumerate((np.array(c, dtype=np.int64)
@@ -74,19 +78,19 @@ class MultilabelRanking(RankingProblem):
         return (self.y_max + 1) ** self.n_labels
 
     def random_label(self, rng: np.random.Generator) -> np.ndarray:
+        _check_rng(rng)
         return rng.integers(0, self.y_max + 1, size=self.n_labels).astype(np.int64)
 
-    def label_for(self, sigma) -> np.ndarray:
+    def _label_for(self, sigma) -> np.ndarray:
         """The relevance ``max(y_max - sigma, 0)``: ``sigma`` sorts it decreasingly."""
-        sigma = self._check_sigma(sigma)
         return np.maximum(self.y_max - sigma, 0).astype(np.int64)
 
-    def predictions(self, y=None):
+    def _predictions(self, y=None):
         m = self.n_labels if y is None else len(y)
         return self._enumerate((np.array(p, dtype=np.int64) for p in itertools.permutations(range(m))),
                                "rankings", math.factorial(m))
 
-    def n_predictions(self, y=None) -> int:
+    def _n_predictions(self, y=None) -> int:
         return math.factorial(self.n_labels if y is None else len(y))
 
     def pred_default(self):

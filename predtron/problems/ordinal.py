@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron._validation import check_int
+from predtron._validation import MAX_CLASSES, check_int
 from predtron.problems.general import check_loss_matrix
 from predtron.problems.multiclass import Multiclass
 
@@ -25,10 +25,11 @@ class Ordinal(Multiclass):
     """
 
     _param_attributes: ClassVar[dict[str, str]] = {}
+    _labels_size_name = "n_levels"
 
     def __init__(self, n_levels: int):
         self.n_levels = n_levels
-        levels = np.arange(check_int(n_levels, "n_levels", minimum=2))
+        levels = np.arange(check_int(n_levels, "n_levels", minimum=2, maximum=MAX_CLASSES))
         self.n_classes = len(levels)
         self.costs = None
         self._setup(check_loss_matrix(np.abs(levels[:, None] - levels[None, :]).astype(float)), np.eye(len(levels)))

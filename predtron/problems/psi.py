@@ -17,14 +17,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from predtron._params import Parametrized
 from predtron._validation import (
+    MAX_CLASSES,
     as_finite_array,
     check_choice,
     check_each,
     check_int,
     check_int_label,
+    check_int_labels,
+    check_matrix,
     check_positive,
 )
 from predtron.scoring import LinearScoring
@@ -68,7 +72,7 @@ class FeatureMap(Parametrized, ABC):
 
     def __call__(self, x, y) -> np.ndarray:
         """``Psi(x, y)``."""
-        y = check_int_label(y, "y", self.n_classes)
+        y = check_int_label(y, "y", self.n_classes, "n_classes")
         return self.matrix(self.check_input(x))[y]
 
     def scores(self, w: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -100,7 +104,7 @@ class MultivectorMap(FeatureMap):
     """
 
     def __init__(self, n_classes: int):
-        check_int(n_classes, "n_classes", minimum=2)
+        check_int(n_classes, "n_classes", minimum=2, maximum=MAX_CLASSES)
         self.n_classes = n_classes
 
     def n_features(self, x: np.ndarray) -> int:
@@ -155,7 +159,7 @@ class TfidfMap(FeatureMap):
     """
 
     def __init__(self, n_classes: int, count: str = "documents", smoothing: float = 1.0):
-        check_int(n_classes, "n_classes", minimum=2)
+        check_int(n_classes, "n_classes", minimum=2, maximum=MAX_CLASSES)
         check_choice(count, "count", DF_COUNTS)
         self._smoothing = check_positive(smoothing, "smoothing", allow_zero=True)
         self.n_classes = n_classes
@@ -165,13 +169,13 @@ class TfidfMap(FeatureMap):
     def fit(self, X, Y) -> TfidfMap:
         """Count ``DF(j, y)`` on a training corpus of term-count vectors ``X`` and topics ``Y``."""
         X = as_finite_array(X, "X")
-        if X.ndim != 2 or X.shape[0] == 0:
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"X must be a 2-D (n_documents, n_words) count matrix; got shape {X.shape}")
         if np.any(X < 0):
             raise ValueError("X holds term counts and must be non-negative")
-        if len(Y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} documents but Y has {len(Y)} topics")
-        topics = np.array([check_int_label(y, "topic", self.n_classes) for y in Y])
+        topics = check_int_labels(Y, "Y", self.n_classes, "n_classes")
+        if len(topics) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} documents but Y has {len(topics)} topics")
         present = (X > 0).astype(float) if self.count == "documents" else X
         total = present.sum(axis=0)
         on_topic = np.array([present[topics == y].sum(axis=0) for y in range(self.n_classes)])
@@ -228,7 +232,7 @@ class CallableMap(FeatureMap):
     def __init__(self, psi: Callable[[np.ndarray, int], Sequence[float]], n_classes: int):
         if not callable(psi):
             raise ValueError(f"psi must be callable as psi(x, y); got {type(psi).__name__}")
-        check_int(n_classes, "n_classes", minimum=2)
+        check_int(n_classes, "n_classes", minimum=2, maximum=MAX_CLASSES)
         self.psi = psi
         self.n_classes = n_classes
 
@@ -239,7 +243,7 @@ class CallableMap(FeatureMap):
         return x
 
     def matrix(self, x: np.ndarray) -> np.ndarray:
-        rows = [as_finite_array(self.psi(x, y), f"psi(x, {y})") for y in range(self.n_classes)]
+        rows = [as_finite_array(self._call(x, y), f"psi(x, {y})") for y in range(self.n_classes)]
         sizes = {r.shape for r in rows}
         if len(sizes) != 1 or rows[0].ndim != 1 or rows[0].size == 0:
             raise ValueError(
@@ -248,8 +252,14 @@ class CallableMap(FeatureMap):
             )
         return np.stack(rows)
 
+    def _call(self, x: np.ndarray, y: int):
+        try:
+            return self.psi(x, y)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"psi(x, {y}) failed on x of shape {np.shape(x)}: {exc}") from exc
+
     def n_features(self, x: np.ndarray) -> int:
-        return int(as_finite_array(self.psi(x, 0), "psi(x, 0)").size)
+        return int(as_finite_array(self._call(x, 0), "psi(x, 0)").size)
 
     def dim(self, n_features: int) -> int:
         return n_features
@@ -277,8 +287,14 @@ class JointScoring(LinearScoring):
         self.feature_map = feature_map
 
     def split(self, X) -> list[np.ndarray]:
+        if sp.issparse(X):
+            raise ValueError(f"X must be dense for a feature map Psi(x, y); got a scipy sparse {X.format} matrix "
+                             "(convert it with .toarray())")
+        if hasattr(X, "to_numpy") and not isinstance(X, np.ndarray):  # pandas: rows, not column labels
+            X = X.to_numpy()
         if isinstance(X, np.ndarray):
-            X = list(X)
+            # A 2-D array holds one input per row (np.matrix included); other arrays one per entry.
+            X = list(check_matrix(X, "X") if X.ndim == 2 else X)
         if not isinstance(X, Sequence) or isinstance(X, (str, bytes)):
             raise ValueError(f"X must be an array or a list of inputs; got {type(X).__name__}")
         return check_each(X, self.feature_map.check_input, "X")

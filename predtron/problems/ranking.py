@@ -17,11 +17,25 @@ import numpy as np
 
 from predtron import _compiled
 from predtron._ragged import Ragged
-from predtron._validation import as_finite_array, check_choice, check_int, excerpt
+from predtron._validation import (
+    MAX_ABS_INPUT,
+    as_finite_array,
+    as_label_array,
+    check_choice,
+    check_each,
+    check_generator,
+    check_int,
+    check_positive,
+    excerpt,
+)
 from predtron.problems import ranking_batch
 from predtron.problems.base import Problem
 from predtron.problems.ranking_grades import choose_method, grades_argmax, smallest_grades_size
 from predtron.problems.ranking_margin import (
+    _best_with_forced_pair,
+    _block_margin,
+    _block_structure,
+    _pattern_margin,
     best_with_forced_pair,
     block_margin,
     block_structure,
@@ -34,6 +48,8 @@ from predtron.problems.ranking_measures import (
     LOSSES,
     MAX_EXPONENTIAL_GRADE,
     RankingLoss,
+    _assignment_argmax,
+    _sort_positions,
     assignment_argmax,
     check_relevance,
     discount,
@@ -128,7 +144,7 @@ class RankingProblem(Problem):
         if m not in self._cache:
             fvals = position_values(self.f, m)
             fvals = fvals / np.linalg.norm(fvals)
-            b = self.ranking_loss.position_weights(m)
+            b = self.ranking_loss._position_weights(m)
             self._cache[m] = (fvals, b, _sort_rule(fvals, b))
         return self._cache[m]
 
@@ -138,31 +154,33 @@ class RankingProblem(Problem):
         return self._sizes(check_int(m, "m", minimum=1))[2] is not None
 
     # ------------------------------------------------------------------ checks
-    def _check_sigma(self, sigma, m: int | None = None) -> np.ndarray:
-        sigma = np.asarray(sigma)
-        if sigma.ndim != 1 or sigma.dtype.kind not in "iu" or not np.array_equal(
-                np.sort(sigma), np.arange(len(sigma))):
+    def _check_sigma(self, sigma, m: int | None = None, name: str = "sigma") -> np.ndarray:
+        arr = as_label_array(sigma, name, booleans=False)
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)  # integral floats, as labels accept them
+        if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or not np.array_equal(
+                np.sort(arr), np.arange(len(arr))):
             raise ValueError(
-                "a ranking must be an int array sigma with sigma[i] the 0-based position of item i "
-                f"(a permutation of 0..m-1); got {excerpt(sigma)}"
+                f"{name} must be a ranking: an int array with {name}[i] the 0-based position of item i "
+                f"(a permutation of 0..m-1); got {excerpt(arr)}"
             )
-        if m is not None and len(sigma) != m:
-            raise ValueError(f"the ranking has {len(sigma)} items but y has {m}")
-        return sigma
+        if m is not None and len(arr) != m:
+            raise ValueError(f"{name} ranks {len(arr)} items but y has {m}")
+        return arr.astype(np.int64)
 
-    def check_prediction(self, sigma, y=None) -> np.ndarray:
+    def _check_prediction(self, sigma, y=None) -> np.ndarray:
         return self._check_sigma(sigma, None if y is None else len(y))
 
-    def score_shape(self, y=None) -> tuple[int, ...]:
+    def _score_shape(self, y=None) -> tuple[int, ...]:
         if y is None:
             return (len(self.pred_default()),)
         return (len(y),)
 
-    def check_scores(self, t, y=None) -> np.ndarray:
+    def _check_scores(self, t, y=None) -> np.ndarray:
         t = as_finite_array(t, "t")
-        expected = self.score_shape(y)
+        expected = self._score_shape(y)
         if (expected is None and (t.ndim != 1 or t.size == 0)) or (expected is not None and t.shape != expected):
-            want = "a non-empty 1-D array" if expected is None else f"shape {expected}"
+            want = "a non-empty 1-D array" if expected is None else f"shape {expected} (one per item of y)"
             raise ValueError(f"t must have one score per item, {want}; got shape {t.shape}")
         return t
 
@@ -179,7 +197,7 @@ class RankingProblem(Problem):
 
     def _correct(self, y) -> np.ndarray:
         """``sigma_y``: the stable sort of ``y`` decreasingly (a zero-loss ranking)."""
-        return sort_positions(np.asarray(y))
+        return _sort_positions(np.asarray(y))
 
     def _loss(self, sigma, y) -> float:
         y = np.asarray(y)
@@ -220,10 +238,10 @@ class RankingProblem(Problem):
         y = np.asarray(y)
         m = len(y)
         fvals, b, alpha = self._sizes(m)
-        v = self.ranking_loss.item_values(y)
-        ideal = self.ranking_loss.ideal(v, b)
+        v = self.ranking_loss._item_values(y)
+        ideal = self.ranking_loss._ideal(v, b)
         if ideal == 0:
-            return sort_positions(t)
+            return _sort_positions(t)
         method = self.oracle_method
         if method == "sort" and alpha is None:
             raise ValueError(
@@ -244,15 +262,15 @@ class RankingProblem(Problem):
                 raise ValueError("oracle='dp' needs numba, which is not installed; use oracle='auto'")
             return _compiled.grade_dp_argmax(np.ascontiguousarray(t, dtype=float), v / ideal, fvals, b)
         if method == "sort":
-            return sort_positions(t if alpha == 0 else alpha * t - v / ideal)
+            return _sort_positions(t if alpha == 0 else alpha * t - v / ideal)
         if method == "grades":
             return grades_argmax(t, v / ideal, fvals, b)
-        return assignment_argmax(np.outer(t, fvals) - np.outer(v / ideal, b))
+        return _assignment_argmax(np.outer(t, fvals) - np.outer(v / ideal, b))
 
     # ------------------------------------------------------------------ margin
     def zero_loss_pattern(self, y) -> np.ndarray:
         """``A[i, j]``: item ``i`` may sit at position ``j`` in a zero-loss ranking."""
-        return self.ranking_loss.allowed(np.asarray(y))
+        return self.ranking_loss._allowed(np.asarray(self.check_label(y)))
 
     def _margin(self, t, y) -> float:
         """Exact margin of ``t`` on ``y`` (Section 2.2) without enumerating rankings.
@@ -264,11 +282,11 @@ class RankingProblem(Problem):
         """
         y = np.asarray(y)
         fvals = self._sizes(len(y))[0]
-        allowed = self.zero_loss_pattern(y)
-        blocks = block_structure(allowed)
+        allowed = self.ranking_loss._allowed(y)
+        blocks = _block_structure(allowed)
         if blocks is not None:
-            return block_margin(t, blocks, fvals)
-        return pattern_margin(t, allowed, fvals)
+            return _block_margin(np.asarray(t, dtype=float), blocks, fvals)
+        return _pattern_margin(np.asarray(t, dtype=float), allowed, fvals)
 
     def separating_scores(self, y, margin: float, jitter: float = 0.0,
                           rng: np.random.Generator | None = None) -> np.ndarray:
@@ -280,10 +298,13 @@ class RankingProblem(Problem):
         ``ValueError`` when ``Sigma_y`` is not block-structured (no score vector has a
         positive margin on such a ``y``).
         """
-        y = np.asarray(y)
+        y = self.check_label(y)
+        margin = check_positive(margin, "margin", maximum=MAX_ABS_INPUT)
+        jitter = check_positive(jitter, "jitter", allow_zero=True, maximum=MAX_ABS_INPUT)
+        rng = check_generator(rng)
         m = len(y)
         fvals = self._sizes(m)[0]
-        blocks = block_structure(self.zero_loss_pattern(y))
+        blocks = _block_structure(self.ranking_loss._allowed(y))
         if blocks is None:
             raise ValueError(
                 f"no scores have a positive margin on y={y.tolist()} with loss={self.loss_name!r}, "
@@ -309,14 +330,16 @@ class RankingProblem(Problem):
         scores and ``b`` as position values) over forbidden pairs, and its smallest is
         the reversed pairing.  The first entry is ``inf`` when every ranking has zero loss.
         """
-        y = np.asarray(y)
-        v = self.ranking_loss.item_values(y)
-        b = self.ranking_loss.position_weights(len(v))
-        ideal = self.ranking_loss.ideal(v, b)
-        allowed = self.ranking_loss.allowed(y)
+        return self._label_loss_range(self.check_label(y))
+
+    def _label_loss_range(self, y) -> tuple[float, float]:
+        v = self.ranking_loss._item_values(y)
+        b = self.ranking_loss._position_weights(len(v))
+        ideal = self.ranking_loss._ideal(v, b)
+        allowed = self.ranking_loss._allowed(y)
         if ideal == 0 or allowed.all():
             return math.inf, 0.0
-        best_bad = float(best_with_forced_pair(v, b)[~allowed].max())
+        best_bad = float(_best_with_forced_pair(v, b)[~allowed].max())
         worst = float(np.sort(v) @ b)
         return (ideal - best_bad) / ideal, (ideal - worst) / ideal
 
@@ -325,7 +348,9 @@ class RankingProblem(Problem):
 
         Raises ``ValueError`` if no label in ``Y`` has a non-zero loss.
         """
-        ranges = [self.label_loss_range(self.check_label(y)) for y in Y]
+        ranges = [self.label_loss_range(y) for y in check_each(Y, self.check_label, "Y")]
+        if not ranges:
+            raise ValueError("Y is empty; the loss bounds of no label are not defined")
         c_L = min(r[0] for r in ranges)
         if not math.isfinite(c_L):
             raise ValueError("no label in Y has a ranking with non-zero loss; c_L is undefined")
@@ -338,8 +363,8 @@ class RankingProblem(Problem):
         non-increasing labels are visited, ``C(m + y_max, m)`` of them; raises
         ``ValueError`` when that exceeds :data:`MAX_ENUMERATED_LABELS`.
         """
-        m = check_int(m, "m", minimum=1)
-        y_max = check_int(y_max, "y_max", minimum=0)
+        m = check_int(m, "m", minimum=1, maximum=MAX_ENUMERATED_LABELS)
+        y_max = check_int(y_max, "y_max", minimum=0, maximum=MAX_EXPONENTIAL_GRADE)
         count = math.comb(m + y_max, m)
         if count > MAX_ENUMERATED_LABELS:
             raise ValueError(
@@ -347,21 +372,21 @@ class RankingProblem(Problem):
                 f"{MAX_ENUMERATED_LABELS}; use loss_bounds_for(Y) on the labels of your data"
             )
         labels = (np.array(c[::-1]) for c in itertools.combinations_with_replacement(range(y_max + 1), m))
-        ranges = [self.label_loss_range(y) for y in labels]
+        ranges = [self._label_loss_range(y) for y in labels]
         c_L = min(r[0] for r in ranges)
         if not math.isfinite(c_L):
             raise ValueError(f"every ranking has zero loss for m={m}, y_max={y_max}; c_L is undefined")
         return c_L, max(r[1] for r in ranges)
 
     # ------------------------------------------------------------- enumeration
-    def predictions(self, y=None) -> Iterator[np.ndarray]:
+    def _predictions(self, y=None) -> Iterator[np.ndarray]:
         """All ``m!`` rankings of ``len(y)`` items (testing only)."""
         if y is None:
             raise ValueError(f"{type(self).__name__}.predictions needs a label y to know the number of items")
         return self._enumerate((np.array(p, dtype=np.int64) for p in itertools.permutations(range(len(y)))),
                                "rankings", math.factorial(len(y)))
 
-    def n_predictions(self, y=None) -> int | None:
+    def _n_predictions(self, y=None) -> int | None:
         return None if y is None else math.factorial(len(y))
 
 

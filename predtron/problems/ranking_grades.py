@@ -75,7 +75,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from predtron.problems.ranking_measures import assignment_argmax
+from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_int, check_vector
+from predtron.problems.ranking_measures import _assignment_argmax
+
+#: Largest ``G * W`` for which :func:`band_states` counts the states (the count is a
+#: polynomial convolution; larger bands are never used by the oracle).
+MAX_BAND_PRODUCT = 4096
 
 #: Largest number of band states per layer :func:`grades_argmax` builds tables for;
 #: beyond it (many grades) the dense assignment is used.
@@ -95,9 +100,19 @@ class GradesResult(NamedTuple):
 
 
 # ------------------------------------------------------------------ band tables
-@functools.lru_cache(maxsize=64)
 def band_states(G: int, W: int) -> int:
-    """``K``: the number of offsets ``delta`` in ``{-W..W}^G`` with ``sum(delta) = 0``."""
+    """``K``: the number of offsets ``delta`` in ``{-W..W}^G`` with ``sum(delta) = 0``
+    (``G * W`` at most :data:`MAX_BAND_PRODUCT`)."""
+    G = check_int(G, "G", minimum=1, maximum=MAX_BAND_PRODUCT)
+    W = check_int(W, "W", minimum=0, maximum=MAX_BAND_PRODUCT)
+    if G * W > MAX_BAND_PRODUCT:
+        raise ValueError(f"G * W must be at most {MAX_BAND_PRODUCT} (bands this wide are never used); got "
+                         f"G={G}, W={W}")
+    return _band_states(G, W)
+
+
+@functools.lru_cache(maxsize=64)
+def _band_states(G: int, W: int) -> int:
     poly = np.ones(1, dtype=object)
     for _ in range(G):
         poly = np.convolve(poly, np.ones(2 * W + 1, dtype=object))
@@ -317,18 +332,16 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
         ``sigma[i]`` is the 0-based position of item ``i``.  Ties in ``t`` inside a class
         go to the lower item index; the result is deterministic.
     """
-    t = np.asarray(t, dtype=float)
-    w = np.asarray(w, dtype=float)
-    fvals = np.asarray(fvals, dtype=float)
-    b = np.asarray(b, dtype=float)
+    t = check_vector(t, "t")
     m = len(t)
-    if not (w.shape == fvals.shape == b.shape == (m,)):
-        raise ValueError(f"t, w, fvals and b must have one entry per item, shape ({m},); got "
-                         f"{w.shape}, {fvals.shape} and {b.shape}")
-    for name, values in (("t", t), ("w", w), ("fvals", fvals), ("b", b)):
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"{name} must be finite; got {float(values[~np.isfinite(values)][0])!r} at index "
-                             f"{int(np.flatnonzero(~np.isfinite(values))[0])}")
+    w = check_vector(w, "w", length=m, length_name="one per item of t")
+    fvals = check_vector(fvals, "fvals", length=m, length_name="one per item of t")
+    b = check_vector(b, "b", length=m, length_name="one per item of t")
+    if width is not None:
+        width = check_int(width, "width", minimum=1, maximum=MAX_BAND_PRODUCT)
+    max_passes = check_int(max_passes, "max_passes", minimum=0)
+    max_states = check_int(max_states, "max_states", minimum=1)
+    return_info = check_bool(return_info, "return_info")
     d = fvals[:-1] - fvals[1:]
     if np.any(d < 0):
         j = int(np.flatnonzero(d < 0)[0])
@@ -348,15 +361,10 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
         sigma = np.empty(m, dtype=np.int64)
         sigma[order] = np.arange(m)
         return result(sigma, method="sort")
-    if width is None:
-        W = default_width(G)
-    else:
-        W = int(width)
-        if W < 1:
-            raise ValueError(f"width must be an integer >= 1; got {width!r}")
-    K = band_states(G, W)
+    W = (2 if G <= 4 else 1) if width is None else width
+    K = _states(G, W)
     if K > MAX_BAND_STATES:
-        return result(assignment_argmax(np.outer(t, fvals) - np.outer(w, b)), W, K, method="assignment")
+        return result(_assignment_argmax(np.outer(t, fvals) - np.outer(w, b)), W, K, method="assignment")
     e = b[:-1] - b[1:]
     seq, rounds = _reference(t, w, cls, order, fvals, b, d, e, max_rounds=m)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -374,13 +382,13 @@ def grades_argmax(t, w, fvals, b, *, width: int | None = None, max_passes: int =
             certified = not touches  # the band's best path is strictly inside the band
             # the optimum may be further away: look wider (at width 1 every move touches the
             # edge, so widen only when a second pass still moves)
-            wider = touches and (W > 1 or touched) and band_states(G, 2 * W) <= min(max_states, MAX_BAND_STATES)
+            wider = touches and (W > 1 or touched) and _states(G, 2 * W) <= min(max_states, MAX_BAND_STATES)
             touched = touches and not wider
             if wider:
                 W *= 2
-                K = band_states(G, W)
+                K = _states(G, W)
     if not certified:
-        sigma = assignment_argmax(np.outer(t, fvals) - np.outer(w, b))
+        sigma = _assignment_argmax(np.outer(t, fvals) - np.outer(w, b))
         return result(sigma, W, K, rounds, passes, method="assignment")
     sigma = np.empty(m, dtype=np.int64)
     sigma[_items_at(seq, order)] = np.arange(m)
@@ -404,7 +412,20 @@ GRADES_COST = {"fixed": 1.6e-3, "layer": 1.7e-5, "state": 1.5e-8, "passes_w1": 1
 def default_width(G: int) -> int:
     """Band half-width used by :func:`grades_argmax`: 2 for up to four classes (at most 85
     states per layer; one pass usually finds and certifies the optimum), else 1."""
-    return 2 if G <= 4 else 1
+    return 2 if check_int(G, "G", minimum=1, maximum=MAX_DENSE_ENTRIES) <= 4 else 1
+
+
+def _states(G: int, W: int) -> int | float:
+    """:func:`band_states`, or ``inf`` for bands wider than :data:`MAX_BAND_PRODUCT` (never usable)."""
+    return _band_states(G, W) if G * W <= MAX_BAND_PRODUCT else MAX_BAND_STATES + 1
+
+
+def _check_sizes(m, G) -> tuple[int, int]:
+    m = check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    G = check_int(G, "G", minimum=1)
+    if G > m:
+        raise ValueError(f"G (distinct item values) must be at most m (items); got G={G}, m={m}")
+    return m, G
 
 
 def oracle_costs(m: int, G: int) -> dict[str, float]:
@@ -413,11 +434,17 @@ def oracle_costs(m: int, G: int) -> dict[str, float]:
     A deterministic function of the number of items ``m`` and of classes ``G`` (distinct
     item values), from the constants :data:`ASSIGNMENT_COST` and :data:`GRADES_COST`.
     """
+    return _oracle_costs(*_check_sizes(m, G))
+
+
+def _oracle_costs(m: int, G: int) -> dict[str, float]:
     lsa = ASSIGNMENT_COST["fixed"] + ASSIGNMENT_COST["cube"] * m**3
     if G <= 1:
         return {"assignment": lsa, "grades": GRADES_COST["fixed"]}
     W = default_width(G)
-    K = band_states(G, W)
+    if G * W > MAX_BAND_PRODUCT:  # far more than MAX_BAND_STATES states
+        return {"assignment": lsa, "grades": np.inf}
+    K = _band_states(G, W)
     if K > MAX_BAND_STATES:
         return {"assignment": lsa, "grades": np.inf}
     passes = GRADES_COST["passes_w2" if W == 2 else "passes_w1"]
@@ -427,7 +454,11 @@ def oracle_costs(m: int, G: int) -> dict[str, float]:
 
 def choose_method(m: int, G: int) -> str:
     """``"grades"`` or ``"assignment"``: the one :func:`oracle_costs` predicts faster."""
-    costs = oracle_costs(m, G)
+    return _choose_method(*_check_sizes(m, G))
+
+
+def _choose_method(m: int, G: int) -> str:
+    costs = _oracle_costs(m, G)
     return "grades" if costs["grades"] < costs["assignment"] else "assignment"
 
 
@@ -436,6 +467,6 @@ def smallest_grades_size() -> int:
     """The smallest ``m`` for which :func:`choose_method` can pick ``"grades"`` (two classes are
     the cheapest case), so that smaller queries skip counting their classes."""
     m = 2
-    while choose_method(m, 2) == "assignment" and m < 1_000_000:
+    while _choose_method(m, 2) == "assignment" and m < 1_000_000:
         m += 1
     return m

@@ -27,16 +27,17 @@ import itertools
 
 import numpy as np
 
-from predtron._validation import as_finite_array, check_int
+from predtron._validation import MAX_DENSE_ENTRIES, as_finite_array, check_int, excerpt
 from predtron.problems.ranking import RankingLoss, sort_positions
+from predtron.problems.ranking_measures import _check_ranking
 from predtron.problems.subset_ranking import SubsetRanking
 
 
-def _check_pair(scores, y) -> tuple[np.ndarray, np.ndarray]:
-    s = as_finite_array(scores, "scores")
+def _check_pair(scores, y, name: str = "scores") -> tuple[np.ndarray, np.ndarray]:
+    s = as_finite_array(scores, name)
     y = as_finite_array(y, "y")
     if s.ndim != 1 or y.ndim != 1 or s.shape != y.shape:
-        raise ValueError(f"scores and y must be 1-D of one length; got shapes {s.shape} and {y.shape}")
+        raise ValueError(f"{name} and y must be 1-D of one length; got shapes {s.shape} and {y.shape}")
     if s.size < 2:
         raise ValueError(f"a ranking needs at least 2 items; got {s.size}")
     return s, y
@@ -50,7 +51,7 @@ def _pair_signs(v: np.ndarray) -> np.ndarray:
 
 def kendall_tau_loss(y_pred, y) -> float:
     """Kendall tau loss between two score vectors (UML Section 17.4), in ``[0, 1]``."""
-    y_pred, y = _check_pair(y_pred, y)
+    y_pred, y = _check_pair(y_pred, y, "y_pred")
     return float(np.mean(_pair_signs(y_pred) != _pair_signs(y)))
 
 
@@ -83,8 +84,8 @@ def kendall_tau_hinge_gradient(scores, y) -> np.ndarray:
 
 def topk_discount(r: int, k: int) -> np.ndarray:
     """``D`` by 0-based position: ``1 / log2(p + 2)`` for ``p < k``, else 0 (length ``r``)."""
-    r = check_int(r, "r", minimum=1)
-    return RankingLoss("ndcg", k=check_int(k, "k", minimum=1), gain="linear").position_weights(r)
+    r = check_int(r, "r", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    return RankingLoss("ndcg", k=check_int(k, "k", minimum=1), gain="linear")._position_weights(r)
 
 
 def _check_relevance(y) -> np.ndarray:
@@ -92,16 +93,14 @@ def _check_relevance(y) -> np.ndarray:
     if y.ndim != 1 or y.size < 2:
         raise ValueError(f"y must be a 1-D relevance vector with at least 2 items; got shape {y.shape}")
     if np.any(y < 0):
-        raise ValueError(f"NDCG needs nonnegative relevance; got {y.tolist()!r}")
+        raise ValueError(f"y must be nonnegative relevance for NDCG; got {excerpt(y)}")
     return y
 
 
 def check_permutation(sigma, r: int) -> np.ndarray:
-    """Validate a permutation of ``0..r-1`` given as positions."""
-    arr = np.asarray(sigma)
-    if arr.shape != (r,) or arr.dtype.kind not in "iu" or not np.array_equal(np.sort(arr), np.arange(r)):
-        raise ValueError(f"sigma must be a permutation of 0..{r - 1} (item positions); got {arr.tolist()!r}")
-    return arr.astype(np.int64)
+    """Validate a permutation of ``0..r-1`` given as positions (integral floats accepted)."""
+    r = check_int(r, "r", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    return _check_ranking(sigma, r, f"sigma (r={r} positions)")
 
 
 def ndcg_topk_loss(sigma, y, k: int) -> float:
@@ -114,8 +113,8 @@ def ndcg_topk_loss(sigma, y, k: int) -> float:
     (:class:`predtron.problems.ranking.RankingLoss`), extended to real relevance.
     """
     y = _check_relevance(y)
-    sigma = check_permutation(sigma, y.size)
-    return RankingLoss("ndcg", k=check_int(k, "k", minimum=1), gain="linear").value(sigma, y)
+    sigma = _check_ranking(sigma, y.size, "sigma (one position per item of y)")
+    return RankingLoss("ndcg", k=check_int(k, "k", minimum=1), gain="linear")._value(sigma, y)
 
 
 def _ndcg_problem(k: int) -> SubsetRanking:
@@ -164,6 +163,7 @@ def ndcg_hinge_gradient(scores, y, k: int) -> np.ndarray:
 # ----------------------------------------------------- brute-force references (tests and book)
 def brute_force_kendall_tau(y_pred, y) -> float:
     """Kendall tau loss by a double loop over item pairs (reference for tests)."""
+    y_pred, y = _check_pair(y_pred, y, "y_pred")
     r = len(y)
     discordant = sum(
         np.sign(y_pred[i] - y_pred[j]) != np.sign(y[i] - y[j]) for i in range(r) for j in range(i + 1, r)
@@ -178,7 +178,9 @@ def brute_force_ndcg_hinge(scores, y, k: int) -> tuple[np.ndarray, float]:
     top-``k`` discount written out directly (``1 / log2(p + 2)`` at 0-based positions
     ``p < k``, linear gain) and returns ``(argmax, value)``.
     """
-    s, y = np.asarray(scores, dtype=float), np.asarray(y, dtype=float)
+    s, y = _check_pair(scores, y)
+    _check_relevance(y)
+    k = check_int(k, "k", minimum=1)
     r = len(y)
     if r > 8:
         raise ValueError(f"brute_force_ndcg_hinge enumerates r! rankings, for r <= 8; got r = {r}")

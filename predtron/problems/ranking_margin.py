@@ -16,9 +16,29 @@ import math
 
 import numpy as np
 
-from predtron._validation import as_finite_array
+from predtron._validation import as_finite_array, as_label_array, check_vector, excerpt
 from predtron.problems.base import TIE_TOLERANCE
-from predtron.problems.ranking_measures import assignment_argmax, position_values
+from predtron.problems.ranking_measures import _assignment_argmax, check_relevance, position_values
+
+
+def _positions(t, fvals) -> tuple[np.ndarray, np.ndarray]:
+    """Scores ``t`` and non-increasing position values ``fvals`` of one length."""
+    t = check_vector(t, "t")
+    fvals = check_vector(fvals, "fvals", length=t.size, length_name="one per item of t")
+    if np.any(np.diff(fvals) > 0):
+        raise ValueError(f"fvals must be non-increasing; got {excerpt(fvals)}")
+    return t, fvals
+
+
+def _pattern(allowed, m: int | None = None) -> np.ndarray:
+    """A square boolean matrix (0/1 accepted) of allowed item-position pairs."""
+    arr = as_finite_array(allowed, "allowed")
+    if not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"allowed must be a boolean (or 0/1) matrix; got {excerpt(arr)}")
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0 or (m is not None and arr.shape[0] != m):
+        want = "(m, m)" if m is None else f"({m}, {m}), one row per item of t"
+        raise ValueError(f"allowed must be a square {want} matrix; got shape {arr.shape}")
+    return arr.astype(bool)
 
 
 def _range_value(t: np.ndarray, fvals: np.ndarray, allowed: np.ndarray) -> tuple[float, float]:
@@ -27,7 +47,7 @@ def _range_value(t: np.ndarray, fvals: np.ndarray, allowed: np.ndarray) -> tuple
     out = []
     for sign in (1.0, -1.0):
         masked = np.where(allowed, sign * profit, -np.inf)
-        sigma = assignment_argmax(masked)
+        sigma = _assignment_argmax(masked)
         out.append(float(fvals[sigma] @ t))
     return out[0], out[1]
 
@@ -41,6 +61,10 @@ def best_with_forced_pair(t: np.ndarray, fvals: np.ndarray) -> np.ndarray:
     between ``i``'s rank ``r`` and ``j`` shift by one position, which prefix sums give
     in ``O(1)`` per pair.
     """
+    return _best_with_forced_pair(*_positions(t, fvals))
+
+
+def _best_with_forced_pair(t: np.ndarray, fvals: np.ndarray) -> np.ndarray:
     m = len(t)
     order = np.argsort(-t, kind="stable")
     ts = t[order]
@@ -75,11 +99,26 @@ def pattern_margin(t, allowed: np.ndarray, fvals: np.ndarray) -> float:
     assignments restricted to allowed pairs (``O(m^3)``).  ``inf`` if every ranking has
     zero loss.
     """
-    t = np.asarray(t, dtype=float)
-    allowed = np.asarray(allowed, dtype=bool)
+    t, fvals = _positions(t, fvals)
+    allowed = _pattern(allowed, t.size)
+    if not _has_perfect_matching(allowed):
+        raise ValueError("allowed admits no ranking: no assignment puts every item at an allowed position")
+    return _pattern_margin(t, allowed, fvals)
+
+
+def _has_perfect_matching(allowed: np.ndarray) -> bool:
+    """Whether some permutation puts every item ``i`` at a position ``j`` with ``allowed[i, j]``."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    match = maximum_bipartite_matching(csr_matrix(allowed.astype(np.int8)), perm_type="column")
+    return bool(np.all(match >= 0))
+
+
+def _pattern_margin(t: np.ndarray, allowed: np.ndarray, fvals: np.ndarray) -> float:
     if allowed.all():
         return math.inf
-    bad = float(best_with_forced_pair(t, fvals)[~allowed].max())
+    bad = float(_best_with_forced_pair(t, fvals)[~allowed].max())
     high, low = _range_value(t, fvals, allowed)
     return _finish_margin(low - bad, high - low, t)
 
@@ -96,7 +135,10 @@ def block_structure(allowed: np.ndarray) -> list[np.ndarray] | None:
     identical columns whose item sets are disjoint and as large as their runs (the form
     of the set of rankings that sort ``y``); otherwise ``None``.
     """
-    allowed = np.asarray(allowed, dtype=bool)
+    return _block_structure(_pattern(allowed))
+
+
+def _block_structure(allowed: np.ndarray) -> list[np.ndarray] | None:
     m = allowed.shape[0]
     blocks, seen, start = [], np.zeros(m, dtype=bool), 0
     while start < m:
@@ -136,7 +178,24 @@ def block_margin(t, blocks: list[np.ndarray], fvals: np.ndarray) -> float:
     is ``min_b (T_b - T_{b+1}) (f(e_b) - f(e_b + 1)) / Z``: Lemma 4's condition
     ``t_{i_j - 1} - t_{i_j} >= gamma Z / (f(i_j - 1) - f(i_j))``.  ``O(m log m)``.
     """
-    t = np.asarray(t, dtype=float)
+    t, fvals = _positions(t, fvals)
+    if not isinstance(blocks, (list, tuple)):
+        raise ValueError(f"blocks must be a list of arrays of item indices; got {excerpt(blocks)}")
+    checked = []
+    for c, items in enumerate(blocks):
+        arr = as_label_array(items, f"blocks[{c}]", booleans=False)
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
+            raise ValueError(f"blocks[{c}] must be a non-empty 1-D array of item indices; got {excerpt(arr)}")
+        checked.append(arr.astype(np.int64))
+    flat = np.concatenate(checked) if checked else np.zeros(0, dtype=np.int64)
+    if not np.array_equal(np.sort(flat), np.arange(t.size)):
+        raise ValueError(f"blocks must split the items 0..{t.size - 1} of t into disjoint sets; got {excerpt(flat)}")
+    return _block_margin(t, checked, fvals)
+
+
+def _block_margin(t: np.ndarray, blocks: list[np.ndarray], fvals: np.ndarray) -> float:
     if len(blocks) <= 1:
         return math.inf
     top = float(np.sort(t)[::-1] @ fvals)
@@ -168,9 +227,9 @@ def lemma4_margin(t, y, f="linear") -> float:
     item), a positive value exactly when ``t`` has a positive margin on ``y``, and
     ``<= 0`` otherwise.
     """
-    t = as_finite_array(t, "t")
-    y = np.asarray(y)
-    if t.ndim != 1 or y.shape != t.shape:
+    t = check_vector(t, "t")
+    y = check_relevance(y, "y")
+    if y.shape != t.shape:
         raise ValueError(f"t and y must be 1-D arrays of the same length; got shapes {t.shape} and "
                          f"{y.shape}")
     fvals = position_values(f, len(t))
@@ -178,7 +237,7 @@ def lemma4_margin(t, y, f="linear") -> float:
     order = np.argsort(-y, kind="stable")
     grades = y[order]
     cuts = np.flatnonzero(np.diff(grades)) + 1
-    return block_margin(t, np.split(order, cuts), fvals)
+    return _block_margin(t, np.split(order, cuts), fvals)
 
 
 # ------------------------------------------------------------- the problem

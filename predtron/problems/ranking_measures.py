@@ -61,7 +61,15 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from predtron._validation import check_choice, check_int
+from predtron._validation import (
+    MAX_DENSE_ENTRIES,
+    as_finite_array,
+    as_label_array,
+    check_choice,
+    check_int,
+    check_vector,
+    excerpt,
+)
 
 #: Names of the built-in choices of ``f`` (Section 4): ``-i``, ``1/i``, ``-i^1.1``,
 #: ``-i^2`` and the NDCG discount ``1/log2(1 + i)``.
@@ -80,15 +88,32 @@ MAX_EXPONENTIAL_GRADE = 1000
 
 
 
+def _check_ranking(sigma, m: int, name: str = "sigma") -> np.ndarray:
+    """A permutation of ``0..m-1`` given as positions (integral floats accepted)."""
+    arr = as_label_array(sigma, name, booleans=False)
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+        arr = arr.astype(np.int64)
+    if arr.shape != (m,) or arr.dtype.kind not in "iu" or not np.array_equal(np.sort(arr), np.arange(m)):
+        raise ValueError(f"{name} must be a permutation of 0..{m - 1} (item positions); got {excerpt(arr)}")
+    return arr.astype(np.int64)
+
+
 # ---------------------------------------------------------------- elementary maps
 def discount(positions) -> np.ndarray:
     """The NDCG discount ``D(i) = 1 / log2(1 + i)`` of 1-based positions ``i`` (Section 4)."""
-    return 1.0 / np.log2(1.0 + np.asarray(positions, dtype=float))
+    p = check_vector(positions, "positions")
+    if np.any(p < 1):
+        raise ValueError(f"positions must be 1-based (>= 1); got {excerpt(p)}")
+    return 1.0 / np.log2(1.0 + p)
 
 
 def gain(y, kind: str = "exponential") -> np.ndarray:
     """The gain ``G(y) = 2^y - 1`` (``kind="exponential"``, Section 4) or ``G(y) = y``."""
-    check_choice(kind, "gain", GAINS)
+    check_choice(kind, "kind", GAINS)
+    return _gain(check_relevance(y, "y") if kind == "exponential" else check_vector(y, "y"), kind)
+
+
+def _gain(y, kind: str) -> np.ndarray:
     y = np.asarray(y, dtype=float)
     return np.expm1(y * np.log(2.0)) if kind == "exponential" else y.copy()
 
@@ -99,7 +124,7 @@ def position_values(f, m: int) -> np.ndarray:
     Raises ``ValueError`` unless the values are finite and strictly decreasing, and
     not all zero (so that ``Z > 0``).
     """
-    m = check_int(m, "m", minimum=1)
+    m = check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES)
     if isinstance(f, str):
         func = F_CHOICES.get(f)
         if func is None:
@@ -138,6 +163,10 @@ def sort_positions(t) -> np.ndarray:
     Ties go to the lower item index first (a stable sort), so the result is
     deterministic.
     """
+    return _sort_positions(check_vector(t, "t"))
+
+
+def _sort_positions(t) -> np.ndarray:
     t = np.asarray(t)
     order = np.argsort(-t, kind="stable")
     sigma = np.empty(len(t), dtype=np.int64)
@@ -147,6 +176,13 @@ def sort_positions(t) -> np.ndarray:
 
 def assignment_argmax(profit: np.ndarray) -> np.ndarray:
     """A permutation ``sigma`` maximising ``sum_i profit[i, sigma[i]]`` (linear assignment)."""
+    profit = as_finite_array(profit, "profit")
+    if profit.ndim != 2 or profit.shape[0] != profit.shape[1] or profit.size == 0:
+        raise ValueError(f"profit must be a non-empty square (m, m) matrix; got shape {profit.shape}")
+    return _assignment_argmax(profit)
+
+
+def _assignment_argmax(profit: np.ndarray) -> np.ndarray:
     rows, cols = linear_sum_assignment(profit, maximize=True)
     sigma = np.empty(profit.shape[0], dtype=np.int64)
     sigma[rows] = cols
@@ -159,13 +195,17 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
     Returns it as an ``int64`` array; floats such as ``2.0`` are accepted, ``2.5`` and NaN
     are not.
     """
-    arr = np.asarray(y)
-    if arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be an array of integer relevance grades; got dtype {arr.dtype}")
+    if length is not None:
+        length = check_int(length, "length", minimum=1)
+    if y_max is not None:
+        y_max = check_int(y_max, "y_max", minimum=0)
+    arr = as_label_array(y, name, booleans=False)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of integer relevance grades; got {excerpt(arr)}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of relevance grades; got shape {arr.shape}")
     if length is not None and arr.shape != (length,):
-        raise ValueError(f"{name} must have {length} relevance grades; got {arr.shape[0]}")
+        raise ValueError(f"{name} must have {length} relevance grades (length={length}); got {arr.shape[0]}")
     if arr.dtype.kind == "f":
         if np.isnan(arr).any():
             raise ValueError(f"{name} contains NaN; relevance grades must be integers >= 0")
@@ -174,15 +214,14 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
             raise ValueError(f"{name} must contain integer relevance grades; got {bad!r}")
     if np.any(arr < 0):
         raise ValueError(f"{name} must contain relevance grades >= 0; got {arr[arr < 0][0]!r}")
-    arr = arr.astype(np.int64)
     if y_max is not None and np.any(arr > y_max):
         raise ValueError(f"{name} must contain relevance grades <= y_max = {y_max}; got {arr.max()}")
-    if arr.max() > MAX_EXPONENTIAL_GRADE:
+    if arr.max() > MAX_EXPONENTIAL_GRADE:  # before the cast: a float grade may exceed int64
         raise ValueError(
             f"{name} has a relevance grade {arr.max()} > {MAX_EXPONENTIAL_GRADE}, whose gain 2^y - 1 "
             "overflows; rescale the grades"
         )
-    return arr
+    return arr.astype(np.int64)
 
 
 # ------------------------------------------------------------------- losses
@@ -211,20 +250,31 @@ class RankingLoss:
 
     def item_values(self, y: np.ndarray) -> np.ndarray:
         """``v``: the gains (NDCG) or the relevance indicators (precision)."""
+        return self._item_values(check_relevance(y, "y"))
+
+    def _item_values(self, y: np.ndarray) -> np.ndarray:
         if self.name == "precision":
             return (np.asarray(y) > 0).astype(float)
-        return gain(y, self.gain)
+        return _gain(y, self.gain)
 
     def position_weights(self, m: int) -> np.ndarray:
         """``b_j`` for 0-based positions ``j``, non-increasing."""
+        return self._position_weights(check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES))
+
+    def _position_weights(self, m: int) -> np.ndarray:
         cut = m if self.k is None else min(self.k, m)
         b = np.zeros(m)
         b[:cut] = 1.0 if self.name == "precision" else discount(np.arange(1, cut + 1))
         return b
 
     def ideal(self, v: np.ndarray, b: np.ndarray) -> float:
-        """``I(y) = sum_j s_j b_j`` (the ideal DCG, or ``min(k, r)`` for precision), added left to
-        right like every DCG of the package (:func:`predtron.problems.ranking_batch.segment_sums`)."""
+        """``I(y) = sum_j s_j b_j`` (the ideal DCG, or ``min(k, r)`` for precision)."""
+        v = check_vector(v, "v")
+        return self._ideal(v, check_vector(b, "b", length=v.size, length_name="one weight per entry of v"))
+
+    def _ideal(self, v: np.ndarray, b: np.ndarray) -> float:
+        """Unchecked :meth:`ideal`, added left to right like every DCG of the package
+        (:func:`predtron.problems.ranking_batch.segment_sums`)."""
         terms = np.sort(v)[::-1] * b
         return float(np.cumsum(terms)[-1]) if terms.size else 0.0
 
@@ -234,9 +284,13 @@ class RankingLoss:
         The DCG is summed in position order, like the ideal, so that a zero-loss ranking
         gives bitwise the same sum and the loss is exactly 0.
         """
-        v = self.item_values(y)
-        b = self.position_weights(len(v))
-        ideal = self.ideal(v, b)
+        y = check_relevance(y, "y")
+        return self._value(_check_ranking(sigma, y.size, "sigma (one position per item of y)"), y)
+
+    def _value(self, sigma: np.ndarray, y: np.ndarray) -> float:
+        v = self._item_values(y)
+        b = self._position_weights(len(v))
+        ideal = self._ideal(v, b)
         if ideal == 0:
             return 0.0
         by_position = np.empty_like(v)
@@ -254,10 +308,13 @@ class RankingLoss:
         occurs among the run's values.  Zero-loss rankings are exactly the perfect
         matchings of ``A`` (checked by enumeration in the tests).
         """
-        v = self.item_values(y)
+        return self._allowed(check_relevance(y, "y"))
+
+    def _allowed(self, y: np.ndarray) -> np.ndarray:
+        v = self._item_values(y)
         m = len(v)
-        b = self.position_weights(m)
-        if self.ideal(v, b) == 0:
+        b = self._position_weights(m)
+        if self._ideal(v, b) == 0:
             return np.ones((m, m), dtype=bool)
         s = np.sort(v)[::-1]
         allowed = np.zeros((m, m), dtype=bool)

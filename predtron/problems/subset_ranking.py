@@ -6,8 +6,9 @@ import numpy as np
 
 from predtron import _compiled
 from predtron._ragged import Ragged
-from predtron._validation import as_label_array, check_each, check_int, check_n_labels
-from predtron.problems.ranking import RankingProblem, check_relevance
+from predtron._validation import MAX_DENSE_ENTRIES, as_finite_array, check_each, check_int, check_n_labels
+from predtron.problems.base import _check_rng
+from predtron.problems.ranking import MAX_EXPONENTIAL_GRADE, RankingProblem, check_relevance
 from predtron.scoring import DocumentScoring
 
 
@@ -75,7 +76,7 @@ class SubsetRanking(RankingProblem):
         flat_layout = not isinstance(Y, (list, tuple)) or (
             len(Y) == n_docs and all(np.ndim(y) == 0 for y in Y))
         if flat_layout:
-            grades = check_relevance(as_label_array(Y, "Y"), "Y") if n_docs else np.zeros(0, dtype=np.int64)
+            grades = check_relevance(Y, "Y") if n_docs else np.zeros(0, dtype=np.int64)
             if grades.shape != (n_docs,):
                 raise ValueError(
                     f"Y must hold one relevance grade per document ({n_docs}) or one array per query "
@@ -92,20 +93,27 @@ class SubsetRanking(RankingProblem):
 
     def check_pair(self, x: np.ndarray, y: np.ndarray, i: int) -> None:
         """Check that query ``i`` has one relevance grade per document."""
+        i = check_int(i, "i", minimum=0)
+        x = as_finite_array(x, f"x (X[{i}])")
+        if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
+            raise ValueError(f"X[{i}] (x) must be a 2-D (n_documents, n_features) matrix; got shape {x.shape}")
+        y = self.check_label(y)
         if x.shape[0] != len(y):
             raise ValueError(
-                f"X[{i}] has {x.shape[0]} documents but Y[{i}] has {len(y)} relevance grades"
+                f"X[{i}] (x) has {x.shape[0]} documents but Y[{i}] (y) has {len(y)} relevance grades"
             )
 
     def random_label(self, rng: np.random.Generator, n_items: int | None = None,
                      y_max: int = 2) -> np.ndarray:
         """Grades uniform on ``0..y_max`` for ``n_items`` documents (default: uniform on 1..6)."""
-        m = int(rng.integers(1, 7)) if n_items is None else check_int(n_items, "n_items", minimum=1)
-        return rng.integers(0, check_int(y_max, "y_max", minimum=0) + 1, size=m).astype(np.int64)
+        _check_rng(rng)
+        m = int(rng.integers(1, 7)) if n_items is None else check_int(n_items, "n_items", minimum=1,
+                                                                       maximum=MAX_DENSE_ENTRIES)
+        return rng.integers(0, check_int(y_max, "y_max", minimum=0, maximum=MAX_EXPONENTIAL_GRADE) + 1,
+                            size=m).astype(np.int64)
 
-    def label_for(self, sigma) -> np.ndarray:
+    def _label_for(self, sigma) -> np.ndarray:
         """The relevance ``m - 1 - sigma``: all grades distinct, sorted by ``sigma``."""
-        sigma = self._check_sigma(sigma)
         return (len(sigma) - 1 - sigma).astype(np.int64)
 
     def pred_default(self):
@@ -135,7 +143,7 @@ class SubsetRanking(RankingProblem):
         return (10, np.asarray(labels.values, dtype=np.int64), gains,
                 np.concatenate(chunks), f_start, alphas, self.ranking_loss.position_weights(top))
 
-    def score_shape(self, y=None) -> tuple[int, ...] | None:
+    def _score_shape(self, y=None) -> tuple[int, ...] | None:
         return None if y is None else (len(y),)
 
     def stack(self, predictions) -> list:

@@ -1,0 +1,139 @@
+"""Reading a saved learner's state back, validating every value (:mod:`predtron.persistence`).
+
+A learner's ``_get_state()`` returns ``(scalars, arrays)``: plain JSON values and NumPy
+arrays.  Its ``_set_state(scalars, arrays)`` reads them back through a :class:`State`,
+whose getters check the type, range, dtype, shape and finiteness of each value and raise
+``ValueError`` naming the entry; a file's state is never trusted (the loader adds the
+file's name to the message).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from predtron._history import LossTrace
+
+
+class State:
+    """Validating access to ``(scalars, arrays)`` of a saved learner.
+
+    Parameters
+    ----------
+    scalars : dict
+        JSON values by name.
+    arrays : dict
+        Arrays by name.
+    where : str
+        Prefix of the entries' names in messages (``"learner."`` for a nested state).
+    """
+
+    def __init__(self, scalars, arrays, where: str = ""):
+        if not isinstance(scalars, dict):
+            raise ValueError(f"state {where or 'header'} must be a JSON object; got {type(scalars).__name__}")
+        if not isinstance(arrays, dict):
+            raise ValueError(f"arrays of {where or 'the state'} must be a mapping; got {type(arrays).__name__}")
+        self.scalars, self.arrays, self.where = scalars, arrays, where
+
+    @classmethod
+    def of(cls, scalars, arrays) -> State:
+        """``scalars`` itself when it is already a :class:`State`, else a new one."""
+        return scalars if isinstance(scalars, State) else cls(scalars, arrays)
+
+    # ---------------------------------------------------------------- scalars
+    def _get(self, key: str):
+        if key not in self.scalars:
+            raise ValueError(f"state entry {self.where}{key!r} is missing")
+        return self.scalars[key]
+
+    def has(self, key: str) -> bool:
+        """Whether a scalar entry exists."""
+        return key in self.scalars
+
+    def int(self, key: str, minimum: int = 0, maximum: int | None = None) -> int:
+        value = self._get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (
+                maximum is not None and value > maximum):
+            bound = f">= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
+            raise ValueError(f"state entry {self.where}{key!r} must be an integer {bound}; got {value!r}"[:300])
+        return int(value)
+
+    def real(self, key: str, minimum: float | None = None) -> float:
+        value = self._get(key)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or (
+                minimum is not None and value < minimum):
+            raise ValueError(f"state entry {self.where}{key!r} must be a finite number"
+                             f"{'' if minimum is None else f' >= {minimum}'}; got {value!r}"[:300])
+        return float(value)
+
+    def bool(self, key: str) -> bool:
+        value = self._get(key)
+        if not isinstance(value, bool):
+            raise ValueError(f"state entry {self.where}{key!r} must be true or false; got {value!r}"[:300])
+        return value
+
+    def value(self, key: str):
+        """A raw JSON value (checked by the caller)."""
+        return self._get(key)
+
+    def sub(self, key: str) -> State:
+        """The nested state ``key`` (scalars ``scalars[key]``, arrays prefixed ``key.``)."""
+        prefix = key + "."
+        arrays = {k[len(prefix):]: v for k, v in self.arrays.items() if k.startswith(prefix)}
+        return State(self._get(key), arrays, f"{self.where}{key}.")
+
+    # ----------------------------------------------------------------- arrays
+    def has_array(self, key: str) -> bool:
+        return key in self.arrays
+
+    def array(self, key: str, shape: tuple, kind: str = "f", minimum: float | None = None) -> np.ndarray:
+        """Array ``key`` of ``shape`` (``None`` entries: any size), floats (``"f"``, finite) or
+        integers (``"i"``), at least ``minimum`` everywhere."""
+        if key not in self.arrays:
+            raise ValueError(f"state array {self.where}{key!r} is missing")
+        arr = np.asarray(self.arrays[key])
+        name = f"state array {self.where}{key!r}"
+        if arr.dtype.kind not in ("iuf" if kind == "f" else "iu"):
+            raise ValueError(f"{name} must hold {'real numbers' if kind == 'f' else 'integers'}; got dtype {arr.dtype}")
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape, strict=True)):
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+            raise ValueError(f"{name} must have shape {want}; got {arr.shape}")
+        if kind == "f":
+            arr = arr.astype(np.float64)
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name} must be finite; it holds NaN or infinite values")
+        else:
+            arr = arr.astype(np.int64)
+        if minimum is not None and arr.size and arr.min() < minimum:
+            raise ValueError(f"{name} must be >= {minimum}; got {arr.min()!r}")
+        return arr
+
+    # ------------------------------------------------------------------ trace
+    def trace(self, prefix: str = "trace") -> LossTrace:
+        """A :class:`~predtron._history.LossTrace` from its totals and its non-zero rounds, checked
+        for consistency (rounds increasing inside ``1..n_rounds``, positive losses summing to the total)."""
+        record = self.bool(f"{prefix}_record")
+        n_rounds = self.int(f"{prefix}_n_rounds")
+        total = self.real(f"{prefix}_total", minimum=0.0)
+        n_nonzero = self.int(f"{prefix}_n_nonzero", maximum=n_rounds)
+        rounds = self.array(f"{prefix}_rounds", (n_nonzero if record else 0,), kind="i")
+        losses = self.array(f"{prefix}_losses", (len(rounds),))
+        if len(rounds) and (rounds.min() < 1 or rounds.max() > n_rounds or np.any(np.diff(rounds) <= 0)):
+            raise ValueError(f"state array {self.where}{prefix}_rounds must be increasing round numbers in "
+                             f"1..{n_rounds}")
+        if len(losses) and losses.min() <= 0:
+            raise ValueError(f"state array {self.where}{prefix}_losses must hold the positive losses of the rounds")
+        if record and not math.isclose(float(losses.sum()), total, rel_tol=1e-9, abs_tol=1e-9):
+            raise ValueError(f"state entry {self.where}{prefix}_total ({total!r}) is not the sum of the recorded "
+                             f"losses ({float(losses.sum())!r})")
+        return LossTrace.restore(record, n_rounds, total, n_nonzero, rounds, losses)
+
+
+def trace_state(trace: LossTrace, prefix: str = "trace") -> tuple[dict, dict]:
+    """``(scalars, arrays)`` of a trace, read back by :meth:`State.trace`."""
+    rounds, losses = trace.nonzero()
+    scalars = {f"{prefix}_record": trace.record, f"{prefix}_n_rounds": trace.n_rounds, f"{prefix}_total": trace.total,
+               f"{prefix}_n_nonzero": trace.n_nonzero}
+    return scalars, {f"{prefix}_rounds": rounds, f"{prefix}_losses": losses}
