@@ -6,7 +6,11 @@ name relative to the module or class being documented (``RankingProblem.margin``
 API reference documents every object once, under the module that defines it.  When
 Sphinx cannot resolve a Python reference, this hook imports the target, finds the
 module and qualified name where it is defined, and resolves the reference there.
-References it cannot map stay unresolved, so ``-n`` still reports them.
+A bare name that none of these finds (a docstring re-exported into another module, such
+as ``GradesResult`` in the copy of ``grades_argmax`` that ``predtron.problems.ranking``
+re-exports) resolves to the one documented predtron object with that last name, when
+there is exactly one.  References it cannot map stay unresolved, so ``-n`` still
+reports them.
 """
 
 from __future__ import annotations
@@ -77,6 +81,12 @@ def _resolve(app: Sphinx, env, node, contnode):
                 found = domain.resolve_any_xref(env, node["refdoc"], app.builder, name, node, contnode)
                 if found:
                     return found[0][1]
+    if "." not in target:
+        matches = [n for n in domain.objects if n.startswith("predtron.") and n.endswith("." + target)]
+        if len(matches) == 1:
+            found = domain.resolve_any_xref(env, node["refdoc"], app.builder, matches[0], node, contnode)
+            if found:
+                return found[0][1]
     return None
 
 
