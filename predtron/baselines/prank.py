@@ -293,7 +293,7 @@ def make_ranked_data(n_samples: int, n_features: int, n_levels: int, gap: float 
     pilot = draw(4000) @ w
     thresholds = np.quantile(pilot, np.arange(1, n_levels) / n_levels)
     if noise == 0 and np.min(np.diff(np.concatenate([[-1.0], thresholds, [1.0]]))) <= 2 * gap:
-        raise ValueError(f"gap={gap!r} is too large for {n_levels} levels in {dim} dimensions; ask for a "
+        raise ValueError(f"gap={gap!r} is too large for n_levels={n_levels} levels in {dim} dimensions; ask for a "
                          "smaller gap")
     kept: list[np.ndarray] = []
     while sum(len(k) for k in kept) < n_samples:

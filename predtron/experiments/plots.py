@@ -24,7 +24,9 @@ def floor_below(values) -> float:
     Used as the floor at which exact zeros are drawn on a log axis, so that no non-zero
     value can be mistaken for a zero.
     """
-    values = as_finite_array(values, "values", max_abs=None).ravel()
+    values = as_finite_array(values, "values")
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array; got shape {values.shape} (flatten it with .ravel())")
     positive = values[values > 0]
     if positive.size == 0:
         return 1e-12
@@ -81,7 +83,7 @@ def plot_statistic(ax, summary, x: str, hue: str, statistic: str, *, log: bool =
     labels, styles = labels or {}, styles or {}
     order = list(dict.fromkeys(summary[hue])) if order is None else list(order)
     if log and floor is None:
-        floor = floor_below(summary[columns].to_numpy())
+        floor = floor_below(summary[columns].to_numpy().ravel())
     for key in order:
         part = summary[summary[hue] == key].sort_values(x)
         centre, low, high = (part[c].to_numpy(dtype=float) for c in columns)

@@ -341,6 +341,8 @@ class OnlineLearner(Estimator, ABC):
         scalars, arrays = trace_state(self._trace)
         scalars.update({"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
                         "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK))})
+        if hasattr(self, "n_epochs_"):  # set by fit (not by partial_fit alone)
+            scalars["n_epochs_"] = int(self.n_epochs_)
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
@@ -354,6 +356,8 @@ class OnlineLearner(Estimator, ABC):
         self._block = state.int("block", minimum=MIN_BLOCK, maximum=MAX_BLOCK)
         self._trace = state.trace()
         self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        if state.has("n_epochs_"):
+            self.n_epochs_ = state.int("n_epochs_", maximum=self._trace.n_rounds)
 
     def _param_shape(self) -> tuple[int, ...]:
         """Shape of the parameters of a fitted learner (for checking a saved state)."""

@@ -34,9 +34,8 @@ class Predtron(PrimalLearner):
         Scores ``t = W x + b`` (vector inputs only; ranking scores are shift-invariant).
     record_losses : bool, default True
         Keep the per-round losses for ``loss_history_`` (totals are always kept).
-
-    The defaults are Algorithm 1 exactly; the options and the exact block scan that runs
-    the loop are described in :mod:`predtron.learners.base`.
+        The defaults are Algorithm 1 exactly; the options and the exact block scan that
+        runs the loop are described in :mod:`predtron.learners.base`.
 
     Attributes
     ----------
