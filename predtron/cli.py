@@ -588,8 +588,10 @@ def _summary(path: Path, task: str, model, data: Dataset) -> str:
         extra = f", {data.y.shape[1]} labels"
     elif task in ("classify", "ordinal"):
         extra = f", {len(model.classes_)} {'levels' if task == 'ordinal' else 'classes'}"
+    passes = int(model.n_iter_)  # the passes made (early stopping may end before ``epochs``)
+    stopped = f" (of at most {model.epochs})" if passes < model.epochs else ""
     return (f"saved {type(model).__name__} ({task}) to {path}: {n} examples x {p} features{extra}, "
-            f"{model.epochs} epoch{'s' if model.epochs != 1 else ''}")
+            f"{passes} epoch{'s' if passes != 1 else ''}{stopped}")
 
 
 # ------------------------------------------------------------------ commands
