@@ -119,8 +119,12 @@ def sparse_text(n: int, repeat: int) -> list[dict]:
     """Bag-of-words-like CSR input: 1e5 features, 0.1% density, 5 classes."""
     rng = np.random.default_rng(0)
     p, k = 100_000, 5
-    X = sp.random(n, p, density=1e-3, format="csr", random_state=1, data_rvs=lambda s: rng.random(s) + 0.5)
-    W = sp.random(k, p, density=0.05, random_state=2).toarray()
+    per_row = p // 1000  # 0.1% density; drawn row by row (scipy.sparse.random draws from all n*p cells,
+    # which takes gigabytes at these sizes); a rare repeated column is summed
+    rows = np.repeat(np.arange(n), per_row)
+    cols = rng.integers(0, p, n * per_row)
+    X = sp.csr_matrix((rng.random(n * per_row) + 0.5, (rows, cols)), shape=(n, p))
+    W = np.where(rng.random((k, p)) < 0.05, rng.standard_normal((k, p)), 0.0)
     y = np.asarray(np.argmax((X @ W.T), axis=1)).ravel()
     peer = best_time(lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(k)), repeat)
     ours = best_time(lambda: Predtron(Multiclass(k), record_losses=False).fit(X, y), repeat)

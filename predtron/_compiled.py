@@ -251,6 +251,7 @@ def pass_csr(data, indices, indptr, p, order, W, U, labels, kind, reps, L, corre
     t = np.zeros(d)
     g = np.zeros(d)
     work = np.zeros(2 * max(d, reps.shape[0]) + 2)
+    touched = np.zeros(d, dtype=np.int64)
     rounds = np.zeros(n, dtype=np.int64)
     losses = np.zeros(n)
     total = 0.0
@@ -283,15 +284,19 @@ def pass_csr(data, indices, indptr, p, order, W, U, labels, kind, reps, L, corre
         alpha = -step
         tau = tau0 + r + 1
         alpha_u = -step * tau
+        nz = 0  # the rows of W the update touches (two for multiclass)
+        for i in range(d):
+            if g[i] != 0:
+                touched[nz] = i
+                nz += 1
         for q in range(lo, hi):
             j = indices[q]
             xj = data[q]
-            for i in range(d):
-                gi = g[i]
-                if gi != 0:
-                    W[i, j] += alpha * (gi * xj)
-                    if averaging:
-                        U[i, j] += alpha_u * (gi * xj)
+            for e in range(nz):
+                i = touched[e]
+                W[i, j] += alpha * (g[i] * xj)
+                if averaging:
+                    U[i, j] += alpha_u * (g[i] * xj)
         if intercept:
             for i in range(d):
                 if g[i] != 0:
