@@ -525,6 +525,17 @@ def grade_dp_states(c: np.ndarray) -> int:
     return states
 
 
+def grade_dp_is_cheap(c: np.ndarray) -> bool:
+    """Whether ``"auto"`` should use :func:`grade_dp_argmax` for item values ``c``: at most
+    :data:`MAX_DP_STATES` states and a cost (states times grades, one move per grade from
+    every state) no larger than the ``m^3`` of a dense assignment (or a few thousand steps,
+    below which every method is instant).  Queries with few grades (MQ2008: three) qualify
+    at every size; many small grade blocks (the Figure 1 data) do not."""
+    _, counts = np.unique(c, return_counts=True)
+    states = grade_dp_states(c)
+    return states <= MAX_DP_STATES and states * len(counts) <= max(len(c) ** 3, 4096)
+
+
 @_jit
 def grade_dp_argmax(t, c, f, b):
     """Exact loss-augmented argmax of Lemma 3 by dynamic programming over grade counts.

@@ -167,7 +167,7 @@ def test_helper_validation():
         prank_bound(1.0, 0.0, 3)
     with pytest.raises(ValueError, match="n_levels must be an integer >= 2"):
         prank_bound(1.0, 0.1, 1)
-    with pytest.raises(ValueError, match=r"gap=0\.4 is too large for 5 levels"):
+    with pytest.raises(ValueError, match=r"gap=0\.4 is too large for n_levels=5 levels"):
         make_ranked_data(10, 3, 5, gap=0.4)
     with pytest.raises(ValueError, match="n_features must be an integer >= 2"):
         make_ranked_data(10, 1, 3)

@@ -116,9 +116,9 @@ class RankingProblem(Problem):
         * ``"dp"``: :func:`predtron._compiled.grade_dp_argmax`, compiled dynamic
           programming over the counts of each grade placed so far (``prod_g (m_g + 1)``
           states; needs numba);
-        * ``"auto"``: the sort when it is exact; otherwise ``"dp"`` when its state count
-          is at most :data:`predtron._compiled.MAX_DP_STATES` (every MQ2008 query, for
-          example); otherwise ``"grades"`` or ``"assignment"``, whichever the calibrated
+        * ``"auto"``: the sort when it is exact; otherwise ``"dp"`` when it is cheaper than
+          a dense assignment (:func:`predtron._compiled.grade_dp_is_cheap`: every MQ2008
+          query, for example); otherwise ``"grades"`` or ``"assignment"``, whichever the calibrated
           cost model :func:`~predtron.problems.ranking_grades.choose_method` predicts
           faster for the number of items and of distinct grades (the assignment below
           about 150 items, ``"grades"`` above about 200 with up to five grades).
@@ -251,7 +251,7 @@ class RankingProblem(Problem):
         if method == "auto":
             if alpha is not None:
                 method = "sort"
-            elif _compiled.AVAILABLE and _compiled.grade_dp_states(v) <= _compiled.MAX_DP_STATES:
+            elif _compiled.AVAILABLE and _compiled.grade_dp_is_cheap(v):
                 method = "dp"
             elif m < smallest_grades_size():
                 method = "assignment"

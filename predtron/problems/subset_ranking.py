@@ -121,7 +121,8 @@ class SubsetRanking(RankingProblem):
 
     def _compiled_spec(self, labels):
         """The compiled pass covers queries whose oracle is an exact sort or the grade dynamic
-        programme (``oracle`` "auto" or "dp", with at most ``MAX_DP_STATES`` states)."""
+        programme (``oracle="dp"`` with at most ``MAX_DP_STATES`` states, or ``"auto"`` where
+        :func:`predtron._compiled.grade_dp_is_cheap`)."""
         if not isinstance(labels, Ragged) or self.oracle_method not in ("auto", "dp") or len(labels) == 0:
             return None
         present = set(np.unique(labels.sizes).tolist())
@@ -138,7 +139,9 @@ class SubsetRanking(RankingProblem):
         gains = self.ranking_loss.item_values(labels.values)
         for q in range(len(labels)):  # every query's dynamic programme must be small enough
             if np.isnan(alphas[labels.sizes[q]]):
-                if _compiled.grade_dp_states(gains[labels.offsets[q]:labels.offsets[q + 1]]) > _compiled.MAX_DP_STATES:
+                query = gains[labels.offsets[q]:labels.offsets[q + 1]]
+                if (_compiled.grade_dp_states(query) > _compiled.MAX_DP_STATES if self.oracle_method == "dp"
+                        else not _compiled.grade_dp_is_cheap(query)):
                     return None
         return (10, np.asarray(labels.values, dtype=np.int64), gains,
                 np.concatenate(chunks), f_start, alphas, self.ranking_loss.position_weights(top))
