@@ -87,9 +87,9 @@ def losses(ranking_loss: RankingLoss, order: np.ndarray, y: np.ndarray, offsets:
     n = len(offsets) - 1
     if n == 0:
         return np.zeros(0)
-    v = ranking_loss.item_values(y)
+    v = ranking_loss._item_values(y)  # callers validate (an unchecked batch kernel)
     positions = np.arange(len(v)) - offsets[seg]
-    b = ranking_loss.position_weights(int(np.diff(offsets).max()))[positions]
+    b = ranking_loss._position_weights(int(np.diff(offsets).max()))[positions]
     dcg = segment_sums(v[order] * b, offsets)
     ideal = segment_sums(v[np.lexsort((-v, seg))] * b, offsets)
     safe = np.where(ideal == 0, 1.0, ideal)

@@ -259,12 +259,21 @@ class RankingLoss:
 
     def position_weights(self, m: int) -> np.ndarray:
         """``b_j`` for 0-based positions ``j``, non-increasing."""
-        return self._position_weights(check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES))
+        return self._position_weights(check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES)).copy()
 
     def _position_weights(self, m: int) -> np.ndarray:
-        cut = m if self.k is None else min(self.k, m)
-        b = np.zeros(m)
-        b[:cut] = 1.0 if self.name == "precision" else discount(np.arange(1, cut + 1))
+        """Unchecked :meth:`position_weights`, cached per ``m`` (read-only: the online loop asks
+        for them at every round)."""
+        cache = self.__dict__.setdefault("_weights_cache", {})
+        key = (m, self.name, self.k)
+        b = cache.get(key)
+        if b is None:
+            cut = m if self.k is None else min(self.k, m)
+            b = np.zeros(m)
+            b[:cut] = 1.0 if self.name == "precision" else 1.0 / np.log2(2.0 + np.arange(cut))
+            b.flags.writeable = False
+            if len(cache) < 4096:
+                cache[key] = b
         return b
 
     def ideal(self, v: np.ndarray, b: np.ndarray) -> float:
