@@ -39,7 +39,6 @@ class JointMulticlass(Multiclass):
     --------
     >>> import numpy as np
 
-from predtron._validation import as_finite_array
     >>> from predtron import Predtron
     >>> from predtron.problems.joint import JointMulticlass
     >>> from predtron.problems.psi import MultivectorMap
