@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from predtron._history import LossTrace
+from predtron._validation import MAX_DENSE_ENTRIES
 
 
 class State:
@@ -129,6 +130,22 @@ class State:
             raise ValueError(f"state entry {self.where}{prefix}_total ({total!r}) is not the sum of the recorded "
                              f"losses ({float(losses.sum())!r})")
         return LossTrace.restore(record, n_rounds, total, n_nonzero, rounds, losses)
+
+
+def learner_state(learner) -> tuple[dict, dict]:
+    """``(scalars, arrays)`` every online learner saves: its loss trace, ``n_features_in_`` and
+    ``n_updates_`` (read back by :func:`restore_learner`)."""
+    scalars, arrays = trace_state(learner._trace)
+    scalars.update(n_features_in_=int(learner.n_features_in_), n_updates_=int(learner.n_updates_))
+    return scalars, arrays
+
+
+def restore_learner(learner, state: State) -> None:
+    """Set ``n_features_in_``, the loss trace and ``n_updates_`` of ``learner`` from ``state``,
+    each value checked (the inverse of :func:`learner_state`)."""
+    learner.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+    learner._trace = state.trace()
+    learner.n_updates_ = state.int("n_updates_", maximum=learner._trace.n_rounds)
 
 
 def trace_state(trace: LossTrace, prefix: str = "trace") -> tuple[dict, dict]:

@@ -51,16 +51,21 @@ def _type_name(value) -> str:
 
 
 # ---------------------------------------------------------------- scalars
+def _as_float(value, name: str) -> float:
+    """One real number (not a boolean, a string or a complex number) as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {excerpt(value)}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite; got an integer too large for a float ({excerpt(value)})") from None
+
+
 def check_positive(value, name: str, *, allow_zero: bool = False, maximum: float | None = None,
                    minimum: float | None = None) -> float:
     """Return ``value`` as a float after checking it is finite and positive (and within
     ``[minimum, maximum]``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {excerpt(value)}")
-    try:
-        value = float(value)
-    except OverflowError:
-        raise ValueError(f"{name} must be finite; got an integer too large for a float ({excerpt(value)})") from None
+    value = _as_float(value, name)
     ok = value >= 0 if allow_zero else value > 0
     if not np.isfinite(value) or not ok:
         bound = ">= 0" if allow_zero else "> 0"
@@ -77,12 +82,7 @@ def check_real(value, name: str, *, finite: bool = True) -> float:
     string, a complex number or an array) and, with ``finite``, neither NaN nor infinite."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {excerpt(value)}")
-    try:
-        value = float(value)
-    except OverflowError:
-        raise ValueError(f"{name} must be finite; got an integer too large for a float ({excerpt(value)})") from None
+    value = _as_float(value, name)
     if math.isnan(value) or (finite and math.isinf(value)):
         raise ValueError(f"{name} must be a finite real number; got {value!r}")
     return value

@@ -24,10 +24,9 @@ from typing import NamedTuple
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._state import State, trace_state
+from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
     MAX_CLASSES,
-    MAX_DENSE_ENTRIES,
     as_finite_array,
     check_each,
     check_int,
@@ -112,17 +111,14 @@ class PRank(Estimator):
     def _get_state(self) -> tuple[dict, dict]:
         """``(scalars, arrays)`` restoring this fitted PRank exactly (:mod:`predtron.persistence`)."""
         self._check_fitted()
-        scalars, arrays = trace_state(self._trace)
-        scalars.update(n_features_in_=int(self.n_features_in_), n_updates_=int(self.n_updates_))
+        scalars, arrays = learner_state(self)
         arrays.update(coef=self.coef_, thresholds=self.thresholds_)
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
         """Inverse of :meth:`_get_state`, every value checked."""
         state = State.of(scalars, arrays)
-        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
-        self._trace = state.trace()
-        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        restore_learner(self, state)
         self.coef_ = state.array("coef", (self.n_features_in_,))
         self.thresholds_ = state.array("thresholds", (self.n_levels - 1,))
         if np.any(np.diff(self.thresholds_) < 0):

@@ -48,9 +48,8 @@ from tqdm.auto import tqdm
 from predtron import _compiled
 from predtron._estimator import Estimator
 from predtron._history import LossTrace
-from predtron._state import State, trace_state
+from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
-    MAX_DENSE_ENTRIES,
     check_bool,
     check_choice,
     check_int,
@@ -338,9 +337,8 @@ class OnlineLearner(Estimator, ABC):
         """``(scalars, arrays)`` that, with the constructor parameters, restore this fitted
         learner exactly (predictions, scores and continued learning); see :mod:`predtron.persistence`."""
         self._check_fitted()
-        scalars, arrays = trace_state(self._trace)
-        scalars.update({"n_features_in_": int(self.n_features_in_), "n_updates_": int(self.n_updates_),
-                        "intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK))})
+        scalars, arrays = learner_state(self)
+        scalars.update({"intercept": bool(self._intercept), "block": int(getattr(self, "_block", MIN_BLOCK))})
         if hasattr(self, "n_epochs_"):  # set by fit (not by partial_fit alone)
             scalars["n_epochs_"] = int(self.n_epochs_)
         return scalars, arrays
@@ -349,13 +347,11 @@ class OnlineLearner(Estimator, ABC):
         """Inverse of :meth:`_get_state`: every value is checked (type, range, shape, finiteness)
         against the constructor parameters, and a ``ValueError`` names a malformed one."""
         state = State.of(scalars, arrays)
-        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        restore_learner(self, state)
         self._intercept = state.bool("intercept")
         if self._intercept and not self.fit_intercept:
             raise ValueError("state entry 'intercept' is true but the learner has fit_intercept=False")
         self._block = state.int("block", minimum=MIN_BLOCK, maximum=MAX_BLOCK)
-        self._trace = state.trace()
-        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
         if state.has("n_epochs_"):
             self.n_epochs_ = state.int("n_epochs_", maximum=self._trace.n_rounds)
 

@@ -21,10 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._estimator import Estimator
-from predtron._state import State, trace_state
+from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
     MAX_CLASSES,
-    MAX_DENSE_ENTRIES,
     as_finite_array,
     check_binary_vector,
     check_choice,
@@ -64,18 +63,15 @@ class _BatchPA(Estimator):
     def _get_state(self) -> tuple[dict, dict]:
         """``(scalars, arrays)`` restoring this fitted learner exactly (:mod:`predtron.persistence`)."""
         self._check_fitted()
-        scalars, arrays = trace_state(self._trace)
-        scalars.update(n_features_in_=int(self.n_features_in_), n_updates_=int(self.n_updates_),
-                       n_unconverged_=int(self.n_unconverged_))
+        scalars, arrays = learner_state(self)
+        scalars.update(n_unconverged_=int(self.n_unconverged_))
         arrays["coef"] = self._coef
         return scalars, arrays
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
         """Inverse of :meth:`_get_state`, every value checked."""
         state = State.of(scalars, arrays)
-        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
-        self._trace = state.trace()
-        self.n_updates_ = state.int("n_updates_", maximum=self._trace.n_rounds)
+        restore_learner(self, state)
         self.n_unconverged_ = state.int("n_unconverged_")
         self._coef = state.array("coef", (self._n_models(), self.n_features_in_))
 
