@@ -142,6 +142,13 @@ class KernelPredtron(OnlineLearner):
         self._support = SupportSet(inputs.n_features, self._coef_width(inputs), self.budget)
         self._finish_pass()
 
+    def _prepare(self, X, *args, **kwargs):
+        inputs, labels = super()._prepare(X, *args, **kwargs)
+        if getattr(inputs, "sparse", False):  # refused up front, even without a row to score
+            raise ValueError("X must be dense for KernelPredtron (kernels compare dense rows); pass X.toarray() "
+                             "or use Predtron, which takes sparse input")
+        return inputs, labels
+
     def _coef_width(self, inputs) -> int:
         return 1 if isinstance(inputs, DocumentInputs) else self.problem.scoring.dim
 
