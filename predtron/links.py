@@ -261,7 +261,10 @@ class EuclideanLink(Link):
         return int(np.prod(shape, dtype=np.int64))
 
     def _norm(self, W, r):
-        return float(np.linalg.norm(np.ravel(W)))
+        a = np.abs(np.ravel(W))
+        top = float(a.max()) if a.size else 0.0
+        # scaled by the largest entry, so that squaring cannot overflow before the norm does
+        return 0.0 if top == 0 else top * float(np.linalg.norm(a / top))
 
     def _map(self, W, r):
         return np.array(W, dtype=float, copy=True)

@@ -48,6 +48,9 @@ def shipped_file(relative: str, data_home=None) -> Path:
     """The path of one shipped file, or a ``FileNotFoundError`` saying where it was expected."""
     if not isinstance(relative, str):
         raise TypeError(f"relative must be a str naming a file inside the data folder; got {type(relative).__name__}")
+    if not relative.strip():
+        raise ValueError("relative must name a file inside the data folder (for example "
+                         "'mulan-emotions/emotions-train.arff.gz'); got an empty string")
     home = get_data_home(data_home)
     path = home / relative
     if not path.is_file():
