@@ -278,7 +278,8 @@ class CalibratedPA(_BatchPA):
         groups = [np.flatnonzero(Y == k) for k in range(self.n_classes)]
         missing = [k for k, g in enumerate(groups) if g.size == 0]
         if missing:
-            raise ValueError(f"a balanced stream needs every class in Y; classes {missing} have no sample")
+            raise ValueError(f"a balanced stream needs every class of n_classes={self.n_classes} in Y; classes "
+                             f"{missing} have no sample")
         return groups
 
     def _slack_weights(self, y: np.ndarray) -> np.ndarray:
