@@ -1,8 +1,10 @@
 """Speed of one online pass of the learners against scikit-learn, measured in the same run.
 
 Every row times the same data through a predtron learner and through the peer named in
-the row (best of ``repeat`` runs, single-threaded BLAS), and prints the ratio ``peer time
-/ predtron time`` (above 1: predtron is faster) next to the goal of the performance issue.
+the row (best of ``repeat`` runs, five for the full sizes, single-threaded BLAS; the runs of
+the two alternate, so that changes of the machine's load reach both alike), and prints the
+ratio ``peer time / predtron time`` (above 1: predtron is faster) next to the goal of the
+performance issue.
 Absolute times on a shared machine mean little; the ratios are what to read.
 
     python benchmarks/passes.py            # full sizes
@@ -25,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from predtron import Predtron
 from predtron.problems import Binary, Multiclass, Multilabel, SubsetRanking
-from predtron.timing import best_time
+from predtron.timing import best_times
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -45,9 +47,10 @@ def _digits(n: int):
 def multiclass(n: int, repeat: int) -> list[dict]:
     """Digits tiled to ``n`` rows, 10 classes, 64 features; scikit-learn's Perceptron in file order."""
     X, y = _digits(n)
-    peer = best_time(lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(10)), repeat)
-    plain = best_time(lambda: Predtron(Multiclass(10), record_losses=False).fit(X, y), repeat)
-    averaged = best_time(lambda: Predtron(Multiclass(10), record_losses=False, average=True).fit(X, y), repeat)
+    peer, plain, averaged = best_times([
+        lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(10)),
+        lambda: Predtron(Multiclass(10), record_losses=False).fit(X, y),
+        lambda: Predtron(Multiclass(10), record_losses=False, average=True).fit(X, y)], repeat)
     mistakes = Predtron(Multiclass(10)).fit(X, y).n_mistakes_
     return [
         _row(f"multiclass pass, digits x{n // 1797}, k=10, p=64", "Perceptron.partial_fit", peer, plain, 2.0,
@@ -70,10 +73,10 @@ def binary(n: int, p: int, repeat: int) -> list[dict]:
     rows = []
     for noise, name in ((0.0, "separable"), (0.15, "noisy")):
         X, y = _linear_stream(n, p, noise)
-        peer = best_time(lambda X=X, y=y: Perceptron(shuffle=False).partial_fit(X, y, classes=[-1, 1]), repeat)
-        ours = best_time(lambda X=X, y=y: Predtron(Binary(), record_losses=False).fit(X, y), repeat)
-        averaged = best_time(lambda X=X, y=y: Predtron(Binary(), record_losses=False, average=True).fit(X, y),
-                             repeat)
+        peer, ours, averaged = best_times([
+            lambda X=X, y=y: Perceptron(shuffle=False).partial_fit(X, y, classes=[-1, 1]),
+            lambda X=X, y=y: Predtron(Binary(), record_losses=False).fit(X, y),
+            lambda X=X, y=y: Predtron(Binary(), record_losses=False, average=True).fit(X, y)], repeat)
         mistakes = Predtron(Binary()).fit(X, y).n_mistakes_
         rows.append(_row(f"binary pass, {n} x {p}, {name}", "Perceptron.partial_fit", peer, ours, 1.0,
                          f"{mistakes} mistakes ({mistakes / n:.1%})"))
@@ -107,8 +110,7 @@ def multilabel(n: int, repeat: int) -> list[dict]:
             warnings.simplefilter("ignore", ConvergenceWarning)
             OneVsRestClassifier(Perceptron(max_iter=1, tol=None, shuffle=False)).fit(X, Y)
 
-    peer_time = best_time(peer, repeat)
-    ours = best_time(lambda: Predtron(Multilabel(14), record_losses=False).fit(X, Y), repeat)
+    peer_time, ours = best_times([peer, lambda: Predtron(Multilabel(14), record_losses=False).fit(X, Y)], repeat)
     mistakes = Predtron(Multilabel(14)).fit(X, Y).n_mistakes_
     note = f"{mistakes} rounds with a mistake ({mistakes / n:.0%})"
     return [_row(f"multilabel Hamming pass, {source} tiled to {n}, m=14, p=103", "one-vs-rest Perceptron",
@@ -126,8 +128,8 @@ def sparse_text(n: int, repeat: int) -> list[dict]:
     X = sp.csr_matrix((rng.random(n * per_row) + 0.5, (rows, cols)), shape=(n, p))
     W = np.where(rng.random((k, p)) < 0.05, rng.standard_normal((k, p)), 0.0)
     y = np.asarray(np.argmax((X @ W.T), axis=1)).ravel()
-    peer = best_time(lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(k)), repeat)
-    ours = best_time(lambda: Predtron(Multiclass(k), record_losses=False).fit(X, y), repeat)
+    peer, ours = best_times([lambda: Perceptron(shuffle=False).partial_fit(X, y, classes=np.arange(k)),
+                             lambda: Predtron(Multiclass(k), record_losses=False).fit(X, y)], repeat)
     mistakes = Predtron(Multiclass(k)).fit(X, y).n_mistakes_
     return [_row(f"sparse text-like pass, {n} x 1e5 at 0.1%, k=5", "Perceptron.partial_fit (same CSR)", peer, ours,
                  1.0, f"{mistakes} mistakes")]
@@ -145,12 +147,14 @@ def ranking(repeat: int) -> list[dict]:
     else:
         data = load_letor(path, n_features=46)
     X, y, group = data.X, data.y, data.group
-    peer = best_time(lambda: SGDRegressor().partial_fit(X, y), repeat)
-    rows = []
-    for f in ("linear", "discount"):
-        problem = SubsetRanking(f=f)  # one problem: its per-size tables are set-up, not part of a pass
+    problems = {f: SubsetRanking(f=f) for f in ("linear", "discount")}  # one problem each: its per-size
+    for problem in problems.values():  # tables are set-up, not part of a pass
         Predtron(problem).fit(X, y, group=group)
-        ours = best_time(lambda p=problem: Predtron(p, record_losses=False).fit(X, y, group=group), repeat)
+    peer, *times = best_times([lambda: SGDRegressor().partial_fit(X, y)]
+                              + [lambda p=p: Predtron(p, record_losses=False).fit(X, y, group=group)
+                                 for p in problems.values()], repeat)
+    rows = []
+    for f, ours in zip(problems, times, strict=True):
         oracle = "grade dynamic-programming oracle" if f == "linear" else "sort oracle"
         rows.append(_row(f"ranking pass, MQ2008 Fold 1, f={f} ({len(y)} docs/pass)",
                          "SGDRegressor.partial_fit", peer, ours, 0.5, oracle))
@@ -159,7 +163,9 @@ def ranking(repeat: int) -> list[dict]:
 
 def run(quick: bool = False) -> list[dict]:
     """Every row (the suite's entry point for ``benchmarks/run_all.py``)."""
-    repeat = 2 if quick else 3
+    # best of 5: a pass takes tens of milliseconds, and on a shared machine single runs of the
+    # memory-bound sparse pass vary several-fold (the peer gets the same number of runs)
+    repeat = 2 if quick else 5
     n = 20_000 if quick else 100_000
     with threadpool_limits(1):
         return (multiclass(n, repeat) + binary(n, 100, repeat) + multilabel(n // 5, repeat)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron import _compiled
+
 
 class LossTrace:
     """Running totals and, optionally, the non-zero losses of every round.
@@ -55,8 +57,7 @@ class LossTrace:
         """``count`` more rounds, with non-zero ``losses`` at the 1-based ``rounds`` among them
         (what a compiled pass returns); the same totals as ``add`` round by round."""
         start = self.n_rounds
-        for loss in losses.tolist():  # Python floats, added in order as add() would
-            self.total += loss
+        self.total = float(_compiled.running_sum(float(self.total), np.asarray(losses, dtype=np.float64)))
         self.n_nonzero += len(losses)
         self.n_rounds = start + int(count)
         if self.record and len(rounds):

@@ -56,7 +56,8 @@ def _split(y, scores) -> tuple[np.ndarray, np.ndarray]:
     s = _check_scores(scores, y.size)
     pos, neg = s[y == 1], s[y == -1]
     if pos.size == 0 or neg.size == 0:
-        raise ValueError(f"AUC needs at least one positive and one negative; got {pos.size} and {neg.size}")
+        raise ValueError(f"y must hold at least one +1 and one -1 label (AUC compares the two); got {pos.size} "
+                         f"positives and {neg.size} negatives")
     return pos, neg
 
 
@@ -72,7 +73,8 @@ def _check_multiclass(Y, S, n_classes: int | None) -> tuple[np.ndarray, np.ndarr
         raise ValueError(f"Y must hold one integer label per row of S ({S.shape[0]}); got {Y.shape[0]}")
     missing = [k for k in range(K) if not np.any(Y == k)]
     if missing:
-        raise ValueError(f"every class needs at least one sample; classes {missing} have none")
+        raise ValueError(f"Y must hold every class 0..{K - 1} at least once (n_classes={K}); classes "
+                         f"{excerpt(missing)} have no sample")
     return Y.astype(np.int64), S
 
 

@@ -245,6 +245,9 @@ def check_input(call: Call, arg: str, variant: Variant, canonical) -> tuple[str 
         expect = FREE
     if expect == REFUSE and arg in call.free and variant.why == "length":
         expect = FREE  # the number of labels of this argument is free (e.g. an index set)
+    if (expect == REFUSE and variant.junk
+            and all(call.expect.get((arg, entry)) in (FREE, EITHER, SAME) for entry in variant.junk)):
+        expect = FREE if arg in call.free else EITHER  # every junk entry is one this call declares valid
     label = f"{call.id}: {arg}={variant.name}"
     try:
         value = variant.make()

@@ -44,6 +44,10 @@ class Variant:
     expect: str
     n: int | None = None  # number of examples, when the variant changes it
     why: str = ""  # for a refusal: "magnitude", "shape" or "length" when that is the only reason
+    # for a random variant refused for junk entries: the catalogue variants of every reason (the
+    # entries, and "shorter"/"longer" if the length changed); a call that declares all of them
+    # valid (a huge index in an index set of free length, say) may accept it
+    junk: tuple = ()
 
     def __repr__(self) -> str:
         return f"<{self.name}: {self.expect}>"
@@ -679,6 +683,15 @@ _LABEL_POOL = [-1, 0, 1, 2, 3, 5, 1.0, 2.0]
 _LABEL_JUNK = [np.nan, None, "a", 1 + 1j, 10**6, -7, 0.5, [1, 2], True, np.inf]
 
 
+def _junk_entry(value) -> str:
+    """The catalogue variant (``entry_<name>`` of ``_ELEMENT_JUNK``) holding the junk ``value``."""
+    for name, entry in _ELEMENT_JUNK:
+        same_nan = isinstance(entry, float) and isinstance(value, float) and entry != entry and value != value
+        if same_nan or (type(entry) is type(value) and entry == value):
+            return f"entry_{name}"
+    return f"entry {value!r}"  # no catalogue twin: the random variant's own expectation holds
+
+
 @st.composite
 def random_labels(draw, Y, structure: str):
     """Labels with random entries replaced by random values (junk => refused)."""
@@ -686,7 +699,7 @@ def random_labels(draw, Y, structure: str):
     n = len(rows)
     expect = EITHER
     form = draw(st.sampled_from(["list", "array", "series"]))
-    bad = {}
+    bad = {}  # where -> the catalogue entry of a refused junk value there, or None
     for _ in range(draw(st.integers(1, 3))):
         i = draw(st.integers(0, n - 1))
         junk = draw(st.booleans())
@@ -703,7 +716,7 @@ def random_labels(draw, Y, structure: str):
             where = (i, j)
         else:
             continue
-        bad[where] = refused
+        bad[where] = _junk_entry(new) if refused else None
     why = ""
     cut = draw(st.sampled_from([None, None, -1, 1]))
     if cut is not None and cut < 0:  # junk in a row that is cut off is not in the input
@@ -726,7 +739,11 @@ def random_labels(draw, Y, structure: str):
     else:
         value = rows
     v = value
-    return Variant(f"random labels ({structure})", lambda: _copy(v), expect, why=why)
+    junk = ()
+    if any(bad.values()):  # every reason: the junk entries, and "shorter" / "longer" if the length changed
+        junk = {entry for entry in bad.values() if entry} | ({"shorter" if cut < 0 else "longer"} if cut else set())
+        junk = tuple(sorted(junk))
+    return Variant(f"random labels ({structure})", lambda: _copy(v), expect, why=why, junk=junk)
 
 
 @st.composite

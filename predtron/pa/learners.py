@@ -397,7 +397,8 @@ class CalibratedMultilabelPA(CalibratedPA):
         groups = [np.flatnonzero(Y[:, k] == 1) for k in range(self.n_labels)]
         missing = [k for k, g in enumerate(groups) if g.size == 0]
         if missing:
-            raise ValueError(f"a balanced stream needs a positive sample of every label; labels {missing} have none")
+            raise ValueError(f"Y must hold a positive sample (a 1) of every label for a balanced stream; labels "
+                             f"{missing[:10]} have none")
         return groups
 
     def predict(self, X) -> np.ndarray:

@@ -137,12 +137,10 @@ class SubsetRanking(RankingProblem):
             chunks.append(fvals)
             start += m
         gains = self.ranking_loss.item_values(labels.values)
-        for q in range(len(labels)):  # every query's dynamic programme must be small enough
-            if np.isnan(alphas[labels.sizes[q]]):
-                query = gains[labels.offsets[q]:labels.offsets[q + 1]]
-                if (_compiled.grade_dp_states(query) > _compiled.MAX_DP_STATES if self.oracle_method == "dp"
-                        else not _compiled.grade_dp_is_cheap(query)):
-                    return None
+        needed = np.isnan(alphas[labels.sizes])  # queries whose size has no exact sort
+        if not _compiled.grade_dp_covers(np.asarray(gains, dtype=float), np.asarray(labels.offsets, dtype=np.int64),
+                                         needed, self.oracle_method == "auto"):
+            return None  # some query's dynamic programme is too large (or, for "auto", too slow)
         return (10, np.asarray(labels.values, dtype=np.int64), gains,
                 np.concatenate(chunks), f_start, alphas, self.ranking_loss.position_weights(top))
 
