@@ -192,16 +192,19 @@ def _finish(n_done, total, mistakes, rounds, losses, status):
 
 
 @_jit
-def pass_dense(X, order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle, loss_driven,
-               intercept, tau0):
-    """One pass over the rows ``order`` of a dense ``X``; ``W`` and ``U`` are updated in place.
+def pass_vectors(X, data, indices, indptr, p, order, W, U, labels, kind, reps, L, correct, params, eta,
+                 use_oracle, loss_driven, intercept, tau0):
+    """One pass over the rows ``order`` of the inputs; ``W`` and ``U`` are updated in place.
 
-    Returns ``(rounds done, total loss, mistakes, mistake rounds (1-based, relative), their
-    losses, status)``; status 1 means the scores stopped being finite at the last round.
+    The inputs are the dense ``X`` or, when ``indptr`` is not empty, the CSR matrix
+    ``(data, indices, indptr)`` with ``p`` columns (only the non-zeros of a row are read and
+    updated); the other form is passed empty.  Returns ``(rounds done, total loss, mistakes,
+    mistake rounds (1-based, relative), their losses, status)``; status 1 means the scores
+    stopped being finite at the last round.
     """
+    sparse = indptr.shape[0] > 0
     n = order.shape[0]
     d = W.shape[0]
-    p = X.shape[1]
     t = np.zeros(d)
     g = np.zeros(d)
     work = np.zeros(2 * max(d, reps.shape[0]) + 2)
@@ -212,9 +215,23 @@ def pass_dense(X, order, W, U, labels, kind, reps, L, correct, params, eta, use_
     averaging = U.shape[0] > 0
     for r in range(n):
         row = order[r]
-        x = X[row]
+        if sparse:
+            lo, hi = indptr[row], indptr[row + 1]
+            for i in range(d):
+                t[i] = 0.0
+            for q in range(lo, hi):
+                j = indices[q]
+                xj = data[q]
+                for i in range(d):
+                    t[i] += W[i, j] * xj
+            if intercept:
+                for i in range(d):
+                    t[i] += W[i, p]
+        else:
+            lo, hi = 0, 0
+            for i in range(d):
+                t[i] = _dot(W[i], X[row], p) + (W[i, p] if intercept else 0.0)
         for i in range(d):
-            t[i] = _dot(W[i], x, p) + (W[i, p] if intercept else 0.0)
             if not np.isfinite(t[i]):
                 return _finish(r, total, mistakes, rounds, losses, 1)
         loss = _round(kind, t, labels, row, reps, L, correct, params, use_oracle, g, work)
@@ -228,85 +245,26 @@ def pass_dense(X, order, W, U, labels, kind, reps, L, correct, params, eta, use_
         alpha = -step
         tau = tau0 + r + 1
         alpha_u = -step * tau
-        for i in range(d):
+        for i in range(d):  # one row of W at a time, its coefficient in a register
             gi = g[i]
             if gi == 0:  # adding alpha * (0 * x) would change nothing
                 continue
-            Wi = W[i]
-            for j in range(p):
-                Wi[j] += alpha * (gi * x[j])
-            if intercept:
-                Wi[p] += alpha * gi
-            if averaging:
-                Ui = U[i]
-                for j in range(p):
-                    Ui[j] += alpha_u * (gi * x[j])
-                if intercept:
-                    Ui[p] += alpha_u * gi
-    return _finish(n, total, mistakes, rounds, losses, 0)
-
-
-@_jit
-def pass_csr(data, indices, indptr, p, order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle,
-             loss_driven, intercept, tau0):
-    """:func:`pass_dense` for CSR rows (only the non-zeros of a row are read and updated)."""
-    n = order.shape[0]
-    d = W.shape[0]
-    t = np.zeros(d)
-    g = np.zeros(d)
-    work = np.zeros(2 * max(d, reps.shape[0]) + 2)
-    touched = np.zeros(d, dtype=np.int64)
-    rounds = np.zeros(n, dtype=np.int64)
-    losses = np.zeros(n)
-    total = 0.0
-    mistakes = 0
-    averaging = U.shape[0] > 0
-    for r in range(n):
-        row = order[r]
-        lo, hi = indptr[row], indptr[row + 1]
-        for i in range(d):
-            t[i] = 0.0
-        for q in range(lo, hi):
-            j = indices[q]
-            xj = data[q]
-            for i in range(d):
-                t[i] += W[i, j] * xj
-        if intercept:
-            for i in range(d):
-                t[i] += W[i, p]
-        for i in range(d):
-            if not np.isfinite(t[i]):
-                return _finish(r, total, mistakes, rounds, losses, 1)
-        loss = _round(kind, t, labels, row, reps, L, correct, params, use_oracle, g, work)
-        if loss == 0:
-            continue
-        total += loss
-        rounds[mistakes] = r + 1
-        losses[mistakes] = loss
-        mistakes += 1
-        step = eta * (loss if loss_driven else 1.0)
-        alpha = -step
-        tau = tau0 + r + 1
-        alpha_u = -step * tau
-        nz = 0  # the rows of W the update touches (two for multiclass)
-        for i in range(d):
-            if g[i] != 0:
-                touched[nz] = i
-                nz += 1
-        for e in range(nz):  # one row of W at a time, its coefficient in a register
-            i = touched[e]
-            gi = g[i]
-            for q in range(lo, hi):
-                W[i, indices[q]] += alpha * (gi * data[q])
-            if averaging:
+            if sparse:
                 for q in range(lo, hi):
-                    U[i, indices[q]] += alpha_u * (gi * data[q])
-        if intercept:
-            for i in range(d):
-                if g[i] != 0:
-                    W[i, p] += alpha * g[i]
-                    if averaging:
-                        U[i, p] += alpha_u * g[i]
+                    W[i, indices[q]] += alpha * (gi * data[q])
+                if averaging:
+                    for q in range(lo, hi):
+                        U[i, indices[q]] += alpha_u * (gi * data[q])
+            else:
+                for j in range(p):
+                    W[i, j] += alpha * (gi * X[row, j])
+                if averaging:
+                    for j in range(p):
+                        U[i, j] += alpha_u * (gi * X[row, j])
+            if intercept:
+                W[i, p] += alpha * gi
+                if averaging:
+                    U[i, p] += alpha_u * gi
     return _finish(n, total, mistakes, rounds, losses, 0)
 
 
@@ -405,16 +363,20 @@ def _ranking_round(t, y, v, m, f, alpha, b, use_oracle, g, tmp):
 
 
 @_jit
-def pass_documents(X, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta, use_oracle, loss_driven, tau0):
-    """One pass over the queries ``order`` of a dense flat document matrix (``t = X_q w``)."""
+def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
+                   use_oracle, loss_driven, tau0):
+    """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``): the
+    dense ``X`` or, when ``indptr`` is not empty, the CSR matrix ``(data, indices, indptr)``
+    with ``p`` columns (the other form passed empty); returns what :func:`pass_vectors` does."""
+    sparse = indptr.shape[0] > 0
     n = order.shape[0]
-    p = X.shape[1]
     width = 1
     for q in range(offsets.shape[0] - 1):
         width = max(width, offsets[q + 1] - offsets[q])
     t = np.zeros(width)
     g = np.zeros(width)
     tmp = np.zeros(width)
+    adj = np.zeros(p if sparse else 0)
     rounds = np.zeros(n, dtype=np.int64)
     losses = np.zeros(n)
     total = 0.0
@@ -425,7 +387,13 @@ def pass_documents(X, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, et
         a, e = offsets[q], offsets[q + 1]
         m = e - a
         for i in range(m):
-            t[i] = _dot(X[a + i], w, p)
+            if sparse:
+                acc = 0.0
+                for k in range(indptr[a + i], indptr[a + i + 1]):
+                    acc += data[k] * w[indices[k]]
+                t[i] = acc
+            else:
+                t[i] = _dot(X[a + i], w, p)
             if not np.isfinite(t[i]):
                 return _finish(r, total, mistakes, rounds, losses, 1)
         fs = f_start[m]
@@ -439,69 +407,42 @@ def pass_documents(X, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, et
         step = eta * (loss if loss_driven else 1.0)
         alpha = -step
         alpha_u = -step * (tau0 + r + 1)
-        for j in range(p):
-            acc = 0.0
+        if sparse:
+            # X_q^T g, accumulated per feature over the query's non-zeros, then applied once per feature
             for i in range(m):
-                acc += X[a + i, j] * g[i]
-            w[j] += alpha * acc
-            if averaging:
-                u[j] += alpha_u * acc
+                for k in range(indptr[a + i], indptr[a + i + 1]):
+                    adj[indices[k]] += data[k] * g[i]
+            for i in range(m):
+                for k in range(indptr[a + i], indptr[a + i + 1]):
+                    j = indices[k]
+                    value = adj[j]
+                    if value != 0:
+                        w[j] += alpha * value
+                        if averaging:
+                            u[j] += alpha_u * value
+                        adj[j] = 0.0
+        else:
+            for j in range(p):
+                acc = 0.0
+                for i in range(m):
+                    acc += X[a + i, j] * g[i]
+                w[j] += alpha * acc
+                if averaging:
+                    u[j] += alpha_u * acc
     return _finish(n, total, mistakes, rounds, losses, 0)
 
 
-@_jit
-def pass_documents_csr(data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
-                       use_oracle, loss_driven, tau0):
-    """:func:`pass_documents` for a CSR document matrix."""
-    n = order.shape[0]
-    width = 1
-    for q in range(offsets.shape[0] - 1):
-        width = max(width, offsets[q + 1] - offsets[q])
-    t = np.zeros(width)
-    g = np.zeros(width)
-    tmp = np.zeros(width)
-    adj = np.zeros(p)
-    rounds = np.zeros(n, dtype=np.int64)
-    losses = np.zeros(n)
-    total = 0.0
-    mistakes = 0
-    averaging = u.shape[0] > 0
-    for r in range(n):
-        q = order[r]
-        a, e = offsets[q], offsets[q + 1]
-        m = e - a
-        for i in range(m):
-            acc = 0.0
-            for k in range(indptr[a + i], indptr[a + i + 1]):
-                acc += data[k] * w[indices[k]]
-            t[i] = acc
-            if not np.isfinite(acc):
-                return _finish(r, total, mistakes, rounds, losses, 1)
-        fs = f_start[m]
-        loss = _ranking_round(t, y[a:e], v[a:e], m, f_flat[fs:fs + m], alphas[m], b, use_oracle, g, tmp)
-        if loss == 0:
-            continue
-        total += loss
-        rounds[mistakes] = r + 1
-        losses[mistakes] = loss
-        mistakes += 1
-        step = eta * (loss if loss_driven else 1.0)
-        alpha = -step
-        alpha_u = -step * (tau0 + r + 1)
-        # X_q^T g, accumulated per feature over the query's non-zeros, then applied once per feature
-        for i in range(m):
-            for k in range(indptr[a + i], indptr[a + i + 1]):
-                adj[indices[k]] += data[k] * g[i]
-        for i in range(m):
-            for k in range(indptr[a + i], indptr[a + i + 1]):
-                j = indices[k]
-                value = adj[j]
-                if value != 0:
-                    w[j] += alpha * value
-                    if averaging:
-                        u[j] += alpha_u * value
-                    adj[j] = 0.0
-    return _finish(n, total, mistakes, rounds, losses, 0)
+#: The empty CSR triple passed with dense inputs, and the empty matrix passed with CSR ones.
+_NO_CSR = (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
+_NO_DENSE = np.empty((0, 0))
+
+
+def _forms(inputs):
+    """``(X, data, indices, indptr, p)`` of the compiled passes for ``inputs``."""
+    if inputs.sparse:
+        X = inputs.X
+        return (_NO_DENSE, X.data, X.indices, X.indptr, inputs.n_features)
+    return (inputs.X, *_NO_CSR, inputs.X.shape[1])
 
 
 def run_pass(spec, inputs, order, W, U, eta: float, use_oracle: bool, loss_driven: bool, tau0: int):
@@ -513,21 +454,13 @@ def run_pass(spec, inputs, order, W, U, eta: float, use_oracle: bool, loss_drive
         if kind_of_inputs != "DocumentInputs":
             return None
         _, y, v, f_flat, f_start, alphas, b = spec
-        common = (inputs.offsets, order, W, U, y, v, f_flat, f_start, alphas, b, eta, use_oracle, loss_driven,
-                  tau0)
-        if inputs.sparse:
-            X = inputs.X
-            return pass_documents_csr(X.data, X.indices, X.indptr, inputs.n_features, *common)
-        return pass_documents(inputs.X, *common)
+        return pass_documents(*_forms(inputs), inputs.offsets, order, W, U, y, v, f_flat, f_start, alphas, b, eta,
+                              use_oracle, loss_driven, tau0)
     if kind_of_inputs != "VectorInputs":
         return None
     _, reps, L, correct, params, labels = spec
-    common = (order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle, loss_driven, inputs.intercept,
-              tau0)
-    if inputs.sparse:
-        X = inputs.X
-        return pass_csr(X.data, X.indices, X.indptr, inputs.n_features, *common)
-    return pass_dense(inputs.X, *common)
+    return pass_vectors(*_forms(inputs), order, W, U, labels, kind, reps, L, correct, params, eta, use_oracle,
+                        loss_driven, inputs.intercept, tau0)
 
 
 #: Largest number of dynamic-programming states of :func:`grade_dp_argmax` (products of the
