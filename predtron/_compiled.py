@@ -17,7 +17,7 @@ Exactness.  Each problem's round is the same arithmetic as its ``_round`` (same 
 same formula for the update direction, the update applied as ``alpha * (g_i * x_j)`` like
 ``numpy``'s ``alpha * outer(g, x)``).  The scores ``t = W x`` are summed in a fixed order
 here and by BLAS in the NumPy path, so they can differ in the last bit; decisions agree
-because ties are decided with a relative tolerance.  ``tests/test_compiled.py`` checks
+because ties are decided with a relative tolerance.  ``tests/test_fast_loop.py`` checks
 the compiled pass against :func:`predtron.testing.reference_fit` for every problem and
 option.  Problems not listed here, user problems and the link and kernel learners use the
 NumPy block scan.
