@@ -187,8 +187,8 @@ def _round(kind, t, labels, row, reps, L, correct, params, use_oracle, g, work):
 
 
 @_jit
-def _finish(n_done, total, mistakes, rounds, losses, status):
-    return n_done, total, mistakes, rounds[:mistakes], losses[:mistakes], status
+def _finish(n_done, mistakes, rounds, losses, status):
+    return n_done, mistakes, rounds[:mistakes], losses[:mistakes], status
 
 
 @_jit
@@ -198,9 +198,9 @@ def pass_vectors(X, data, indices, indptr, p, order, W, U, labels, kind, reps, L
 
     The inputs are the dense ``X`` or, when ``indptr`` is not empty, the CSR matrix
     ``(data, indices, indptr)`` with ``p`` columns (only the non-zeros of a row are read and
-    updated); the other form is passed empty.  Returns ``(rounds done, total loss, mistakes,
-    mistake rounds (1-based, relative), their losses, status)``; status 1 means the scores
-    stopped being finite at the last round.
+    updated); the other form is passed empty.  Returns ``(rounds done, mistakes, mistake
+    rounds (1-based, relative), their losses, status)`` (the loss totals are summed by the trace,
+    ``LossTrace.extend``); status 1 means the scores stopped being finite at the last round.
     """
     sparse = indptr.shape[0] > 0
     n = order.shape[0]
@@ -210,7 +210,6 @@ def pass_vectors(X, data, indices, indptr, p, order, W, U, labels, kind, reps, L
     work = np.zeros(2 * max(d, reps.shape[0]) + 2)
     rounds = np.zeros(n, dtype=np.int64)
     losses = np.zeros(n)
-    total = 0.0
     mistakes = 0
     averaging = U.shape[0] > 0
     for r in range(n):
@@ -233,11 +232,10 @@ def pass_vectors(X, data, indices, indptr, p, order, W, U, labels, kind, reps, L
                 t[i] = _dot(W[i], X[row], p) + (W[i, p] if intercept else 0.0)
         for i in range(d):
             if not np.isfinite(t[i]):
-                return _finish(r, total, mistakes, rounds, losses, 1)
+                return _finish(r, mistakes, rounds, losses, 1)
         loss = _round(kind, t, labels, row, reps, L, correct, params, use_oracle, g, work)
         if loss == 0:
             continue
-        total += loss
         rounds[mistakes] = r + 1
         losses[mistakes] = loss
         mistakes += 1
@@ -265,7 +263,7 @@ def pass_vectors(X, data, indices, indptr, p, order, W, U, labels, kind, reps, L
                 W[i, p] += alpha * gi
                 if averaging:
                     U[i, p] += alpha_u * gi
-    return _finish(n, total, mistakes, rounds, losses, 0)
+    return _finish(n, mistakes, rounds, losses, 0)
 
 
 @_jit_sum
@@ -379,7 +377,6 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
     adj = np.zeros(p if sparse else 0)
     rounds = np.zeros(n, dtype=np.int64)
     losses = np.zeros(n)
-    total = 0.0
     mistakes = 0
     averaging = u.shape[0] > 0
     for r in range(n):
@@ -395,12 +392,11 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
             else:
                 t[i] = _dot(X[a + i], w, p)
             if not np.isfinite(t[i]):
-                return _finish(r, total, mistakes, rounds, losses, 1)
+                return _finish(r, mistakes, rounds, losses, 1)
         fs = f_start[m]
         loss = _ranking_round(t, y[a:e], v[a:e], m, f_flat[fs:fs + m], alphas[m], b, use_oracle, g, tmp)
         if loss == 0:
             continue
-        total += loss
         rounds[mistakes] = r + 1
         losses[mistakes] = loss
         mistakes += 1
@@ -429,7 +425,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                 w[j] += alpha * acc
                 if averaging:
                     u[j] += alpha_u * acc
-    return _finish(n, total, mistakes, rounds, losses, 0)
+    return _finish(n, mistakes, rounds, losses, 0)
 
 
 #: The empty CSR triple passed with dense inputs, and the empty matrix passed with CSR ones.
@@ -490,12 +486,6 @@ def _grade_dp_cost(c):
 @_jit
 def _dp_is_cheap(states, grades, m):
     return states <= MAX_DP_STATES and states * grades <= max(m * m * m, 4096)
-
-
-def grade_dp_states(c: np.ndarray) -> int:
-    """Number of states of :func:`grade_dp_argmax` for item values ``c``: ``prod_g (m_g + 1)``
-    (any number above :data:`MAX_DP_STATES` once it is exceeded)."""
-    return int(_grade_dp_cost(np.asarray(c, dtype=float))[0])
 
 
 def grade_dp_is_cheap(c: np.ndarray) -> bool:

@@ -89,7 +89,7 @@ def _states_by_formula(c) -> int:
 def test_cost_checks_agree(values, cheap):
     c = np.array(values, dtype=float)
     states = _states_by_formula(c)
-    counted = _compiled.grade_dp_states(c)
+    counted = _compiled._grade_dp_cost(c)[0]
     if states <= _compiled.MAX_DP_STATES:
         assert counted == states
     else:  # counting stops once the limit is passed
@@ -100,7 +100,7 @@ def test_cost_checks_agree(values, cheap):
     offsets = np.array([0, len(c) // 2, len(c)], dtype=np.int64)
     needed = np.array([True, True])
     per_query = [c[offsets[q]:offsets[q + 1]] for q in range(2)]
-    want = all((_compiled.grade_dp_is_cheap(part) if cheap else _compiled.grade_dp_states(part)
+    want = all((_compiled.grade_dp_is_cheap(part) if cheap else _compiled._grade_dp_cost(part)[0]
                 <= _compiled.MAX_DP_STATES) for part in per_query)
     assert _compiled.grade_dp_covers(c, offsets, needed, cheap) == want
     assert _compiled.grade_dp_covers(c, offsets, np.array([False, False]), cheap)
@@ -108,7 +108,7 @@ def test_cost_checks_agree(values, cheap):
 
 def test_too_many_states_are_refused_by_the_pass_check():
     c = np.repeat(np.arange(8.0), 6)  # 7^8 states, far above the limit
-    assert _compiled.grade_dp_states(c) > _compiled.MAX_DP_STATES
+    assert _compiled._grade_dp_cost(c)[0] > _compiled.MAX_DP_STATES
     offsets = np.array([0, len(c)], dtype=np.int64)
     assert not _compiled.grade_dp_covers(c, offsets, np.array([True]), False)
     assert _compiled.grade_dp_covers(c, offsets, np.array([False]), False)

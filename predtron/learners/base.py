@@ -483,7 +483,7 @@ class PrimalLearner(OnlineLearner):
                                     self._loss_driven_steps, trace.n_rounds)
         if result is None:
             return False
-        done, _, mistakes, rounds, losses, status = result
+        done, mistakes, rounds, losses, status = result
         trace.extend(done, rounds, losses)
         self.n_updates_ += int(mistakes)
         if progress is not None:

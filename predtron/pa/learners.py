@@ -31,6 +31,7 @@ from predtron._validation import (
     check_int,
     check_int_label,
     check_positive,
+    excerpt,
 )
 from predtron.pa.dual import check_batch, check_C
 from predtron.pa.rules import RULES, pa_update
@@ -279,7 +280,7 @@ class CalibratedPA(_BatchPA):
         missing = [k for k, g in enumerate(groups) if g.size == 0]
         if missing:
             raise ValueError(f"a balanced stream needs every class of n_classes={self.n_classes} in Y; classes "
-                             f"{missing} have no sample")
+                             f"{excerpt(missing)} have no sample")
         return groups
 
     def _slack_weights(self, y: np.ndarray) -> np.ndarray:
@@ -398,7 +399,7 @@ class CalibratedMultilabelPA(CalibratedPA):
         missing = [k for k, g in enumerate(groups) if g.size == 0]
         if missing:
             raise ValueError(f"Y must hold a positive sample (a 1) of every label for a balanced stream; labels "
-                             f"{missing[:10]} have none")
+                             f"{excerpt(missing)} have none")
         return groups
 
     def predict(self, X) -> np.ndarray:

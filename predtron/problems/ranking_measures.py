@@ -270,7 +270,7 @@ class RankingLoss:
         if b is None:
             cut = m if self.k is None else min(self.k, m)
             b = np.zeros(m)
-            b[:cut] = 1.0 if self.name == "precision" else 1.0 / np.log2(2.0 + np.arange(cut))
+            b[:cut] = 1.0 if self.name == "precision" else discount(np.arange(1, cut + 1))
             b.flags.writeable = False
             if len(cache) < 4096:
                 cache[key] = b
