@@ -20,10 +20,11 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from predtron._state import State
-from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_choice, check_int, check_positive
+from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_choice, check_int, check_positive, excerpt
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.sklearn._checks import _check_input
 from predtron.sklearn._scaling import _Standardizer
@@ -240,6 +241,18 @@ class _PredtronEstimator(BaseEstimator):
         for name, check in self._parameter_constraints.items():
             if check is not None:
                 check(getattr(self, name), name)
+
+    def _fit_classes(self, X, y, unit: str = "classes"):
+        """Validate the parameters and the data once, learn ``classes_`` (sorted), and return the
+        validated ``X`` with each row's class index."""
+        self._validate_params()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, indices = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"y must hold at least 2 {unit} to learn from; got 1 class ({excerpt(self.classes_)})")
+        return X, indices
 
     def _validate_X(self, X, reset: bool):
         _check_input(X)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from predtron._validation import as_finite_array, check_class_labels, check_positive, excerpt
 from predtron.problems import Binary, Multiclass
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
-from predtron.sklearn._checks import _check_input, _check_score_input, _saved_classes
+from predtron.sklearn._checks import _check_score_input, _saved_classes
 
 __all__ = ["PredtronClassifier"]
 
@@ -87,13 +86,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def fit(self, X, y):
         """Fit on ``X`` (dense or sparse) and labels ``y`` of any values."""
-        self._validate_params()
-        _check_input(X, y, fitting=True, type_name=type(self).__name__)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, indices = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y must hold at least 2 classes to learn from; got 1 class ({excerpt(self.classes_)})")
+        X, indices = self._fit_classes(X, y)
         if self.cost_matrix is not None:
             shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
             if shape != (len(self.classes_),) * 2:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from predtron._validation import check_class_labels, excerpt
 from predtron.problems import Ordinal
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
-from predtron.sklearn._checks import _check_input, _check_score_input, _saved_classes
+from predtron.sklearn._checks import _check_score_input, _saved_classes
 
 __all__ = ["PredtronOrdinalClassifier"]
 
@@ -45,13 +44,7 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
 
     def fit(self, X, y):
         """Fit on ``X`` and ordered labels ``y``."""
-        self._validate_params()
-        _check_input(X, y, fitting=True, type_name=type(self).__name__)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, levels = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y must hold at least 2 levels to learn from; got 1 class ({excerpt(self.classes_)})")
+        X, levels = self._fit_classes(X, y, unit="levels")
         X = self._fit_scaler(X)
         problem = self._problem()
         self.eta_ = self._resolve_eta(problem, X, levels)
