@@ -16,7 +16,7 @@ from predtron.sklearn._checks import _check_input, _check_score_input, _Count, _
 __all__ = ["PredtronMultilabelClassifier"]
 
 
-@estimator_params({"loss": "hamming", "k": None, "beta": 1.0},
+@estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-4},
                   {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": None, "beta": None})
 class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     """Multilabel classification with the Predtron (:class:`~predtron.problems.Multilabel`).
@@ -101,6 +101,13 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         self.eta_ = self._resolve_eta(problem, X, target)
         self._fit_learner(problem, X, target)
         return self
+
+    def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
+        """``eta="auto"`` with the Hamming loss: Theorem 1's step of each label's binary problem,
+        ``m`` times the step of the joint problem (see the class notes)."""
+        eta = super()._resolve_eta(problem, X, labels, offsets)
+        auto = isinstance(self.eta, str) and self.eta == "auto"
+        return eta * self.n_labels_ if auto and self.multilabel_ and self.loss == "hamming" else eta
 
     def decision_function(self, X) -> np.ndarray:
         """Label scores, ``(n, n_labels)``; a label is predicted where its score is ``>= 0``
