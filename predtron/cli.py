@@ -195,7 +195,8 @@ examples (on the data shipped in the package, from the repository root):
   predtron fit predtron/data/files/letor-mq2008-fold1/vali.txt.gz --task rank --model mq2008.npz --seed 0
   predtron evaluate predtron/data/files/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --k 1 5 10
   predtron predict predtron/data/files/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --output scores.txt
-  predtron fit predtron/data/files/mulan-emotions/emotions-train.arff.gz --task multilabel --labels 6 --model emotions.npz
+  predtron fit predtron/data/files/mulan-emotions/emotions-train.arff.gz --task multilabel --labels 6 \\
+      --model emotions.npz
   predtron evaluate predtron/data/files/mulan-emotions/emotions-test.arff.gz --model emotions.npz
 """
 

@@ -1,4 +1,5 @@
-"""The copies shipped as package data (predtron/data/files/): shapes and counts always; identical arrays to the originals when present."""
+"""The copies shipped as package data (predtron/data/files/): shapes and counts always;
+identical arrays to the originals when present."""
 
 from __future__ import annotations
 

@@ -76,7 +76,8 @@ class SubsetRanking(RankingProblem):
         flat_layout = not isinstance(Y, (list, tuple)) or (
             len(Y) == n_docs and all(np.ndim(y) == 0 for y in Y))
         if flat_layout:
-            grades = check_relevance(Y, "Y", max_grade=self.ranking_loss.max_grade) if n_docs else np.zeros(0, dtype=np.int64)
+            top = self.ranking_loss.max_grade
+            grades = check_relevance(Y, "Y", max_grade=top) if n_docs else np.zeros(0, dtype=np.int64)
             if grades.shape != (n_docs,):
                 raise ValueError(
                     f"Y must hold one relevance grade per document ({n_docs}) or one array per query "

@@ -2,8 +2,9 @@
 
 Usage: python predtron/data/files/make_copies.py SOURCE_DIR
 
-SOURCE_DIR holds ``letor-mq2008-fold1/{vali,test}.txt``, ``mulan-emotions/emotions-{train,test}.arff``
-and ``mulan-bibtex/bibtex-{train,test}.arff`` as distributed.  LETOR lines are rewritten without their zero features, with each value in the
+SOURCE_DIR holds ``letor-mq2008-fold1/{vali,test}.txt``,
+``mulan-emotions/emotions-{train,test}.arff`` and ``mulan-bibtex/bibtex-{train,test}.arff``
+as distributed.  LETOR lines are rewritten without their zero features, with each value in the
 shortest form that reads back as the same float64, and with the comment cut to its docid; the
 ARFF files are copied unchanged.  Everything is gzip-compressed with a fixed header (no name, no
 time stamp), so the output is byte-for-byte reproducible.
