@@ -47,11 +47,12 @@ def test_fbeta_oracle_maximises_over_every_prediction(loss):
 
 def test_scaler_leaves_indicators_and_sparsity_alone():
     rng = np.random.default_rng(0)
-    X = np.column_stack([rng.normal(5, 3, 50), rng.random(50) < 0.05, np.zeros(50)]).astype(float)
+    X = np.column_stack([rng.normal(5, 3, 50), rng.random(50) < 0.05, np.zeros(50), np.ones(50)]).astype(float)
+    X[0, 1] = 1.0
     scaler = _Standardizer(X)
     Z = scaler(X)
     np.testing.assert_array_equal(Z[:, 1], X[:, 1])            # 0/1 column untouched
-    np.testing.assert_array_equal(Z[:, 2], 0.0)
+    np.testing.assert_array_equal(Z[:, 2:], 0.0)                # constant columns centred
     assert abs(Z[:, 0].mean()) < 1e-12 and abs(Z[:, 0].std() - 1) < 1e-12
     S = sp.csr_matrix(np.column_stack([X[:, 1], 4 * X[:, 1] - 2 * (rng.random(50) < 0.1)]))
     sparse = _Standardizer(S)

@@ -10,14 +10,14 @@ class _Standardizer:
     """Per-feature scaling learned at fit, which leaves 0/1 features and sparsity alone.
 
     * Dense input: ``(x - mean) / std`` for every feature, except a feature whose training
-      values are all 0 or 1 (an indicator, such as a word's presence), which is left as it
+      values are 0 and 1 (an indicator, such as a word's presence), which is left as it
       is: standardising a rare indicator of frequency ``p`` would turn its ``1`` into about
       ``1 / sqrt(p)`` (20 for a word in one document of 400), and such features would then
       dominate the input radius.
     * Sparse input: ``x / max |x|`` per feature (no centring, so the matrix stays sparse; the
       scale of scikit-learn's ``MaxAbsScaler``), which leaves 0/1 features unchanged.
 
-    Constant (all-zero) features are left unscaled.
+    Constant features are centred (dense input) and left unscaled.
     """
 
     def __init__(self, X):
@@ -25,7 +25,7 @@ class _Standardizer:
             self.mean = None
             self.scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if X.shape[0] else np.ones(X.shape[1])
         else:
-            indicator = np.all((X == 0) | (X == 1), axis=0)
+            indicator = np.all((X == 0) | (X == 1), axis=0) & np.any(X == 1, axis=0) & np.any(X == 0, axis=0)
             self.mean = np.where(indicator, 0.0, X.mean(axis=0))
             self.scale = np.where(indicator, 1.0, X.std(axis=0))
         self.scale = np.where(self.scale > 0, self.scale, 1.0)
