@@ -174,3 +174,27 @@ def test_min_and_max_block_have_their_own_descriptions():
         assert match, f"{name} is not documented in {page.name}"
         descriptions.append(match.group(1))
     assert descriptions[0] != descriptions[1]
+
+
+def test_citation_labels_are_short_and_ascii():
+    # pybtex's alpha labels abbreviate every author to a letter; a name it cannot read
+    # (a LaTeX accent in braces) comes out whole, as in "[JarvelinKekalainen02]".
+    page = HTML / "book" / "references.html"
+    if not page.exists():
+        pytest.skip(f"no built book at {HTML}")
+    labels = re.findall(r'class="label"><span class="fn-bracket">\[</span>([^<]*)<', page.read_text(encoding="utf-8"))
+    assert len(labels) >= 10
+    long = [label for label in labels if not re.fullmatch(r"[A-Za-z]{2,6}\+?\d{2}[a-z]?", label)]
+    assert not long, f"citation labels that spell out names: {long}"
+
+
+def test_only_the_mathjax_files_the_pages_load_are_shipped():
+    mathjax = HTML / "_static" / "mathjax"
+    if not mathjax.exists():
+        pytest.skip(f"no built book at {HTML}")
+    assert (mathjax / "tex-chtml.js").exists()
+    assert list((mathjax / "output" / "chtml" / "fonts" / "woff-v2").glob("MathJax_Main-Regular.woff"))
+    others = sorted(p.name for p in mathjax.glob("*.js") if p.name != "tex-chtml.js")
+    assert not others, f"MathJax components no page loads: {others}"
+    size = sum(p.stat().st_size for p in mathjax.rglob("*") if p.is_file())
+    assert size < 4_000_000, f"_static/mathjax holds {size / 1e6:.1f} MB"
