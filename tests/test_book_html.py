@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -198,3 +200,40 @@ def test_only_the_mathjax_files_the_pages_load_are_shipped():
     assert not others, f"MathJax components no page loads: {others}"
     size = sum(p.stat().st_size for p in mathjax.rglob("*") if p.is_file())
     assert size < 4_000_000, f"_static/mathjax holds {size / 1e6:.1f} MB"
+
+
+# The two hooks of book/_ext, on small inputs (these run without a built book).
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import predtron_appendix  # noqa: E402
+import predtron_mathjax  # noqa: E402
+
+
+def test_appendix_hook_numbers_each_kind_per_page_in_order():
+    env = SimpleNamespace(toc_fignumbers={
+        "book/A4_cost": {"figure": {"f2": (9,), "f1": (7,)}, "exercise": {"e1": (2,)}},
+        "book/02_framework": {"figure": {"g": (2, 1)}},
+    })
+    changed = predtron_appendix.renumber_appendix(None, env)
+    assert changed == ["book/A4_cost"]
+    assert env.toc_fignumbers["book/A4_cost"] == {"figure": {"f1": ("A4", 1), "f2": ("A4", 2)},
+                                                  "exercise": {"e1": ("A4", 1)}}
+    assert env.toc_fignumbers["book/02_framework"] == {"figure": {"g": (2, 1)}}
+    assert predtron_appendix.appendix_prefix("book/A12_x") == "A12"
+    assert predtron_appendix.appendix_prefix("book/II_1_reductions") is None
+
+
+def test_mathjax_hook_keeps_the_component_its_fonts_and_extensions(tmp_path):
+    root = tmp_path / "_static" / "mathjax"
+    keep = ["tex-chtml.js", "output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
+            "input/tex/extensions/cancel.js"]
+    drop = ["tex-svg.js", "sre/mathmaps/en.json", "output/svg.js", "a11y/explorer.js"]
+    for name in keep + drop:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    app = SimpleNamespace(outdir=str(tmp_path), config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"))
+    predtron_mathjax.prune_mathjax(app, None)
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == sorted(keep)
+    assert not (root / "sre").exists() and not (root / "a11y").exists()
+    app.config.mathjax_path = "mathjax/tex-svg.js"
+    with pytest.raises(ValueError, match="mathjax_path"):
+        predtron_mathjax.prune_mathjax(app, None)
