@@ -329,6 +329,6 @@ def test_checks_catch_a_broken_readme(tmp_path, monkeypatch, capsys):
     with pytest.raises(AssertionError, match="unknown command"):
         check_command(unknown, ROOT, set(), capsys)
     with pytest.raises(AssertionError, match="needs jupyterlab"):
-        check_command(".venv/bin/jupyter lab book/04_subset_ranking.ipynb", ROOT, set(), capsys)
+        check_command(".venv/bin/jupyter lab book/07_subset_ranking.ipynb", ROOT, set(), capsys)
     with pytest.raises(AssertionError, match="has no option --fast"):
         check_command(".venv/bin/python benchmarks/run_all.py --fast", ROOT, set(), capsys)
