@@ -1,0 +1,456 @@
+"""Streaming readers: svmlight / LETOR files (plain, gzip or bz2) in chunks of whole examples.
+
+The loaders of :mod:`predtron.data` read a whole file into memory; the functions here read it
+a chunk at a time, so that a learner's ``partial_fit`` (or a Dask worker) can go over files
+larger than memory with memory bounded by the chunk size:
+
+* :func:`iter_svmlight` -- chunks of at most ``chunk_rows`` examples (``queries=True``: never
+  splitting a run of equal ``qid:``);
+* :func:`iter_letor` -- learning-to-rank chunks of whole queries, from ``qid:`` fields or
+  from group sizes (a ``.query`` / ``.group`` sidecar, ``group_file`` or ``group``), with the
+  checks of :func:`~predtron.data.load_letor` (relevance grades, contiguous queries).
+
+Every chunk equals the corresponding rows of the in-memory loader (same values bit for bit,
+same ``qid``, same line numbers; ``tests/test_stream.py`` compares them), and every malformed
+line raises the loader's ``ValueError`` naming the file and the line.  A file that ends inside
+its compressed stream (a truncated ``.gz``) is reported with the last line read.
+
+The parser.  Lines are parsed by a compiled kernel
+(:func:`~predtron.data._svmlight_kernel.parse_block`) over blocks of bytes, a whole chunk of
+lines at a time; partial lines at a block's end are carried into the next block.  The kernel
+takes the common syntax and hands any other line to the line-by-line Python reader of
+:mod:`predtron.data.svmlight` (which accepts it as the loader does, or reports it), so the two
+readers agree on every file; ``benchmarks/streaming.py`` measures the speed.
+
+Chunks hold CSR matrices by default (``sparse=True``); ``sparse=False`` gives dense arrays.
+Without ``n_features`` a chunk is as wide as its own largest feature index, as a file read
+by the loader; pass ``n_features`` whenever chunks must agree (a learner needs it).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from predtron._validation import check_int
+from predtron.data import _svmlight_kernel as kernel
+from predtron.data._files import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
+from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
+from predtron.data.ranking import check_group_sizes
+from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag
+
+__all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight"]
+
+#: Default number of examples per chunk.
+DEFAULT_CHUNK_ROWS = 65_536
+
+#: Bytes read from the file at a time (more when a chunk's lines need more).
+BLOCK_BYTES = 1 << 22
+
+
+class SvmlightChunk(NamedTuple):
+    """Consecutive examples of an svmlight file.
+
+    Attributes
+    ----------
+    X : scipy.sparse.csr_matrix or ndarray of shape (n_rows, n_features)
+        The features (explicit zeros are not stored in CSR, as the loader does).
+    y : ndarray of float64, shape (n_rows,)
+        The labels as written.
+    qid : ndarray of int64 or None
+        The ``qid:`` of each row (``None`` for a file without).
+    lines : ndarray of int64
+        The line number (1-based) of each row in the file.
+    """
+
+    X: sp.csr_matrix | np.ndarray
+    y: np.ndarray
+    qid: np.ndarray | None
+    lines: np.ndarray
+
+
+class LetorChunk(NamedTuple):
+    """Whole queries of a learning-to-rank file, in the flat layout of
+    :class:`~predtron.data.LetorData`: ``X``, integer grades ``y``, ``qid`` per row, ``group``
+    (rows per query, summing to the chunk's rows) and the line number of each row."""
+
+    X: sp.csr_matrix | np.ndarray
+    y: np.ndarray
+    qid: np.ndarray
+    group: np.ndarray
+    lines: np.ndarray
+
+
+class _Reader:
+    """Bytes of a file, decompressed as it is read, with the count of raw bytes read."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.raw = path.open("rb")
+        magic = self.raw.read(3)
+        self.raw.seek(0)
+        if magic[:2] == b"\x1f\x8b":
+            self.handle = gzip.GzipFile(fileobj=self.raw, mode="rb")
+        elif magic == b"BZh":
+            self.handle = bz2.BZ2File(self.raw, mode="rb")
+        else:
+            self.handle = self.raw
+        self.size = path.stat().st_size
+
+    def read(self, n: int, line: int) -> bytes:
+        try:
+            return self.handle.read(n)
+        except DECOMPRESSION_ERRORS as exc:
+            if isinstance(exc, PermissionError):
+                raise
+            raise ValueError(f"{where(self.path, line)}: the file ends or is damaged inside its compressed data "
+                             f"after this line ({type(exc).__name__}: {exc})") from None
+
+    @property
+    def position(self) -> int:
+        return self.raw.tell()
+
+    def close(self) -> None:
+        if self.handle is not self.raw:
+            self.handle.close()
+        self.raw.close()
+
+
+class _Block(NamedTuple):
+    """The rows parsed from the start of a buffer."""
+
+    labels: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    qid: np.ndarray | None
+    lines: np.ndarray
+    starts: np.ndarray
+    next_pos: int
+    next_line: int
+
+
+class _Parser:
+    """Parse complete lines of a buffer into CSR rows (compiled kernel, Python for unusual lines)."""
+
+    def __init__(self, path: Path, zero_based: bool, n_features: int | None, max_features: int | None):
+        self.path = path
+        self.first = 0 if zero_based else 1
+        self.zero_based = zero_based
+        self.limit = _limit(n_features, max_features)
+        self.qid_mode = -1
+
+    def parse(self, buf: bytes, eof: bool, max_rows: int, line: int) -> _Block:
+        data = np.frombuffer(buf, dtype=np.uint8)
+        rows_bound = min(max_rows, int(np.count_nonzero(data == 10)) + 1)
+        nnz_bound = int(np.count_nonzero(data == 58))
+        labels = np.empty(rows_bound)
+        indptr = np.zeros(rows_bound + 1, dtype=np.int64)
+        indices = np.empty(nnz_bound, dtype=np.int32)
+        values = np.empty(nnz_bound)
+        qids = np.empty(rows_bound, dtype=np.int64)
+        lines = np.empty(rows_bound, dtype=np.int64)
+        starts = np.empty(rows_bound, dtype=np.int64)
+        slow = rows_bound + nnz_bound
+        slow_at, slow_kind = np.empty(slow, dtype=np.int64), np.empty(slow, dtype=np.int8)
+        slow_start, slow_end = np.empty(slow, dtype=np.int64), np.empty(slow, dtype=np.int64)
+        pos = rows = nnz = n_slow = 0
+        limit = min(self.limit.columns, 2**62)
+        while True:
+            if kernel.AVAILABLE:
+                status, rows, nnz, n_slow, pos, line, self.qid_mode = kernel.parse_block(
+                    data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels,
+                    indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
+                    kernel._POW10)
+            else:  # pragma: no cover - without numba every line goes through the Python reader
+                status = kernel.ODD
+            if status == kernel.OK or rows >= max_rows or pos >= len(buf):
+                break
+            stop = buf.find(b"\n", pos)
+            if stop < 0:
+                if not eof:
+                    break
+                stop = len(buf)
+            rows, nnz = self._python_line(buf[pos:stop], line, pos, rows, nnz, labels, indptr, indices, values, qids,
+                                          lines, starts)
+            pos, line = stop + 1, line + 1
+        for k in range(n_slow):
+            value = float(buf[slow_start[k]:slow_end[k]])
+            if slow_kind[k] == kernel.SLOW_LABEL:
+                labels[slow_at[k]] = value
+            else:
+                values[slow_at[k]] = value
+        if n_slow and (not np.all(np.isfinite(labels[:rows])) or not np.all(np.isfinite(values[:nnz]))):
+            self._raise_nonfinite(buf, labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows], starts[:rows])
+        return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
+                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
+                      line)
+
+    def _python_line(self, raw: bytes, line: int, pos: int, rows, nnz, labels, indptr, indices, values, qids, lines,
+                     starts):
+        """Read one line the kernel did not take, with the loader's rules (or raise its message)."""
+        body = raw.partition(b"#")[0]
+        tokens = body.split()
+        if not tokens:
+            return rows, nnz
+        expected = None if self.qid_mode < 0 else bool(self.qid_mode)
+        problem = _line_problem(body, self.zero_based, self.limit, expected)
+        if problem is not None:
+            raise ValueError(f"{where(self.path, line)}: {problem}: {show(raw)}")
+        labels[rows] = float(tokens[0])
+        features = tokens[1:]
+        here = bool(features) and features[0].startswith(b"qid")
+        if here:
+            qids[rows] = int(features.pop(0)[4:])
+        if self.qid_mode < 0:
+            self.qid_mode = int(here)
+        for token in features:
+            index, _, value = token.partition(b":")
+            indices[nnz] = int(index) - self.first
+            values[nnz] = float(value)
+            nnz += 1
+        lines[rows], starts[rows] = line, pos
+        rows += 1
+        indptr[rows] = nnz
+        return rows, nnz
+
+    def _raise_nonfinite(self, buf, labels, indptr, values, lines, starts):
+        bad_rows = np.flatnonzero(~np.isfinite(labels))
+        bad_values = np.flatnonzero(~np.isfinite(values))
+        rows = list(bad_rows[:1]) + list(np.searchsorted(indptr, bad_values[:1], side="right") - 1)
+        row = int(min(rows))
+        start = int(starts[row])
+        stop = buf.find(b"\n", start)
+        raw = buf[start:stop if stop >= 0 else len(buf)]
+        body = raw.partition(b"#")[0]
+        problem = _line_problem(body, self.zero_based, self.limit, None) or "a value is not a finite number"
+        raise ValueError(f"{where(self.path, int(lines[row]))}: {problem}: {show(raw)}")
+
+
+def _check_options(path, chunk_rows, sparse, zero_based, n_features, max_features):
+    path = check_file(path, "svmlight")
+    chunk_rows = check_int(chunk_rows, "chunk_rows", minimum=1)
+    sparse = check_flag(sparse, "sparse")
+    zero_based = check_flag(zero_based, "zero_based")
+    if n_features is not None:
+        n_features = check_int(n_features, "n_features", minimum=1, maximum=_PARSER_LIMIT)
+    if max_features is not None:
+        max_features = check_int(max_features, "max_features", minimum=1, maximum=_PARSER_LIMIT)
+    return path, chunk_rows, sparse, zero_based, n_features, max_features
+
+
+def _matrix(path, block: _Block, rows: int, n_features: int | None, sparse: bool):
+    nnz = int(block.indptr[rows])
+    indices = block.indices[:nnz]
+    width = n_features if n_features is not None else (int(indices.max()) + 1 if nnz else 0)
+    X = sp.csr_matrix((block.values[:nnz].copy(), indices.copy(), block.indptr[:rows + 1].copy()),
+                      shape=(rows, width))
+    if sparse:
+        X.eliminate_zeros()
+        return X
+    check_dense_size(rows, width, path)
+    return X.toarray()
+
+
+def _chunks(path: Path, chunk_rows: int, sparse: bool, zero_based: bool, n_features: int | None,
+            max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None) \
+        -> Iterator[SvmlightChunk]:
+    """Chunks of whole examples; ``cut(block, rows, complete)`` says how many rows to emit
+    (0: more rows are needed to end the last query)."""
+    parser = _Parser(path, zero_based, n_features, max_features)
+    reader = _Reader(path)
+    buf, line, eof, want, total = b"", 1, False, chunk_rows, 0
+    reported = 0
+    try:
+        while True:
+            while not eof and buf.count(b"\n") < want:
+                more = reader.read(max(BLOCK_BYTES, len(buf)), line + buf.count(b"\n"))
+                eof = not more
+                buf += more
+                if on_progress is not None:
+                    position = reader.position
+                    on_progress(position - reported)
+                    reported = position
+            block = parser.parse(buf, eof, want, line)
+            rows = len(block.labels)
+            consumed_all = eof and block.next_pos >= len(buf)
+            if rows == 0:
+                if eof:
+                    break
+                want *= 2  # only blank or comment lines so far
+                continue
+            if rows < want and not eof:  # blank or comment lines left the buffer short of rows: read on
+                more = reader.read(max(BLOCK_BYTES, len(buf)), line + buf.count(b"\n"))
+                eof = not more
+                buf += more
+                continue
+            take = cut(block, rows, consumed_all)
+            if take == 0:  # one query longer than the rows parsed: parse more of it
+                want *= 2
+                continue
+            X = _matrix(path, block, take, n_features, sparse)
+            chunk = SvmlightChunk(X, block.labels[:take].copy(),
+                                  None if block.qid is None else block.qid[:take].copy(), block.lines[:take].copy())
+            total += take
+            if take < rows:
+                start, line = int(block.starts[take]), int(block.lines[take])
+            else:
+                start, line = block.next_pos, block.next_line
+            buf = buf[start:]
+            want = chunk_rows
+            yield chunk
+            if eof and not buf.strip():
+                break
+        if total == 0:
+            raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
+    finally:
+        reader.close()
+
+
+def _cut_queries(block: _Block, rows: int, complete: bool) -> int:
+    """Rows up to the start of the last run of equal ``qid`` (all rows when the file is done)."""
+    if complete or block.qid is None:
+        return rows
+    qid = block.qid[:rows]
+    changes = np.flatnonzero(qid[1:] != qid[:-1])
+    return int(changes[-1]) + 1 if changes.size else 0
+
+
+def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True, n_features: int | None = None,
+                  zero_based: bool = False, max_features: int | None = MAX_FEATURES, queries: bool = False,
+                  on_progress: Callable[[int], None] | None = None) -> Iterator[SvmlightChunk]:
+    """Read an svmlight / LibSVM file in chunks of whole examples, in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; gzip and bz2 compression are recognised by content and decompressed as
+        the file is read.
+    chunk_rows : int, default :data:`DEFAULT_CHUNK_ROWS`
+        Examples per chunk (the last chunk may be shorter; with ``queries=True`` a chunk
+        ends at the last query boundary before ``chunk_rows``, or holds one query longer
+        than that).
+    sparse : bool, default True
+        CSR chunks (``False``: dense arrays).
+    n_features : int, optional
+        Width of every chunk; an index beyond it is an error.  Default: each chunk as wide as
+        its largest index (pass it whenever chunks must agree).
+    zero_based, max_features
+        As for :func:`~predtron.data.load_svmlight`.
+    queries : bool, default False
+        Never split a run of lines with equal ``qid:`` across chunks.
+    on_progress : callable, optional
+        Called with the number of (compressed) file bytes read since its previous call.
+
+    Yields
+    ------
+    SvmlightChunk
+        ``X``, ``y``, ``qid`` (or ``None``) and the line number of each row.
+
+    Raises
+    ------
+    ValueError
+        For the first malformed line (file, line and rule, as the loader says), a file that
+        ends inside its compressed data (with the last line read), or a file without data.
+    """
+    path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
+        path, chunk_rows, sparse, zero_based, n_features, max_features)
+    queries = check_flag(queries, "queries")
+    cut = _cut_queries if queries else (lambda block, rows, complete: rows)
+    return _chunks(path, chunk_rows, sparse, zero_based, n_features, max_features, cut, on_progress)
+
+
+def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True,
+               n_features: int | None = None, zero_based: bool = False, max_features: int | None = MAX_FEATURES,
+               on_progress: Callable[[int], None] | None = None) -> Iterator[LetorChunk]:
+    """Read a learning-to-rank file in chunks of whole queries (never a query split across chunks).
+
+    Queries come from ``qid:`` on every line, else from ``group`` sizes, ``group_file`` or a
+    ``.query`` / ``.group`` sidecar beside the file, as in :func:`~predtron.data.load_letor`,
+    with its checks: relevance grades are whole numbers ``>= 0``; a query's lines are
+    contiguous (a ``qid`` seen again after other queries is an error naming both lines);
+    given sizes must match the ``qid:`` runs and sum to the number of rows.  Other parameters
+    as in :func:`iter_svmlight`.
+
+    Yields
+    ------
+    LetorChunk
+        ``X``, integer ``y``, ``qid`` per row (the query's position when the sizes come from
+        ``group``), ``group`` sizes and line numbers.
+    """
+    path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
+        path, chunk_rows, sparse, zero_based, n_features, max_features)
+    if group is not None and group_file is not None:
+        raise ValueError("give at most one of group (an array of sizes) and group_file (a path)")
+    if group_file is None and group is None:
+        group_file = find_sidecar(path)
+    sizes = None
+    if group_file is not None:
+        sizes = read_group_file(group_file)
+    elif group is not None:
+        sizes = check_group_sizes(group, name="group")
+    return _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features,
+                         on_progress)
+
+
+def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features, on_progress):
+    source = f"the group sizes in {group_file}," if group_file is not None else "group ="
+    bounds = None if sizes is None else np.cumsum(sizes)
+    state = {"done": 0, "query": 0}
+    first_line: dict[int, int] = {}
+
+    def cut(block: _Block, rows: int, complete: bool) -> int:
+        if block.qid is not None:
+            return _cut_queries(block, rows, complete)
+        if bounds is None:
+            raise ValueError(f"{path} has no qid: on its lines and no group sizes were given; pass group=[...] "
+                             f"or group_file=..., or put the sizes, one per line, in {path}.query")
+        reach = np.searchsorted(bounds, state["done"] + rows, side="right")
+        if reach <= state["query"]:
+            if complete:
+                raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+                                 f"{state['done'] + rows} rows of {path}")
+            return 0
+        if complete and (reach != bounds.size or int(bounds[-1]) != state["done"] + rows):
+            raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+                             f"{state['done'] + rows} rows of {path}")
+        return int(bounds[reach - 1]) - state["done"]
+
+    chunks = _chunks(path, chunk_rows, sparse, zero_based, n_features, max_features, cut, on_progress)
+    for chunk in chunks:
+        y = _check_relevance(path, chunk.y, chunk.lines)
+        n = len(y)
+        if chunk.qid is None:
+            stop = np.searchsorted(bounds, state["done"] + n, side="right")
+            group = sizes[state["query"]:stop].copy()
+            qid = np.repeat(np.arange(state["query"], stop, dtype=np.int64), group)
+            state["query"] = int(stop)
+        else:
+            qid = chunk.qid
+            starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+            for start in starts.tolist():
+                q = int(qid[start])
+                if q in first_line:
+                    raise ValueError(
+                        f"{where(path, int(chunk.lines[start]))}: query {q} continues here after lines of other "
+                        f"queries (it starts at line {first_line[q]}); the lines of a query must be contiguous: "
+                        "sort the file by qid, keeping the order within each query (e.g. `sort -s -t: -k2,2n FILE`)")
+                first_line[q] = int(chunk.lines[start])
+            group = np.diff(np.append(starts, n)).astype(np.int64)
+            if bounds is not None:
+                expected = sizes[state["query"]:state["query"] + group.size]
+                if not np.array_equal(expected, group):
+                    raise ValueError(f"{source} sizes do not match the queries of {path} given by its qid: fields "
+                                     f"(at line {int(chunk.lines[0])})")
+                state["query"] += group.size
+        state["done"] += n
+        yield LetorChunk(chunk.X, y, qid, group, chunk.lines)
+    if bounds is not None and chunk_rows and state["query"] != sizes.size:
+        raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+                         f"{state['done']} rows of {path}")
