@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -41,6 +42,7 @@ import scipy.sparse as sp
 from predtron._validation import check_int
 from predtron.data import _svmlight_kernel as kernel
 from predtron.data._files import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
+from predtron.data.cache import CacheWriter, cache_key, read_cache
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
 from predtron.data.ranking import check_group_sizes
 from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag
@@ -245,20 +247,57 @@ def _check_options(path, chunk_rows, sparse, zero_based, n_features, max_feature
     return path, chunk_rows, sparse, zero_based, n_features, max_features
 
 
-def _matrix(path, block: _Block, rows: int, n_features: int | None, sparse: bool):
+def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
+    """The first ``rows`` rows of a block as the arrays a chunk (and the cache) is made of."""
     nnz = int(block.indptr[rows])
-    indices = block.indices[:nnz]
-    width = n_features if n_features is not None else (int(indices.max()) + 1 if nnz else 0)
-    X = sp.csr_matrix((block.values[:nnz].copy(), indices.copy(), block.indptr[:rows + 1].copy()),
-                      shape=(rows, width))
+    raw = {"values": block.values[:nnz].copy(), "indices": block.indices[:nnz].copy(),
+           "indptr": block.indptr[:rows + 1].copy(), "y": block.labels[:rows].copy(),
+           "lines": block.lines[:rows].copy()}
+    if block.qid is not None:
+        raw["qid"] = block.qid[:rows].copy()
+    return raw
+
+
+def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> SvmlightChunk:
+    rows = len(raw["y"])
+    indices = raw["indices"]
+    width = n_features if n_features is not None else (int(indices.max()) + 1 if indices.size else 0)
+    X = sp.csr_matrix((raw["values"], indices, raw["indptr"]), shape=(rows, width))
     if sparse:
         X.eliminate_zeros()
-        return X
-    check_dense_size(rows, width, path)
-    return X.toarray()
+    else:
+        check_dense_size(rows, width, path)
+        X = X.toarray()
+    return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
 
 
-def _chunks(path: Path, chunk_rows: int, sparse: bool, zero_based: bool, n_features: int | None,
+def _cached(path: Path, cache, options: dict, parse: Callable[[], Iterator[dict]],
+            on_progress: Callable[[int], None] | None) -> Iterator[dict]:
+    """The raw chunks of ``parse()``, read from the cache file ``cache`` when it is valid for
+    ``path`` and ``options``, else parsed and written to it (committed after a complete pass)."""
+    if cache is None:
+        yield from parse()
+        return
+    key = cache_key(path, options)
+    chunks = read_cache(cache, key)
+    if chunks is not None:
+        for raw in chunks:
+            if on_progress is not None:
+                on_progress(sum(a.nbytes for a in raw.values()))
+            yield raw
+        return
+    writer = CacheWriter(cache, key)
+    try:
+        for raw in parse():
+            writer.add(raw)
+            yield raw
+    except BaseException:
+        writer.abort()
+        raise
+    writer.commit()
+
+
+def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | None,
             max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None) \
         -> Iterator[SvmlightChunk]:
     """Chunks of whole examples; ``cut(block, rows, complete)`` says how many rows to emit
@@ -294,9 +333,7 @@ def _chunks(path: Path, chunk_rows: int, sparse: bool, zero_based: bool, n_featu
             if take == 0:  # one query longer than the rows parsed: parse more of it
                 want *= 2
                 continue
-            X = _matrix(path, block, take, n_features, sparse)
-            chunk = SvmlightChunk(X, block.labels[:take].copy(),
-                                  None if block.qid is None else block.qid[:take].copy(), block.lines[:take].copy())
+            chunk = _raw(block, take)
             total += take
             if take < rows:
                 start, line = int(block.starts[take]), int(block.lines[take])
@@ -323,7 +360,7 @@ def _cut_queries(block: _Block, rows: int, complete: bool) -> int:
 
 
 def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True, n_features: int | None = None,
-                  zero_based: bool = False, max_features: int | None = MAX_FEATURES, queries: bool = False,
+                  zero_based: bool = False, max_features: int | None = MAX_FEATURES, queries: bool = False, cache=None,
                   on_progress: Callable[[int], None] | None = None) -> Iterator[SvmlightChunk]:
     """Read an svmlight / LibSVM file in chunks of whole examples, in file order.
 
@@ -345,8 +382,14 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
         As for :func:`~predtron.data.load_svmlight`.
     queries : bool, default False
         Never split a run of lines with equal ``qid:`` across chunks.
+    cache : str or path-like, optional
+        A cache file of the parsed chunks (:mod:`predtron.data.cache`): read instead of the
+        file when it was built from the same file (path, size, modification time, first
+        bytes) with the same options, else rebuilt by this pass (written when the pass
+        completes).
     on_progress : callable, optional
-        Called with the number of (compressed) file bytes read since its previous call.
+        Called with the number of (compressed) file bytes read since its previous call (cache
+        bytes when the cache is read).
 
     Yields
     ------
@@ -363,12 +406,17 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
         path, chunk_rows, sparse, zero_based, n_features, max_features)
     queries = check_flag(queries, "queries")
     cut = _cut_queries if queries else (lambda block, rows, complete: rows)
-    return _chunks(path, chunk_rows, sparse, zero_based, n_features, max_features, cut, on_progress)
+    options = {"reader": "svmlight", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
+               "max_features": max_features, "queries": queries}
+    raw = _cached(path, cache, options,
+                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
+                  on_progress)
+    return (_to_chunk(path, chunk, n_features, sparse) for chunk in raw)
 
 
 def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True,
                n_features: int | None = None, zero_based: bool = False, max_features: int | None = MAX_FEATURES,
-               on_progress: Callable[[int], None] | None = None) -> Iterator[LetorChunk]:
+               cache=None, on_progress: Callable[[int], None] | None = None) -> Iterator[LetorChunk]:
     """Read a learning-to-rank file in chunks of whole queries (never a query split across chunks).
 
     Queries come from ``qid:`` on every line, else from ``group`` sizes, ``group_file`` or a
@@ -376,7 +424,7 @@ def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_C
     with its checks: relevance grades are whole numbers ``>= 0``; a query's lines are
     contiguous (a ``qid`` seen again after other queries is an error naming both lines);
     given sizes must match the ``qid:`` runs and sum to the number of rows.  Other parameters
-    as in :func:`iter_svmlight`.
+    (``cache`` included) as in :func:`iter_svmlight`.
 
     Yields
     ------
@@ -395,11 +443,15 @@ def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_C
         sizes = read_group_file(group_file)
     elif group is not None:
         sizes = check_group_sizes(group, name="group")
+    options = {"reader": "letor", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
+               "max_features": max_features,
+               "sizes": None if sizes is None else hashlib.sha256(sizes.tobytes()).hexdigest()}
     return _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features,
-                         on_progress)
+                         cache, options, on_progress)
 
 
-def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features, on_progress):
+def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features, cache, options,
+                  on_progress):
     source = f"the group sizes in {group_file}," if group_file is not None else "group ="
     bounds = None if sizes is None else np.cumsum(sizes)
     state = {"done": 0, "query": 0}
@@ -422,8 +474,10 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
                              f"{state['done'] + rows} rows of {path}")
         return int(bounds[reach - 1]) - state["done"]
 
-    chunks = _chunks(path, chunk_rows, sparse, zero_based, n_features, max_features, cut, on_progress)
-    for chunk in chunks:
+    raw = _cached(path, cache, options,
+                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
+                  on_progress)
+    for chunk in (_to_chunk(path, chunk, n_features, sparse) for chunk in raw):
         y = _check_relevance(path, chunk.y, chunk.lines)
         n = len(y)
         if chunk.qid is None:
