@@ -45,44 +45,54 @@ _TWO53 = 2**53
 
 @_jit
 def _is_space(c) -> bool:
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12 or c == 10
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
 @_jit
-def _number(buf, i, end, pow10):
-    """Parse a decimal number at ``buf[i:end]`` (the whole token).
+def _ends_token(buf, i, n) -> bool:
+    """Whether a token ends at ``i`` (whitespace, a comment, the line's or the buffer's end)."""
+    if i >= n:
+        return True
+    c = buf[i]
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12 or c == 10 or c == 35
 
-    Returns ``(ok, fast, value)``: ``ok`` False for a token that is not the common decimal
-    syntax; ``fast`` False when the value must be converted by ``float`` (not exact here).
+
+@_jit
+def _number(buf, i, n, pow10):
+    """Parse a decimal number starting at ``buf[i]`` and running to the end of its token.
+
+    Returns ``(ok, fast, value, end)``: ``ok`` False for a token that is not the common
+    decimal syntax; ``fast`` False when the value must be converted by ``float`` (not exact
+    here); ``end`` the position after the token.
     """
     negative = False
-    if i < end and (buf[i] == 45 or buf[i] == 43):
+    if i < n and (buf[i] == 45 or buf[i] == 43):
         negative = buf[i] == 45
         i += 1
-    mantissa = np.uint64(0)
+    mantissa = 0
     digits = 0  # significant digits kept in the mantissa
     seen = 0  # digits seen at all
     exp10 = 0
     overflow = False
-    while i < end and 48 <= buf[i] <= 57:
-        d = buf[i] - 48
+    while i < n and 48 <= buf[i] <= 57:
+        d = np.int64(buf[i]) - 48
         seen += 1
         if digits > 0 or d != 0:
-            if digits < 19:
-                mantissa = mantissa * np.uint64(10) + np.uint64(d)
+            if digits < 18:
+                mantissa = mantissa * 10 + d
                 digits += 1
             else:
                 overflow = True
                 exp10 += 1
         i += 1
-    if i < end and buf[i] == 46:
+    if i < n and buf[i] == 46:
         i += 1
-        while i < end and 48 <= buf[i] <= 57:
-            d = buf[i] - 48
+        while i < n and 48 <= buf[i] <= 57:
+            d = np.int64(buf[i]) - 48
             seen += 1
             if digits > 0 or d != 0:
-                if digits < 19:
-                    mantissa = mantissa * np.uint64(10) + np.uint64(d)
+                if digits < 18:
+                    mantissa = mantissa * 10 + d
                     digits += 1
                     exp10 -= 1
                 else:
@@ -91,54 +101,80 @@ def _number(buf, i, end, pow10):
                 exp10 -= 1
             i += 1
     if seen == 0:
-        return False, False, 0.0
-    if i < end and (buf[i] == 101 or buf[i] == 69):
+        return False, False, 0.0, i
+    if i < n and (buf[i] == 101 or buf[i] == 69):
         i += 1
         eneg = False
-        if i < end and (buf[i] == 45 or buf[i] == 43):
+        if i < n and (buf[i] == 45 or buf[i] == 43):
             eneg = buf[i] == 45
             i += 1
         edigits = 0
         e = 0
-        while i < end and 48 <= buf[i] <= 57:
+        while i < n and 48 <= buf[i] <= 57:
             if e < 100000:
-                e = e * 10 + (buf[i] - 48)
+                e = e * 10 + (np.int64(buf[i]) - 48)
             edigits += 1
             i += 1
         if edigits == 0:
-            return False, False, 0.0
+            return False, False, 0.0, i
         exp10 += -e if eneg else e
-    if i != end:
-        return False, False, 0.0
+    if not _ends_token(buf, i, n):
+        return False, False, 0.0, i
     if mantissa == 0 and not overflow:
-        return True, True, -0.0 if negative else 0.0
-    if overflow or mantissa > np.uint64(_TWO53) or exp10 > 22 or exp10 < -22:
-        return True, False, 0.0
+        return True, True, -0.0 if negative else 0.0, i
+    if overflow or mantissa > _TWO53 or exp10 > 22 or exp10 < -22:
+        return True, False, 0.0, i
     value = float(mantissa)
     if exp10 >= 0:
         value = value * pow10[exp10]
     else:
         value = value / pow10[-exp10]
-    return True, True, -value if negative else value
+    return True, True, -value if negative else value, i
 
 
 @_jit
-def _integer(buf, i, end, allow_sign):
-    """A decimal integer token ``buf[i:end]`` of at most 18 digits: ``(ok, value)``."""
+def _integer(buf, i, n, allow_sign, stop_byte):
+    """A decimal integer of at most 18 digits at ``buf[i]``, ending at ``stop_byte`` (58, a colon)
+    or at the end of its token (``stop_byte`` -1): ``(ok, value, end)``."""
     negative = False
-    if allow_sign and i < end and buf[i] == 45:
+    if allow_sign and i < n and buf[i] == 45:
         negative = True
         i += 1
-    if i >= end or end - i > 18:
-        return False, 0
+    start = i
     value = 0
-    while i < end:
-        c = buf[i]
-        if c < 48 or c > 57:
-            return False, 0
-        value = value * 10 + (c - 48)
+    while i < n and 48 <= buf[i] <= 57:
+        value = value * 10 + (np.int64(buf[i]) - 48)
         i += 1
-    return True, -value if negative else value
+    if i == start or i - start > 18:
+        return False, 0, i
+    if stop_byte >= 0:
+        if i >= n or buf[i] != stop_byte:
+            return False, 0, i
+    elif not _ends_token(buf, i, n):
+        return False, 0, i
+    return True, -value if negative else value, i
+
+
+@_jit
+def count_bytes(buf, pos):
+    """``(newlines, colons)`` in ``buf[pos:]``: bounds of the rows and values a parse can give."""
+    newlines = 0
+    colons = 0
+    for i in range(pos, buf.size):
+        c = buf[i]
+        if c == 10:
+            newlines += 1
+        elif c == 58:
+            colons += 1
+    return newlines, colons
+
+
+@_jit
+def _skip_line(buf, i, n):
+    """Position of the newline ending the line at ``i`` (``n`` if none)."""
+    while i < n and buf[i] != 10:
+        i += 1
+    return i
 
 
 @_jit
@@ -146,11 +182,11 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
                 values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
     """Parse the complete lines of ``buf[pos:]`` (the last, unterminated one only if ``eof``).
 
-    Stops after ``max_rows`` examples.  ``first`` is the first feature index (0 or 1),
+    Stops after ``max_rows`` examples in all.  ``first`` is the first feature index (0 or 1),
     ``limit`` the number of columns allowed, ``qid_mode`` -1 (not known yet), 0 (no line has
     ``qid:``) or 1 (every line has); ``line`` is the number of the line at ``pos``; ``rows``,
     ``nnz`` and ``n_slow`` are how much of the output arrays is already filled (``indptr[rows]``
-    is set).
+    is set).  One pass over the bytes: tokens are parsed where they stand.
 
     Returns ``(status, rows, nnz, n_slow, next_pos, next_line, qid_mode)``: with
     :data:`ODD`, ``next_pos``/``next_line`` locate the line not taken and nothing of it is
@@ -158,94 +194,101 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
     """
     n = buf.size
     while pos < n and rows < max_rows:
-        stop = pos
-        while stop < n and buf[stop] != 10:
-            stop += 1
-        if stop == n and not eof:
-            break
-        body_end = pos
-        while body_end < stop and buf[body_end] != 35:
-            body_end += 1
         i = pos
-        while i < body_end and _is_space(buf[i]):
+        while i < n and _is_space(buf[i]):
             i += 1
-        if i == body_end:  # blank or comment line
+        if i >= n:
+            if not eof:
+                break
+            pos = n
+            break
+        c = buf[i]
+        if c == 10 or c == 35:  # blank or comment line
+            stop = _skip_line(buf, i, n)
+            if stop >= n and not eof:
+                break
             pos = stop + 1
             line += 1
             continue
-        # label
-        j = i
-        while j < body_end and not _is_space(buf[j]):
-            if buf[j] == 0:
-                return ODD, rows, nnz, n_slow, pos, line, qid_mode
-            j += 1
-        ok, fast, value = _number(buf, i, j, pow10)
-        if not ok:
-            return ODD, rows, nnz, n_slow, pos, line, qid_mode
+        row_nnz = nnz
         row_slow = n_slow
+        ok, fast, value, i = _number(buf, i, n, pow10)
+        if not ok:
+            if i >= n and not eof:
+                break
+            return ODD, rows, nnz, n_slow, pos, line, qid_mode
         if not fast:
             slow_at[n_slow] = rows
             slow_kind[n_slow] = SLOW_LABEL
-            slow_start[n_slow] = i
-            slow_end[n_slow] = j
+            slow_start[n_slow] = -1  # the token's start is found again below
             n_slow += 1
-        labels[rows] = value
-        row_nnz = nnz
-        i = j
-        while i < body_end and _is_space(buf[i]):
+        label = value
+        while i < n and _is_space(buf[i]):
             i += 1
-        # qid (scikit-learn's test: the second token starts with 'qid')
         here = 0
-        if i + 3 <= body_end and buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100:
+        if i + 3 <= n and buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100:
             here = 1
         if qid_mode >= 0 and here != qid_mode:
-            return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-        if here == 1:
-            j = i
-            while j < body_end and not _is_space(buf[j]):
-                j += 1
-            if j - i < 5 or buf[i + 3] != 58:
-                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-            ok, q = _integer(buf, i + 4, j, True)
-            if not ok:
-                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-            qids[rows] = q
-            i = j
-        previous = first - 1
-        while True:
-            while i < body_end and _is_space(buf[i]):
-                i += 1
-            if i >= body_end:
+            if _skip_line(buf, i, n) >= n and not eof:
                 break
-            j = i
-            colon = -1
-            while j < body_end and not _is_space(buf[j]):
-                if buf[j] == 58 and colon < 0:
-                    colon = j
-                elif buf[j] == 0:
-                    return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-                j += 1
-            if colon < 0:
+            return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+        q = 0
+        if here == 1:
+            if i + 4 > n or buf[i + 3] != 58:
+                if _skip_line(buf, i, n) >= n and not eof:
+                    break
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-            ok, index = _integer(buf, i, colon, False)
-            if not ok or index <= previous or index - first >= limit:
-                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-            ok, fast, value = _number(buf, colon + 1, j, pow10)
+            ok, q, i = _integer(buf, i + 4, n, True, -1)
             if not ok:
+                if i >= n and not eof:
+                    break
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+        previous = first - 1
+        odd = False
+        while True:
+            while i < n and _is_space(buf[i]):
+                i += 1
+            if i >= n or buf[i] == 10 or buf[i] == 35:
+                break
+            ok, index, i = _integer(buf, i, n, False, 58)
+            if not ok or index <= previous or index - first >= limit:
+                odd = True
+                break
+            t = i + 1
+            ok, fast, value, i = _number(buf, t, n, pow10)
+            if not ok:
+                odd = True
+                break
             if not fast:
                 slow_at[n_slow] = nnz
                 slow_kind[n_slow] = SLOW_VALUE
-                slow_start[n_slow] = colon + 1
-                slow_end[n_slow] = j
+                slow_start[n_slow] = t
+                slow_end[n_slow] = i
                 n_slow += 1
             indices[nnz] = index - first
             values[nnz] = value
             nnz += 1
             previous = index
-            i = j
+        stop = _skip_line(buf, i, n)
+        if stop >= n and not eof:  # the line goes on in the next block
+            nnz = row_nnz
+            n_slow = row_slow
+            break
+        if odd:
+            return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+        if row_slow < n_slow and slow_start[row_slow] == -1:  # locate the slow label's token
+            j = pos
+            while _is_space(buf[j]):
+                j += 1
+            k = j
+            while not _ends_token(buf, k, n):
+                k += 1
+            slow_start[row_slow] = j
+            slow_end[row_slow] = k
         if qid_mode < 0:
             qid_mode = here
+        labels[rows] = label
+        qids[rows] = q
         lines[rows] = line
         starts[rows] = pos
         rows += 1
@@ -255,4 +298,4 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
     return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
 
 
-__all__ = ["AVAILABLE", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]
+__all__ = ["AVAILABLE", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "count_bytes", "parse_block"]

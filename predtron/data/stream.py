@@ -150,8 +150,12 @@ class _Parser:
 
     def parse(self, buf: bytes, eof: bool, max_rows: int, line: int) -> _Block:
         data = np.frombuffer(buf, dtype=np.uint8)
-        rows_bound = min(max_rows, int(np.count_nonzero(data == 10)) + 1)
-        nnz_bound = int(np.count_nonzero(data == 58))
+        if kernel.AVAILABLE:
+            newlines, colons = kernel.count_bytes(data, 0)
+        else:  # pragma: no cover
+            newlines, colons = buf.count(b"\n"), buf.count(b":")
+        rows_bound = min(max_rows, int(newlines) + 1)
+        nnz_bound = int(colons)
         labels = np.empty(rows_bound)
         indptr = np.zeros(rows_bound + 1, dtype=np.int64)
         indices = np.empty(nnz_bound, dtype=np.int32)
@@ -304,42 +308,46 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     (0: more rows are needed to end the last query)."""
     parser = _Parser(path, zero_based, n_features, max_features)
     reader = _Reader(path)
-    buf, line, eof, want, total = b"", 1, False, chunk_rows, 0
-    reported = 0
+    buf, line, eof, want, total, newlines, reported = b"", 1, False, chunk_rows, 0, 0, 0
+
+    def read_more():
+        nonlocal buf, eof, newlines, reported
+        more = reader.read(max(BLOCK_BYTES, len(buf)), line + newlines)
+        eof = not more
+        buf += more
+        newlines += more.count(b"\n")
+        if on_progress is not None:
+            position = reader.position
+            on_progress(position - reported)
+            reported = position
+
     try:
         while True:
-            while not eof and buf.count(b"\n") < want:
-                more = reader.read(max(BLOCK_BYTES, len(buf)), line + buf.count(b"\n"))
-                eof = not more
-                buf += more
-                if on_progress is not None:
-                    position = reader.position
-                    on_progress(position - reported)
-                    reported = position
+            while not eof and newlines < want:
+                read_more()
             block = parser.parse(buf, eof, want, line)
             rows = len(block.labels)
-            consumed_all = eof and block.next_pos >= len(buf)
             if rows == 0:
                 if eof:
                     break
-                want *= 2  # only blank or comment lines so far
+                read_more()  # only blank or comment lines so far
                 continue
             if rows < want and not eof:  # blank or comment lines left the buffer short of rows: read on
-                more = reader.read(max(BLOCK_BYTES, len(buf)), line + buf.count(b"\n"))
-                eof = not more
-                buf += more
+                read_more()
                 continue
-            take = cut(block, rows, consumed_all)
+            take = cut(block, rows, eof and block.next_pos >= len(buf))
             if take == 0:  # one query longer than the rows parsed: parse more of it
                 want *= 2
                 continue
             chunk = _raw(block, take)
             total += take
             if take < rows:
-                start, line = int(block.starts[take]), int(block.lines[take])
+                start, next_line = int(block.starts[take]), int(block.lines[take])
             else:
-                start, line = block.next_pos, block.next_line
+                start, next_line = block.next_pos, block.next_line
             buf = buf[start:]
+            newlines -= next_line - line
+            line = next_line
             want = chunk_rows
             yield chunk
             if eof and not buf.strip():
