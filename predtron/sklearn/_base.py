@@ -34,6 +34,7 @@ from predtron._validation import (
     excerpt,
 )
 from predtron.learners.predtron import Predtron, PredtronLD
+from predtron.learners.stopping import EarlyStopping
 from predtron.sklearn._checks import _check_input
 from predtron.sklearn._scaling import _Standardizer
 
@@ -222,18 +223,7 @@ class _PredtronEstimator(BaseEstimator):
         ``n_iter_no_change`` passes in a row."""
         if self.tol is None:
             return None
-        tol, patience = float(self.tol), int(self.n_iter_no_change)
-        state = {"best": np.inf, "stall": 0, "rounds": 0, "total": 0.0}
-
-        def stop(learner, epoch: int) -> bool:
-            rounds, total = learner.n_rounds_, learner.cumulative_loss_
-            mean = (total - state["total"]) / max(rounds - state["rounds"], 1)
-            state["rounds"], state["total"] = rounds, total
-            state["stall"] = state["stall"] + 1 if mean > state["best"] - tol else 0
-            state["best"] = min(state["best"], mean)
-            return bool(state["stall"] >= patience)
-
-        return stop
+        return EarlyStopping(self.tol, self.n_iter_no_change)
 
     def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
         """The step size: ``eta`` as given, or Theorem 1's step for ``eta="auto"``."""
