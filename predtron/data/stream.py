@@ -304,8 +304,8 @@ def _cached(path: Path, cache, options: dict, parse: Callable[[], Iterator[dict]
 def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | None,
             max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None) \
         -> Iterator[SvmlightChunk]:
-    """Chunks of whole examples; ``cut(block, rows, complete)`` says how many rows to emit
-    (0: more rows are needed to end the last query)."""
+    """Chunks of whole examples; ``cut(block, rows, complete, chunk_rows)`` says how many rows to
+    emit (0: more rows are needed to end the first query)."""
     parser = _Parser(path, zero_based, n_features, max_features)
     reader = _Reader(path)
     buf, line, eof, want, total, newlines, reported = b"", 1, False, chunk_rows, 0, 0, 0
@@ -335,7 +335,7 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
             if rows < want and not eof:  # blank or comment lines left the buffer short of rows: read on
                 read_more()
                 continue
-            take = cut(block, rows, eof and block.next_pos >= len(buf))
+            take = cut(block, rows, eof and block.next_pos >= len(buf), chunk_rows)
             if take == 0:  # one query longer than the rows parsed: parse more of it
                 want *= 2
                 continue
@@ -358,13 +358,24 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
         reader.close()
 
 
-def _cut_queries(block: _Block, rows: int, complete: bool) -> int:
-    """Rows up to the start of the last run of equal ``qid`` (all rows when the file is done)."""
-    if complete or block.qid is None:
+def _cut_at(ends: np.ndarray, rows: int, complete: bool, chunk_rows: int) -> int:
+    """Rows to emit given the query ends (row counts, increasing) within the ``rows`` parsed: the
+    last end within ``chunk_rows``, else the first end (one long query), else all rows when the
+    file is done, else 0 (read on)."""
+    if complete:
+        ends = np.append(ends[ends < rows], rows)
+    fit = ends[ends <= chunk_rows]
+    if fit.size:
+        return int(fit[-1])
+    return int(ends[0]) if ends.size else 0
+
+
+def _cut_queries(block: _Block, rows: int, complete: bool, chunk_rows: int) -> int:
+    """Whole runs of equal ``qid`` (all rows for a file without ``qid:``)."""
+    if block.qid is None:
         return rows
     qid = block.qid[:rows]
-    changes = np.flatnonzero(qid[1:] != qid[:-1])
-    return int(changes[-1]) + 1 if changes.size else 0
+    return _cut_at(np.flatnonzero(qid[1:] != qid[:-1]) + 1, rows, complete, chunk_rows)
 
 
 def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True, n_features: int | None = None,
@@ -413,7 +424,7 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
     path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
         path, chunk_rows, sparse, zero_based, n_features, max_features)
     queries = check_flag(queries, "queries")
-    cut = _cut_queries if queries else (lambda block, rows, complete: rows)
+    cut = _cut_queries if queries else (lambda block, rows, complete, chunk_rows: rows)
     options = {"reader": "svmlight", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
                "max_features": max_features, "queries": queries}
     raw = _cached(path, cache, options,
@@ -465,22 +476,18 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
     state = {"done": 0, "query": 0}
     first_line: dict[int, int] = {}
 
-    def cut(block: _Block, rows: int, complete: bool) -> int:
+    def cut(block: _Block, rows: int, complete: bool, chunk_rows: int) -> int:
         if block.qid is not None:
-            return _cut_queries(block, rows, complete)
+            return _cut_queries(block, rows, complete, chunk_rows)
         if bounds is None:
             raise ValueError(f"{path} has no qid: on its lines and no group sizes were given; pass group=[...] "
                              f"or group_file=..., or put the sizes, one per line, in {path}.query")
-        reach = np.searchsorted(bounds, state["done"] + rows, side="right")
-        if reach <= state["query"]:
-            if complete:
-                raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
-                                 f"{state['done'] + rows} rows of {path}")
-            return 0
-        if complete and (reach != bounds.size or int(bounds[-1]) != state["done"] + rows):
+        total = state["done"] + rows
+        if complete and int(bounds[-1]) != total:
             raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
-                             f"{state['done'] + rows} rows of {path}")
-        return int(bounds[reach - 1]) - state["done"]
+                             f"{total} rows of {path}")
+        ends = bounds[state["query"]:np.searchsorted(bounds, total, side="right")] - state["done"]
+        return _cut_at(ends, rows, False, chunk_rows)
 
     raw = _cached(path, cache, options,
                   lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
