@@ -12,8 +12,13 @@ cache of the parsed chunks that later epochs read instead of the text.
 
 ``--checkpoint DIR`` writes the model and the fit's progress after every epoch (streamed or in
 memory), atomically; ``--resume`` continues a killed fit from the last checkpoint to the model
-an uninterrupted fit gives, bit for bit (:mod:`predtron.streaming`).  The model file itself is
-written atomically too: a failed or interrupted fit never replaces an existing model.
+an uninterrupted fit with ``--checkpoint`` gives, bit for bit (:mod:`predtron.streaming`).  In
+memory the epochs visit the examples in the order ``fit`` draws from ``--seed``; with
+``--shuffle`` the first epoch's chunk is the data in that order, so the scaling statistics of
+``--standardize`` (and ``--eta auto``) are sums in another order than plain ``fit``'s and may
+differ from them in the last bit (in file order, ``--no-shuffle``, the two fits are identical).
+The model file itself is written atomically too: a failed or interrupted fit never replaces an
+existing model.
 
 ``predict --stream`` and ``evaluate --stream`` read the test file in chunks as well (metrics are
 accumulated over the chunks: means over examples, NDCG over queries).

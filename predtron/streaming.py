@@ -176,7 +176,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
                 keywords = {**first, **keywords}
             estimator.partial_fit(X, y, **keywords)
             started = True
-        estimator.n_iter_ = epoch
+        estimator.n_iter_ = estimator.learner_.n_epochs_ = epoch
         stop = stopper is not None and stopper(estimator.learner_, epoch)
         if directory is not None:
             atomic_save(estimator, directory / MODEL_FILE)
