@@ -10,8 +10,8 @@ svmlight file and Vowpal Wabbit's text file hold the same rows):
   ``vowpalwabbit.Workspace("-d FILE --loss_function hinge --quiet")``, one pass over the same
   rows, both in this process, measured alternately (best of a few runs): predtron's rows per
   second over VW's, goal at least 0.5x (stretch 1x);
-* **peak memory** of that streaming fit (the process's peak resident size, each size in a fresh
-  process) on a 250k-row and a 1M-row file: the growth must be at most 50 MB;
+* **peak memory** of that streaming fit (the peak resident size ``VmHWM`` of a fresh process
+  for each size; Linux only) on a 250k-row and a 1M-row file: the growth must be at most 50 MB;
 * **the parser** against the in-memory loader :func:`~predtron.data.load_svmlight` on the same
   file (parse only, no learning).
 
@@ -112,11 +112,15 @@ def parse_speed(svm: Path, repeat: int) -> tuple[float, float]:
     return tuple(best_times([streamed, loaded], repeat=repeat))
 
 
+# The peak resident size of this process's own memory (VmHWM), not getrusage's ru_maxrss, which
+# on Linux also counts the parent's resident size at the fork that started the process.
 _PEAK = """
-import resource, sys
+import sys
 from predtron.cli import main
 status = main(sys.argv[1:])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+with open("/proc/self/status") as handle:
+    peak = next(line for line in handle if line.startswith("VmHWM:"))
+print(int(peak.split()[1]) / 1024.0)
 sys.exit(status)
 """
 

@@ -32,8 +32,8 @@ except ImportError:  # pragma: no cover - numba is a dependency; the Python read
     def _jit(function):
         return function
 
-#: Status codes of :func:`parse_block`.
-OK, ODD = 0, 1
+#: Status codes of :func:`parse_block`: done, a line for the Python reader, output arrays full.
+OK, ODD, FULL = 0, 1, 2
 
 #: ``slow_kind`` values: the slow number is the label of row ``slow_at`` or the value at
 #: position ``slow_at`` of the CSR ``values``.
@@ -156,20 +156,6 @@ def _integer(buf, i, n, allow_sign, stop_byte):
 
 
 @_jit
-def count_bytes(buf, pos):
-    """``(newlines, colons)`` in ``buf[pos:]``: bounds of the rows and values a parse can give."""
-    newlines = 0
-    colons = 0
-    for i in range(pos, buf.size):
-        c = buf[i]
-        if c == 10:
-            newlines += 1
-        elif c == 58:
-            colons += 1
-    return newlines, colons
-
-
-@_jit
 def _skip_line(buf, i, n):
     """Position of the newline ending the line at ``i`` (``n`` if none)."""
     while i < n and buf[i] != 10:
@@ -189,8 +175,8 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
     is set).  One pass over the bytes: tokens are parsed where they stand.
 
     Returns ``(status, rows, nnz, n_slow, next_pos, next_line, qid_mode)``: with
-    :data:`ODD`, ``next_pos``/``next_line`` locate the line not taken and nothing of it is
-    in the arrays.
+    :data:`ODD` (or :data:`FULL`: no room left in ``indices``/``values`` or the slow arrays),
+    ``next_pos``/``next_line`` locate the line not taken and nothing of it is in the arrays.
     """
     n = buf.size
     while pos < n and rows < max_rows:
@@ -218,6 +204,8 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
                 break
             return ODD, rows, nnz, n_slow, pos, line, qid_mode
         if not fast:
+            if n_slow >= slow_at.size:
+                return FULL, rows, nnz, n_slow, pos, line, qid_mode
             slow_at[n_slow] = rows
             slow_kind[n_slow] = SLOW_LABEL
             slow_start[n_slow] = -1  # the token's start is found again below
@@ -245,6 +233,7 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
         previous = first - 1
         odd = False
+        full = False
         while True:
             while i < n and _is_space(buf[i]):
                 i += 1
@@ -259,6 +248,9 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
             if not ok:
                 odd = True
                 break
+            if nnz >= indices.size or (not fast and n_slow >= slow_at.size):
+                full = True
+                break
             if not fast:
                 slow_at[n_slow] = nnz
                 slow_kind[n_slow] = SLOW_VALUE
@@ -269,6 +261,8 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
             values[nnz] = value
             nnz += 1
             previous = index
+        if full:
+            return FULL, rows, row_nnz, row_slow, pos, line, qid_mode
         stop = _skip_line(buf, i, n)
         if stop >= n and not eof:  # the line goes on in the next block
             nnz = row_nnz
@@ -298,4 +292,4 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
     return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
 
 
-__all__ = ["AVAILABLE", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "count_bytes", "parse_block"]
+__all__ = ["AVAILABLE", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]

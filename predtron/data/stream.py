@@ -138,6 +138,13 @@ class _Block(NamedTuple):
     next_line: int
 
 
+def _grow(array: np.ndarray, at_least: int = 0) -> np.ndarray:
+    """``array`` copied into one twice as long (or ``at_least`` long)."""
+    grown = np.empty(max(2 * array.size, at_least), dtype=array.dtype)
+    grown[:array.size] = array
+    return grown
+
+
 class _Parser:
     """Parse complete lines of a buffer into CSR rows (compiled kernel, Python for unusual lines)."""
 
@@ -148,24 +155,21 @@ class _Parser:
         self.limit = _limit(n_features, max_features)
         self.qid_mode = -1
 
-    def parse(self, buf: bytes, eof: bool, max_rows: int, line: int) -> _Block:
+    def parse(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int) -> _Block:
+        """The rows of the complete lines of ``buf`` (at most ``max_rows``; ``newlines`` is the
+        number of newlines in ``buf``, ``nnz_hint`` a guess of the values the rows hold)."""
         data = np.frombuffer(buf, dtype=np.uint8)
-        if kernel.AVAILABLE:
-            newlines, colons = kernel.count_bytes(data, 0)
-        else:  # pragma: no cover
-            newlines, colons = buf.count(b"\n"), buf.count(b":")
-        rows_bound = min(max_rows, int(newlines) + 1)
-        nnz_bound = int(colons)
+        rows_bound = min(max_rows, newlines + 1)
+        capacity = max(nnz_hint, 1024)
         labels = np.empty(rows_bound)
         indptr = np.zeros(rows_bound + 1, dtype=np.int64)
-        indices = np.empty(nnz_bound, dtype=np.int32)
-        values = np.empty(nnz_bound)
+        indices = np.empty(capacity, dtype=np.int32)
+        values = np.empty(capacity)
         qids = np.empty(rows_bound, dtype=np.int64)
         lines = np.empty(rows_bound, dtype=np.int64)
         starts = np.empty(rows_bound, dtype=np.int64)
-        slow = rows_bound + nnz_bound
-        slow_at, slow_kind = np.empty(slow, dtype=np.int64), np.empty(slow, dtype=np.int8)
-        slow_start, slow_end = np.empty(slow, dtype=np.int64), np.empty(slow, dtype=np.int64)
+        slow_at, slow_kind = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int8)
+        slow_start, slow_end = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int64)
         pos = rows = nnz = n_slow = 0
         limit = min(self.limit.columns, 2**62)
         while True:
@@ -176,6 +180,12 @@ class _Parser:
                     kernel._POW10)
             else:  # pragma: no cover - without numba every line goes through the Python reader
                 status = kernel.ODD
+            if status == kernel.FULL:  # more room, then go on from the line not taken
+                if nnz + 1024 > indices.size:
+                    indices, values = _grow(indices), _grow(values)
+                if n_slow >= slow_at.size:
+                    slow_at, slow_kind, slow_start, slow_end = map(_grow, (slow_at, slow_kind, slow_start, slow_end))
+                continue
             if status == kernel.OK or rows >= max_rows or pos >= len(buf):
                 break
             stop = buf.find(b"\n", pos)
@@ -183,17 +193,23 @@ class _Parser:
                 if not eof:
                     break
                 stop = len(buf)
-            rows, nnz = self._python_line(buf[pos:stop], line, pos, rows, nnz, labels, indptr, indices, values, qids,
+            raw = bytes(buf[pos:stop])
+            need = raw.count(b":") + nnz
+            if need > indices.size:
+                indices, values = _grow(indices, need), _grow(values, need)
+            rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
                                           lines, starts)
             pos, line = stop + 1, line + 1
+        del data
         for k in range(n_slow):
-            value = float(buf[slow_start[k]:slow_end[k]])
+            value = float(bytes(buf[slow_start[k]:slow_end[k]]))
             if slow_kind[k] == kernel.SLOW_LABEL:
                 labels[slow_at[k]] = value
             else:
                 values[slow_at[k]] = value
         if n_slow and (not np.all(np.isfinite(labels[:rows])) or not np.all(np.isfinite(values[:nnz]))):
-            self._raise_nonfinite(buf, labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows], starts[:rows])
+            self._raise_nonfinite(bytes(buf), labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows],
+                                  starts[:rows])
         return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
                       qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
                       line)
@@ -308,13 +324,14 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     emit (0: more rows are needed to end the first query)."""
     parser = _Parser(path, zero_based, n_features, max_features)
     reader = _Reader(path)
-    buf, line, eof, want, total, newlines, reported = b"", 1, False, chunk_rows, 0, 0, 0
+    buf = bytearray()
+    line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
 
     def read_more():
-        nonlocal buf, eof, newlines, reported
+        nonlocal eof, newlines, reported
         more = reader.read(max(BLOCK_BYTES, len(buf)), line + newlines)
         eof = not more
-        buf += more
+        buf.extend(more)
         newlines += more.count(b"\n")
         if on_progress is not None:
             position = reader.position
@@ -325,7 +342,7 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
         while True:
             while not eof and newlines < want:
                 read_more()
-            block = parser.parse(buf, eof, want, line)
+            block = parser.parse(buf, eof, want, line, newlines, int(per_row * min(want, newlines + 1) * 1.25))
             rows = len(block.labels)
             if rows == 0:
                 if eof:
@@ -340,12 +357,14 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
                 want *= 2
                 continue
             chunk = _raw(block, take)
+            per_row = max(len(chunk["values"]) / take, 1.0)
             total += take
             if take < rows:
                 start, next_line = int(block.starts[take]), int(block.lines[take])
             else:
                 start, next_line = block.next_pos, block.next_line
-            buf = buf[start:]
+            del block
+            del buf[:start]
             newlines -= next_line - line
             line = next_line
             want = chunk_rows
