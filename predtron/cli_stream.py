@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from predtron.data.stream import DEFAULT_CHUNK_ROWS, iter_letor, iter_svmlight
+from predtron.data.stream import DEFAULT_CHUNK_ROWS, iter_letor, iter_svmlight, prefetch
 from predtron.sklearn import (
     PredtronClassifier,
     PredtronMultilabelClassifier,
@@ -170,14 +170,15 @@ class _Progress:
 
 def stream_chunks(path, task: str, args, n_features: int | None, *, cache=None, need_groups: bool = True,
                   on_progress=None):
-    """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank)."""
+    """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank),
+    read one chunk ahead in a background thread (:func:`~predtron.data.stream.prefetch`)."""
     common = {"chunk_rows": args.chunk_rows, "sparse": bool(args.sparse), "n_features": n_features,
               "zero_based": bool(args.zero_based), "cache": cache, "on_progress": on_progress}
     if task == "rank" and need_groups:
-        for chunk in iter_letor(path, group_file=getattr(args, "group_file", None), **common):
+        for chunk in prefetch(iter_letor(path, group_file=getattr(args, "group_file", None), **common)):
             yield chunk.X, chunk.y, {"group": chunk.group}
     else:
-        for chunk in iter_svmlight(path, **common):
+        for chunk in prefetch(iter_svmlight(path, **common)):
             yield chunk.X, chunk.y, {}
 
 

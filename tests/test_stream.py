@@ -254,3 +254,21 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path):
     chunks = list(iter_svmlight(path, chunk_rows=8, cache=cache))
     assert sum(len(c.y) for c in chunks) == 50
     assert cache.read_bytes().endswith(b"PTCACHE1")
+
+
+# ------------------------------------------------------------------ prefetch
+def test_prefetch_keeps_order_raises_where_the_reader_fails_and_stops_when_closed(tmp_path):
+    from predtron.data.stream import prefetch
+
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(50)] + ["1 1:x"])
+    got = []
+    with pytest.raises(ValueError, match=r"line 51: the feature value 'x'"):
+        for chunk in prefetch(iter_svmlight(path, chunk_rows=8)):
+            got.append(chunk.X[:, 0].toarray().ravel())
+    assert np.array_equal(np.concatenate(got), np.arange(48))  # every chunk before the bad one, in order
+    cache = tmp_path / "c.cache"
+    chunks = prefetch(iter_svmlight(write(tmp_path, [f"1 1:{i}" for i in range(50)], name="ok.svm"), chunk_rows=8,
+                                    cache=cache))
+    next(chunks)
+    chunks.close()
+    assert not cache.exists()

@@ -32,6 +32,8 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import queue
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -47,7 +49,7 @@ from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
 from predtron.data.ranking import check_group_sizes
 from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag
 
-__all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight"]
+__all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch"]
 
 #: Default number of examples per chunk.
 DEFAULT_CHUNK_ROWS = 65_536
@@ -268,13 +270,13 @@ def _check_options(path, chunk_rows, sparse, zero_based, n_features, max_feature
 
 
 def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
-    """The first ``rows`` rows of a block as the arrays a chunk (and the cache) is made of."""
+    """The first ``rows`` rows of a block as the arrays a chunk (and the cache) is made of (views
+    of the block's arrays: a block is parsed into fresh arrays, so nothing else holds them)."""
     nnz = int(block.indptr[rows])
-    raw = {"values": block.values[:nnz].copy(), "indices": block.indices[:nnz].copy(),
-           "indptr": block.indptr[:rows + 1].copy(), "y": block.labels[:rows].copy(),
-           "lines": block.lines[:rows].copy()}
+    raw = {"values": block.values[:nnz], "indices": block.indices[:nnz], "indptr": block.indptr[:rows + 1],
+           "y": block.labels[:rows], "lines": block.lines[:rows]}
     if block.qid is not None:
-        raw["qid"] = block.qid[:rows].copy()
+        raw["qid"] = block.qid[:rows]
     return raw
 
 
@@ -329,7 +331,7 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
 
     def read_more():
         nonlocal eof, newlines, reported
-        more = reader.read(max(BLOCK_BYTES, len(buf)), line + newlines)
+        more = reader.read(BLOCK_BYTES, line + newlines)
         eof = not more
         buf.extend(more)
         newlines += more.count(b"\n")
@@ -542,3 +544,58 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
     if bounds is not None and chunk_rows and state["query"] != sizes.size:
         raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
                          f"{state['done']} rows of {path}")
+
+
+_DONE = object()
+
+
+def prefetch(chunks: Iterator, depth: int = 1) -> Iterator:
+    """Iterate ``chunks`` in a background thread, at most ``depth`` items ahead.
+
+    The compiled parser releases the GIL, so reading, decompressing and parsing the next chunk
+    overlap with whatever the caller does with the current one (a learner's compiled pass
+    releases it too), as Vowpal Wabbit's parser thread does.  Items come in the same order;
+    an exception of the reader is raised here, at the item where it happened; closing this
+    generator stops the thread.
+    """
+    depth = check_int(depth, "depth", minimum=1)
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce():
+        try:
+            for item in chunks:
+                while not stop.is_set():
+                    try:
+                        items.put((item, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            outcome = (_DONE, None)
+        except BaseException as exc:  # handed to the consumer, raised there
+            outcome = (_DONE, exc)
+        while not stop.is_set():
+            try:
+                items.put(outcome, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    worker = threading.Thread(target=produce, name="predtron-prefetch", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, error = items.get()
+            if item is _DONE:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+        close = getattr(chunks, "close", None)
+        if close is not None and not worker.is_alive():
+            close()
