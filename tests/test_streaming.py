@@ -217,7 +217,7 @@ def test_a_truncated_file_is_reported_by_line_and_the_model_is_untouched(tmp_pat
     flags = ["--stream", "--chunk-rows", "1000", "--n-features", "8", "--classes", "0", "1", "2"] if stream else []
     assert main(["fit", str(bad), "--task", "classify", "--model", str(model), *flags]) == 1
     err = capsys.readouterr().err
-    assert f"{bad}, line " in err and "compressed data" in err
+    assert f"{bad} could not be read after line " in err and "compressed data" in err
     assert model.read_bytes() == before
     lines = path.read_text().splitlines()
     lines[15_000] = lines[15_000].replace(":", ":x", 1)

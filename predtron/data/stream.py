@@ -47,7 +47,7 @@ from predtron.data._files import DECOMPRESSION_ERRORS, check_dense_size, check_f
 from predtron.data.cache import CacheWriter, cache_key, read_cache
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
 from predtron.data.ranking import check_group_sizes
-from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag
+from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag, damaged_message
 
 __all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch"]
 
@@ -108,13 +108,25 @@ class _Reader:
         self.size = path.stat().st_size
 
     def read(self, n: int, line: int) -> bytes:
+        """About ``n`` bytes (fewer only at the end); ``line`` is the number of the first line not yet
+        complete in what was read before.  Compressed data are decompressed a piece at a time
+        (``read1``), so that a truncated file is reported after the last line it holds."""
+        if self.handle is self.raw:
+            return self.raw.read(n)
+        pieces, size = [], 0
         try:
-            return self.handle.read(n)
+            while size < n:
+                piece = self.handle.read1(n - size)
+                if not piece:
+                    break
+                pieces.append(piece)
+                size += len(piece)
         except DECOMPRESSION_ERRORS as exc:
             if isinstance(exc, PermissionError):
                 raise
-            raise ValueError(f"{where(self.path, line)}: the file ends or is damaged inside its compressed data "
-                             f"after this line ({type(exc).__name__}: {exc})") from None
+            complete = sum(piece.count(b"\n") for piece in pieces)
+            raise ValueError(damaged_message(self.path, line - 1 + complete, exc)) from None
+        return b"".join(pieces)
 
     @property
     def position(self) -> int:

@@ -180,6 +180,14 @@ def _raise_first_bad_line(path, zero_based: bool, limit: _Limit, cause: Exceptio
     raise ValueError(f"{path} could not be read as an svmlight file{detail}")
 
 
+def damaged_message(path, line: int, exc: BaseException) -> str:
+    """The message for a compressed file that ends (or is damaged) after ``line`` lines were read."""
+    if line == 0:
+        return f"{path} could not be read: {type(exc).__name__}: {exc}"
+    return (f"{path} could not be read after line {line}: the file ends or is damaged inside its compressed data "
+            f"({type(exc).__name__}: {exc})")
+
+
 def _lines(handle, path):
     """``(number, line)`` of a file being read; a damaged or truncated compressed file raises a
     ``ValueError`` naming the last line read."""
@@ -193,8 +201,7 @@ def _lines(handle, path):
         except DECOMPRESSION_ERRORS as exc:
             if isinstance(exc, FileNotFoundError | PermissionError):
                 raise
-            raise ValueError(f"{where(path, number)}: the file ends or is damaged inside its compressed data "
-                             f"after this line ({type(exc).__name__}: {exc})") from None
+            raise ValueError(damaged_message(path, number, exc)) from None
         number += 1
         yield number, raw
 
