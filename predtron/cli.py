@@ -298,7 +298,7 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     group.add_argument("--missing", type=float, metavar="VALUE",
                        help="ARFF: the number a missing feature value '?' stands for (default: a missing value "
                             "is an error)")
-    add_read_options(parser.add_argument_group("streaming (svmlight files: classify, ordinal, rank)"), command)
+    add_read_options(parser.add_argument_group("streaming"), command)
     if command == "fit":
         add_fit_options(parser.add_argument_group("streaming and checkpoints"))
 
@@ -644,13 +644,9 @@ def run_fit(args) -> int:
 
 
 def _check_stream(args, task: str) -> None:
-    """``--stream`` reads svmlight files (classify, ordinal, rank)."""
+    """``--stream`` reads the task's format (svmlight; ARFF for multilabel) with the same checks."""
     check_file(args.data, "data")
-    fmt = detect_format(args.data, args.format)
-    _check_format_options(args, fmt, task, args.data)
-    if fmt != "svmlight":
-        raise CommandError(f"--stream reads svmlight files (classify, ordinal, rank); {args.data} is read as "
-                           f"{FORMAT_NAMES[fmt]}, which is read whole (drop --stream)")
+    _check_format_options(args, detect_format(args.data, args.format), task, args.data)
 
 
 def _stream_summary(path: Path, task: str, model, counts: dict) -> str:

@@ -2,7 +2,8 @@
 ``--classes``, ``--checkpoint`` and ``--resume`` (used by :mod:`predtron.cli`).
 
 ``predtron fit TRAIN --stream`` reads TRAIN in chunks of whole examples (whole queries for
-``rank``) with :mod:`predtron.data.stream` and feeds them to the estimator's ``partial_fit``, so
+``rank``; ARFF rows for ``multilabel``) with :mod:`predtron.data.stream` (and
+:func:`~predtron.data.mulan.iter_arff`) and feeds them to the estimator's ``partial_fit``, so
 memory holds one chunk, not the file.  A stream is visited in file order (shuffle the file
 beforehand; ``--shuffle`` is refused); the scaling of ``--standardize`` and the step of
 ``--eta auto`` are estimated from the first chunk and frozen.  Without ``--n-features`` (and,
@@ -35,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from predtron.data.mulan import iter_arff
 from predtron.data.stream import DEFAULT_CHUNK_ROWS, iter_letor, iter_svmlight, prefetch
 from predtron.sklearn import (
     PredtronClassifier,
@@ -74,7 +76,7 @@ def _label(text: str):
 def add_read_options(group, command: str) -> None:
     """``--stream`` and ``--chunk-rows`` (every command); ``--cache`` (fit)."""
     group.add_argument("--stream", action="store_true",
-                       help="read the svmlight file in chunks of whole examples (whole queries for rank), so that "
+                       help="read the data file in chunks of whole examples (whole queries for rank), so that "
                             "memory does not grow with the file" + (
                                 "; the examples are visited in file order, and --standardize / --eta auto are "
                                 "estimated from the first chunk" if command == "fit" else ""))
@@ -193,12 +195,26 @@ class _Progress:
 
 
 def stream_chunks(path, task: str, args, n_features: int | None, *, cache=None, need_groups: bool = True,
-                  on_progress=None):
+                  on_progress=None, n_labels: int | None = None):
     """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank),
-    read one chunk ahead in a background thread (:func:`~predtron.data.stream.prefetch`)."""
+    read one chunk ahead in a background thread (:func:`~predtron.data.stream.prefetch`).
+    Multilabel data come from an ARFF file (``n_labels``: the default number of label columns)."""
     release_freed_chunks()
-    common = {"chunk_rows": args.chunk_rows, "sparse": bool(args.sparse), "n_features": n_features,
-              "zero_based": bool(args.zero_based), "cache": cache, "on_progress": on_progress}
+    common = {"chunk_rows": args.chunk_rows, "sparse": bool(args.sparse)}
+    if task == "multilabel":
+        labels = args.labels if args.labels is not None else (None if args.xml is not None else n_labels)
+        if labels is None and args.xml is None:
+            raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) "
+                             "or --xml FILE (a Mulan file naming them)")
+        missing = "error" if args.missing is None else args.missing
+        for chunk in prefetch(iter_arff(path, labels, xml=args.xml, missing=missing, **common)):
+            if n_features is not None and chunk.X.shape[1] != n_features:
+                raise ValueError(f"{path} has {chunk.X.shape[1]} features, but {n_features} are expected (the "
+                                 "training data's)")
+            yield chunk.X, chunk.Y, {}
+        return
+    common.update({"n_features": n_features, "zero_based": bool(args.zero_based), "cache": cache,
+                   "on_progress": on_progress})
     if task == "rank" and need_groups:
         for chunk in prefetch(iter_letor(path, group_file=getattr(args, "group_file", None), **common)):
             yield chunk.X, chunk.y, {"group": chunk.group}
@@ -234,7 +250,11 @@ def stream_fit(args, task: str, params: dict, verbose: bool):
     progress = _Progress(verbose)
     n_features, classes, rows = args.n_features, args.classes, None
     integral = True
-    if n_features is None or (task in CLASS_TASKS and classes is None):
+    if task == "multilabel":
+        if args.cache is not None:
+            raise ValueError("--cache applies to svmlight files; an ARFF file is parsed at every epoch")
+        n_features = _arff_width(args)
+    elif n_features is None or (task in CLASS_TASKS and classes is None):
         width, found, rows = _survey(args.data, task, args, progress, args.cache)
         n_features = n_features or width
         if task in CLASS_TASKS and classes is None:
@@ -268,6 +288,15 @@ def stream_fit(args, task: str, params: dict, verbose: bool):
     return estimator, {"rows": rows, "features": int(n_features), "queries": seen["queries"]}
 
 
+def _arff_width(args) -> int:
+    """The number of feature columns of the ARFF training file (its first chunk's), checked against
+    ``--n-features``."""
+    X, _, _ = next(iter(stream_chunks(args.data, "multilabel", args, None)))
+    if args.n_features is not None and X.shape[1] != args.n_features:
+        raise ValueError(f"{args.data} has {X.shape[1]} features, not --n-features {args.n_features}")
+    return int(X.shape[1])
+
+
 def _integral(y: np.ndarray, path) -> np.ndarray:
     """Labels as integers (the classes are whole numbers, so every label must be)."""
     converted = as_labels(y)
@@ -282,7 +311,7 @@ def stream_predictions(args, task: str, model, verbose: bool):
     update = progress.start(Path(args.data).stat().st_size, "predicting")
     try:
         for X, _, _ in stream_chunks(args.data, task, args, int(model.n_features_in_), need_groups=False,
-                                     on_progress=update):
+                                     on_progress=update, n_labels=getattr(model, "n_labels_", None)):
             yield model.predict(X)
     finally:
         progress.close()
@@ -293,7 +322,8 @@ def stream_metrics(args, task: str, model, ks, metrics: Callable, dataset: Calla
     averaged with the chunk's weight (its examples; its queries for rank)."""
     totals: dict[str, float] = {}
     weight = 0
-    for X, y, keywords in stream_chunks(args.data, task, args, int(model.n_features_in_)):
+    for X, y, keywords in stream_chunks(args.data, task, args, int(model.n_features_in_),
+                                        n_labels=getattr(model, "n_labels_", None)):
         if task in CLASS_TASKS and np.asarray(model.classes_).dtype.kind in "iu":
             y = as_labels(y)
         group = keywords.get("group")

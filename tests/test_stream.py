@@ -272,3 +272,31 @@ def test_prefetch_keeps_order_raises_where_the_reader_fails_and_stops_when_close
     next(chunks)
     chunks.close()
     assert not cache.exists()
+
+
+# ------------------------------------------------------------------ ARFF
+@pytest.mark.parametrize("name", ["emotions-train.arff.gz", "emotions-test.arff.gz"])
+def test_arff_chunks_equal_the_loader(name):
+    from predtron.data import load_arff
+    from predtron.data.mulan import iter_arff
+
+    path = ROOT / "data" / "mulan-emotions" / name
+    ref = load_arff(path, 6, sparse=True)
+    chunks = list(iter_arff(path, 6, chunk_rows=50))
+    assert all(len(c.Y) <= 50 for c in chunks) and len(chunks) > 1
+    assert_same_csr(sp.vstack([c.X for c in chunks]).tocsr(), ref.X)
+    assert np.array_equal(np.vstack([c.Y for c in chunks]), ref.Y)
+    assert chunks[0].feature_names == ref.feature_names and chunks[0].label_names == ref.label_names
+
+
+def test_arff_bad_row_is_reported_by_line(tmp_path):
+    from predtron.data.mulan import iter_arff
+
+    rows = [f"{i}.5,{i % 2}" for i in range(30)] + ["1.5,2"]
+    path = write(tmp_path, ["@relation r", "@attribute x numeric", "@attribute y {0,1}", "@data", *rows],
+                 name="bad.arff")
+    got = []
+    with pytest.raises(ValueError, match=r"bad\.arff, line 35: "):
+        for chunk in iter_arff(path, 1, chunk_rows=8):
+            got.append(len(chunk.Y))
+    assert got == [8, 8, 8]

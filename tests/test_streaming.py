@@ -190,8 +190,31 @@ def test_stream_refusals(tmp_path, capsys):
     assert main(["fit", str(path), "--task", "classify", "--model", model, "--resume"]) == 1
     assert "--resume needs --checkpoint" in capsys.readouterr().err
     arff = ROOT / "data" / "mulan-emotions" / "emotions-train.arff.gz"
-    assert main(["fit", str(arff), "--task", "multilabel", "--labels", "6", "--model", model, "--stream"]) == 1
-    assert "--stream reads svmlight files" in capsys.readouterr().err
+    assert main(["fit", str(arff), "--task", "multilabel", "--labels", "6", "--model", model, "--stream", "--cache",
+                 "x"]) == 1
+    assert "--cache applies to svmlight files" in capsys.readouterr().err
+
+
+def test_multilabel_arff_streams_and_equals_the_in_memory_fit(tmp_path, capsys):
+    train = ROOT / "data" / "mulan-emotions" / "emotions-train.arff.gz"
+    test = ROOT / "data" / "mulan-emotions" / "emotions-test.arff.gz"
+    options = ["--task", "multilabel", "--labels", "6", "--no-shuffle", "--no-standardize", "--eta", "0.1",
+               "--epochs", "3", "--quiet"]
+    assert main(["fit", str(train), "--model", str(tmp_path / "a.npz"), *options]) == 0
+    assert main(["fit", str(train), "--model", str(tmp_path / "b.npz"), *options, "--stream", "--chunk-rows",
+                 "100"]) == 0
+    same_files(tmp_path / "a.npz", tmp_path / "b.npz")
+    for command in (["predict"], ["evaluate"]):
+        assert main([*command, str(test), "--model", str(tmp_path / "a.npz")]) == 0
+        whole = capsys.readouterr().out
+        assert main([*command, str(test), "--model", str(tmp_path / "a.npz"), "--stream", "--chunk-rows", "77"]) == 0
+        streamed = capsys.readouterr().out
+        if command == ["predict"]:
+            assert streamed == whole
+        else:
+            for a, b in zip(whole.splitlines(), streamed.splitlines(), strict=True):
+                assert a.split(": ")[0] == b.split(": ")[0]
+                assert abs(float(a.split(": ")[1]) - float(b.split(": ")[1])) <= 1e-4
 
 
 def test_the_dense_size_hint_names_command_line_flags(tmp_path, capsys, monkeypatch):
