@@ -1295,6 +1295,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.data.stream.iter_svmlight": _FILES,
     "predtron.data.stream.iter_letor": _FILES,
     "predtron.data.stream.prefetch": _FILES,
+    "predtron.data.mulan.iter_arff": _FILES,
     "predtron.data.cache.CacheWriter": _FILES,
     "predtron.data.cache.cache_key": _FILES,
     "predtron.data.cache.read_cache": _FILES,

@@ -8,7 +8,10 @@ larger than memory with memory bounded by the chunk size:
   splitting a run of equal ``qid:``);
 * :func:`iter_letor` -- learning-to-rank chunks of whole queries, from ``qid:`` fields or
   from group sizes (a ``.query`` / ``.group`` sidecar, ``group_file`` or ``group``), with the
-  checks of :func:`~predtron.data.load_letor` (relevance grades, contiguous queries).
+  checks of :func:`~predtron.data.load_letor` (relevance grades, contiguous queries);
+* :func:`~predtron.data.mulan.iter_arff` (in :mod:`predtron.data.mulan`) -- multilabel ARFF
+  files in chunks of rows;
+* :func:`prefetch` -- any of these read one chunk ahead in a background thread.
 
 Every chunk equals the corresponding rows of the in-memory loader (same values bit for bit,
 same ``qid``, same line numbers; ``tests/test_stream.py`` compares them), and every malformed
