@@ -22,7 +22,7 @@ from predtron.data import stream as stream_module
 from predtron.data.stream import iter_letor, iter_svmlight
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = sorted((ROOT / "data" / "letor-mq2008-fold1").glob("*.txt.gz"))
+SHIPPED = sorted((ROOT / "predtron" / "data" / "files" / "letor-mq2008-fold1").glob("*.txt.gz"))
 SHARED = Path("/work/shared/data/letor-mq2008-fold1")
 
 
@@ -280,7 +280,7 @@ def test_arff_chunks_equal_the_loader(name):
     from predtron.data import load_arff
     from predtron.data.mulan import iter_arff
 
-    path = ROOT / "data" / "mulan-emotions" / name
+    path = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / name
     ref = load_arff(path, 6, sparse=True)
     chunks = list(iter_arff(path, 6, chunk_rows=50))
     assert all(len(c.Y) <= 50 for c in chunks) and len(chunks) > 1

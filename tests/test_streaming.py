@@ -33,7 +33,7 @@ from predtron.sklearn import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-VALI = ROOT / "data" / "letor-mq2008-fold1" / "vali.txt.gz"
+VALI = ROOT / "predtron" / "data" / "files" / "letor-mq2008-fold1" / "vali.txt.gz"
 PLAIN = {"standardize": False, "eta": 0.5, "shuffle": False, "tol": None}
 
 
@@ -189,15 +189,15 @@ def test_stream_refusals(tmp_path, capsys):
     assert "--cache applies to --stream" in capsys.readouterr().err
     assert main(["fit", str(path), "--task", "classify", "--model", model, "--resume"]) == 1
     assert "--resume needs --checkpoint" in capsys.readouterr().err
-    arff = ROOT / "data" / "mulan-emotions" / "emotions-train.arff.gz"
+    arff = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-train.arff.gz"
     assert main(["fit", str(arff), "--task", "multilabel", "--labels", "6", "--model", model, "--stream", "--cache",
                  "x"]) == 1
     assert "--cache applies to svmlight files" in capsys.readouterr().err
 
 
 def test_multilabel_arff_streams_and_equals_the_in_memory_fit(tmp_path, capsys):
-    train = ROOT / "data" / "mulan-emotions" / "emotions-train.arff.gz"
-    test = ROOT / "data" / "mulan-emotions" / "emotions-test.arff.gz"
+    train = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-train.arff.gz"
+    test = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-test.arff.gz"
     options = ["--task", "multilabel", "--labels", "6", "--no-shuffle", "--no-standardize", "--eta", "0.1",
                "--epochs", "3", "--quiet"]
     assert main(["fit", str(train), "--model", str(tmp_path / "a.npz"), *options]) == 0
