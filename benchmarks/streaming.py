@@ -16,7 +16,7 @@ svmlight file and Vowpal Wabbit's text file hold the same rows):
   file (parse only, no learning).
 
     python benchmarks/streaming.py            # 1M rows (about a minute)
-    python benchmarks/streaming.py --quick    # 100k rows, for a smoke run
+    python benchmarks/streaming.py --quick    # 100k rows in chunks of 8192, for a smoke run
 """
 
 from __future__ import annotations
@@ -76,19 +76,23 @@ def write_files(directory: Path, n: int, seed: int = 0, block: int = 100_000) ->
     return svm, vw
 
 
-def fit_args(svm: Path, model: Path) -> list[str]:
+#: Examples per chunk (``--quick`` uses smaller chunks, so that its smaller files still span several).
+CHUNK_ROWS = {False: 65_536, True: 8_192}
+
+
+def fit_args(svm: Path, model: Path, chunk_rows: int = CHUNK_ROWS[False]) -> list[str]:
     return ["fit", str(svm), "--task", "classify", "--model", str(model), "--stream", "--sparse", "--quiet",
-            "--n-features", str(N_FEATURES), "--classes", "-1", "1", *ALGORITHM_1]
+            "--n-features", str(N_FEATURES), "--classes", "-1", "1", "--chunk-rows", str(chunk_rows), *ALGORITHM_1]
 
 
-def speed(svm: Path, vw_file: Path, n: int, repeat: int) -> tuple[float, float]:
+def speed(svm: Path, vw_file: Path, repeat: int, chunk_rows: int) -> tuple[float, float]:
     """Best seconds of predtron's streamed fit and of Vowpal Wabbit's pass over the same rows."""
     from vowpalwabbit import Workspace
 
     model = svm.with_suffix(".npz")
 
     def predtron_fit():
-        if predtron_main(fit_args(svm, model)) != 0:
+        if predtron_main(fit_args(svm, model, chunk_rows)) != 0:
             raise RuntimeError("predtron fit --stream failed")
 
     def vw_fit():
@@ -125,12 +129,12 @@ sys.exit(status)
 """
 
 
-def peak_memory_mb(svm: Path) -> float:
+def peak_memory_mb(svm: Path, chunk_rows: int) -> float:
     """Peak resident memory (MB) of ``predtron fit --stream`` in a fresh process."""
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    result = subprocess.run([sys.executable, "-c", _PEAK, *fit_args(svm, svm.with_suffix(".npz"))],
+    result = subprocess.run([sys.executable, "-c", _PEAK, *fit_args(svm, svm.with_suffix(".npz"), chunk_rows)],
                             capture_output=True, text=True, env=env, check=True)
     return float(result.stdout.strip().splitlines()[-1])
 
@@ -144,7 +148,8 @@ def run(quick: bool = False) -> list[dict]:
         directory = Path(tmp)
         svm, vw_file = write_files(directory, n)
         size_mb = svm.stat().st_size / 1e6
-        ours, theirs = speed(svm, vw_file, n, repeat)
+        chunk_rows = CHUNK_ROWS[quick]
+        ours, theirs = speed(svm, vw_file, repeat, chunk_rows)
         ratio = theirs / ours
         rows.append({"workload": f"file to model, {n:.0e} rows x {NNZ} of {N_FEATURES} features ({size_mb:.0f} MB), "
                                  "one pass", "peer": "Vowpal Wabbit", "peer_seconds": theirs,
@@ -162,7 +167,7 @@ def run(quick: bool = False) -> list[dict]:
             for _, line in zip(range(small), source, strict=False):
                 out.write(line)
         vw_file.unlink()
-        low, high = peak_memory_mb(small_svm), peak_memory_mb(svm)
+        low, high = peak_memory_mb(small_svm, chunk_rows), peak_memory_mb(svm, chunk_rows)
         rows.append({"workload": f"peak memory of fit --stream, {small:.0e} -> {n:.0e} rows", "peer": "smaller file",
                      "peer_seconds": low, "predtron_seconds": high, "ratio": high - low, "goal": MEMORY_GOAL_MB,
                      "kind": "memory", "note": f"peak resident {low:.0f} MB -> {high:.0f} MB"})
