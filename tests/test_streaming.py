@@ -340,3 +340,16 @@ def test_a_fit_killed_by_a_signal_resumes_to_the_same_model(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     same_files(whole, tmp_path / "resumed.npz")
     assert progress["epoch"] >= 1 and not progress["stopped"]  # killed mid-fit
+
+
+def test_stream_progress_bar_over_bytes_read_on_request_only(tmp_path, capsys):
+    path = _svm(tmp_path)
+    model = str(tmp_path / "m.npz")
+    options = ["--task", "classify", "--model", model, "--stream", "--epochs", "2", "--no-shuffle"]
+    assert main(["fit", str(path), *options, "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "reading labels and features" in err and "epoch 2/2" in err and "B/s" in err
+    assert main(["fit", str(path), *options]) == 0  # stderr is not a terminal here: no bar
+    assert capsys.readouterr().err == ""
+    assert main(["fit", str(path), *options, "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
