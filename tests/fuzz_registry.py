@@ -1281,6 +1281,9 @@ _INPUTS = ("validated-data container built by LinearScoring.prepare (fuzzed thro
 _BATCH = ("unchecked batch kernel of the ranking problems (predtron.problems.ranking_batch, the integrator's "
           "hot path): callers validate, and it is exercised through every ranking learner and score")
 
+_KERNEL = ("unchecked arithmetic kernel (scores summed the same way for every row, predtron.scoring): callers "
+           "validate, and it is exercised through every learner's rounds, MMP and the ranking data generator")
+
 _CLI = ("the command line reads strings and files: tests/test_cli.py runs it on malformed options, values and "
         "files (each must end with a non-zero exit status and a one-line message naming the option or file)")
 
@@ -1334,6 +1337,8 @@ EXCLUDED: dict[str, str] = {
     "predtron.scoring.VectorInputs": _INPUTS,
     "predtron.scoring.DocumentInputs": _INPUTS,
     "predtron.scoring.ListInputs": _INPUTS,
+    "predtron.scoring.row_dot": _KERNEL,
+    "predtron.scoring.row_scores": _KERNEL,
     "predtron.learners.kernel.SupportSet": ("the kernel learner's internal storage of support vectors (arrays it "
                                             "appends to); fuzzed through KernelPredtron and its persistence"),
     "predtron.problems.ranking_batch.losses": _BATCH,
