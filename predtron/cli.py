@@ -44,6 +44,7 @@ from predtron.cli_stream import (
     stream_metrics,
     stream_predictions,
 )
+from predtron.dask.cli import add_cluster_options, cluster_requested, fit_on_cluster
 from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.data._files import DECOMPRESSION_ERRORS, check_file, open_binary
 from predtron.persistence import load
@@ -344,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="show neither the progress bar nor the summary line")
     _add_data_options(fit, "fit")
     _add_estimator_options(fit)
+    add_cluster_options(fit)
     fit.set_defaults(run=run_fit)
 
     predict = commands.add_parser("predict", help="write one prediction per line for a data file",
@@ -622,6 +624,7 @@ def run_fit(args) -> int:
     """``predtron fit``: read, fit, save (the model file is replaced only by a complete model)."""
     params = estimator_params(args.task, args)
     check_params(args.task, params)
+    on_cluster = cluster_requested(args)
     verbose = sys.stderr.isatty() if args.progress is None else args.progress
     if args.stream:
         _check_stream(args, args.task)
@@ -633,7 +636,10 @@ def run_fit(args) -> int:
     data = read_data(args.data, args.task, args, n_features=args.n_features)
     if args.n_features is not None and data.X.shape[1] != args.n_features:
         raise CommandError(f"{args.data} has {data.X.shape[1]} features, not --n-features {args.n_features}")
-    if args.checkpoint is not None or args.resume or args.cache is not None or args.classes is not None:
+    if on_cluster:
+        model = fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
+                               scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
+    elif args.checkpoint is not None or args.resume or args.cache is not None or args.classes is not None:
         model = checkpointed_fit(args, args.task, data, params)
     else:
         model = fit_model(args.task, data, params, verbose)

@@ -10,13 +10,7 @@
 Requires ``dask`` and ``distributed`` (pinned in ``requirements.txt``).
 """
 
-from predtron.dask.estimators import (
-    DaskPredtronClassifier,
-    DaskPredtronMultilabelClassifier,
-    DaskPredtronOrdinalClassifier,
-    DaskPredtronRanker,
-)
-from predtron.dask.mixing import iterative_parameter_mixing, mixing_weights
+import importlib
 
 __all__ = [
     "DaskPredtronClassifier",
@@ -26,3 +20,13 @@ __all__ = [
     "iterative_parameter_mixing",
     "mixing_weights",
 ]
+
+_HOMES = dict.fromkeys(__all__[:4], "predtron.dask.estimators") | dict.fromkeys(__all__[4:], "predtron.dask.mixing")
+
+
+def __getattr__(name: str):
+    """Import Dask only when an estimator is used (``predtron.dask.cli`` stays light for the
+    command line)."""
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'predtron.dask' has no attribute {name!r}")

@@ -137,7 +137,7 @@ def _split_groups(group, rows) -> list[np.ndarray]:
     ends = np.cumsum(group)
     if ends[-1] != sum(rows):
         raise ValueError(f"group must sum to the number of rows of X ({sum(rows)}); got {ends[-1]}")
-    parts, start, first = [], 0, 0
+    parts, first = [], 0
     for i, boundary in enumerate(np.cumsum(rows)):
         stop = int(np.searchsorted(ends, boundary))
         if ends[stop] != boundary:
@@ -145,7 +145,7 @@ def _split_groups(group, rows) -> list[np.ndarray]:
                              f"{ends[stop] - group[stop]}..{ends[stop] - 1}); a partition must hold whole queries: "
                              "rechunk X and y at query boundaries")
         parts.append(group[first:stop + 1])
-        first, start = stop + 1, boundary
+        first = stop + 1
     return parts
 
 
@@ -427,13 +427,15 @@ class _LocalMultilabel(_LocalMixin):
 
     def _combine_labels(self, summaries) -> None:
         if len({(s[0], s[1]) for s in summaries}) > 1:
-            raise ValueError(f"every shard's y must have the same shape per row; got {sorted({s[:2] for s in summaries})}")
+            shapes = sorted({s[:2] for s in summaries})
+            raise ValueError(f"every shard's y must have the same shape per row; got {shapes}")
         ndim, n_labels = summaries[0][:2]
         values = np.unique(np.concatenate([s[2] for s in summaries]))
         self.multilabel_ = ndim == 2
         if self.multilabel_:
             if not np.all(np.isin(values, [0, 1])):
-                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values {excerpt(values)}")
+                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values "
+                                 f"{excerpt(values)}")
             self.n_labels_, self.classes_ = n_labels, np.arange(n_labels)
         else:
             super()._combine_labels([values])
