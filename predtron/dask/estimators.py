@@ -15,7 +15,7 @@ all shards).  With one shard every one of them is computed by the local estimato
 on the whole data, so a one-shard fit IS the serial fit, bit for bit.
 
 Coupling to :mod:`predtron.sklearn` is through these members of its estimators only:
-``_check_common``, ``_fit_scaler`` and ``_transform`` (the scaler), ``_problem``,
+``_validate_params``, ``_fit_scaler`` and ``_transform`` (the scaler), ``_problem``,
 ``_learner`` and ``_stopper`` (the core learner and early stopping), ``_encode`` (the
 classifier's labels), the label attributes each ``fit`` sets (``classes_``, ``multilabel_``,
 ``n_labels_``), ``eta_``, ``n_iter_`` and ``learner_``; the learner is restored through the
@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from predtron._validation import check_choice, check_int, check_matrix, excerpt, query_offsets
+from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
 from predtron.dask.mixing import MIXINGS, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.problems.general import check_loss_matrix
@@ -305,7 +305,7 @@ class _DaskPredtron(BaseEstimator):
         check_choice(self.mixing, "mixing", MIXINGS)
         client = get_client(self.client)
         local = self._local_estimator()
-        local._check_common()
+        local._validate_params()
         local._check_extra()
         if _is_file_list(X):
             if y is not None or qid is not None or group is not None:
@@ -450,9 +450,6 @@ class _LocalMultilabel(_LocalMixin):
 
 
 class _LocalRanker(_LocalMixin):
-    def _check_extra(self) -> None:
-        check_int(self.k, "k", minimum=1)
-
     @staticmethod
     def _summarize(y):
         return None
