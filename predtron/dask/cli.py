@@ -66,7 +66,7 @@ def cluster_client(workers: int | None = None, scheduler: str | None = None):
             yield client
         return
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
         yield client
 
 
