@@ -166,16 +166,19 @@ def _file_shards(client, files, kind: str, options: dict) -> list:
 
 
 # --------------------------------------------------------- shard preprocessing
-def _shard_stats(local, raw) -> dict:
+def _shard_stats(local, raw, alone: bool) -> dict:
     """What the coordinator combines: rows, width, the labels' summary and the scaler's
-    statistics (with them the shard's own scaler, which is the fit's with one shard)."""
+    statistics (``alone``, the only shard: the shard's own scaler, which is the fit's)."""
     local = copy.deepcopy(local)  # tasks of an in-process cluster share their arguments
     X, y, _, _ = raw
     check_matrix(X, "X", accept_sparse=True, min_features=1)
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     stats = {"n": X.shape[0], "n_features": X.shape[1], "sparse": sp.issparse(X), "labels": local._summarize(y)}
-    if local.standardize:
+    if local.standardize and alone:
         local._fit_scaler(X)
+        stats["scaler"] = local.scaler_
+    elif local.standardize:
+        local._fit_scaler(X[:1])  # an instance of the estimator's scaler, to hold the pooled statistics
         stats["scaler"] = local.scaler_
         if sp.issparse(X):
             stats["mean_sq"] = np.asarray(X.multiply(X).mean(axis=0)).ravel()
@@ -318,7 +321,7 @@ class _DaskPredtron(BaseEstimator):
         else:
             raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
                             " (use the estimators of predtron.sklearn for in-memory data)")
-        stats = client.gather([client.submit(_shard_stats, local, r, pure=False) for r in raw])
+        stats = client.gather([client.submit(_shard_stats, local, r, len(raw) == 1, pure=False) for r in raw])
         widths = {s["n_features"] for s in stats}
         n_features = max(widths)
         if len(widths) > 1 and not _is_file_list(X):

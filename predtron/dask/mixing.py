@@ -214,7 +214,10 @@ def iterative_parameter_mixing(client, prototype, shards: Sequence, epochs: int,
     losses, weights = [], []
     for epoch in range(1, epochs + 1):
         start = state if state is None or n_shards == 1 else _start_state(*state)
-        futures = [client.submit(shard_pass, prototype, start, shard, rngs[i], key=f"{PASS_KEY}-{run}-{epoch}-{i}")
+        # Each pass runs where its shard is (a preference: another worker may take it if that one dies).
+        where = client.who_has(shards)
+        futures = [client.submit(shard_pass, prototype, start, shard, rngs[i], key=f"{PASS_KEY}-{run}-{epoch}-{i}",
+                                 workers=list(where.get(shard.key, ())) or None, allow_other_workers=True)
                    for i, shard in enumerate(shards)]
         results: list[PassResult] = client.gather(futures)
         del futures
