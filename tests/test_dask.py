@@ -13,6 +13,7 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
+from predtron import Predtron  # noqa: E402
 from predtron.bounds import theorem1_bound, theorem1_eta  # noqa: E402
 from predtron.cli import main  # noqa: E402
 from predtron.dask import (  # noqa: E402
@@ -25,7 +26,7 @@ from predtron.dask import (  # noqa: E402
 from predtron.dask.mixing import PASS_KEY  # noqa: E402
 from predtron.data import load_letor, load_svmlight, make_separable  # noqa: E402
 from predtron.persistence import load, save  # noqa: E402
-from predtron.problems import Binary  # noqa: E402
+from predtron.problems import Binary, Multiclass  # noqa: E402
 from predtron.sklearn import (  # noqa: E402
     PredtronClassifier,
     PredtronMultilabelClassifier,
@@ -263,3 +264,17 @@ def test_a_killed_worker_changes_nothing():
         assert killed, "no shard pass was seen running"
         assert killed["pid"] not in c.run(os.getpid).values()
     _assert_same(out["model"], undisturbed)
+
+
+def test_partial_fit_in_a_given_order_is_a_shuffled_pass_of_fit():
+    X, scores = _data(8, n=300)
+    y = np.argmax(scores, axis=1)
+    serial = Predtron(Multiclass(3), shuffle=True, random_state=4, average=True).fit(X, y, epochs=3)
+    rng = np.random.default_rng(4)
+    stepwise = Predtron(Multiclass(3), average=True)
+    for _ in range(3):
+        stepwise.partial_fit(X, y, order=rng.permutation(len(X)))
+    assert np.array_equal(stepwise.coef_, serial.coef_)
+    assert stepwise.cumulative_loss_ == serial.cumulative_loss_
+    with pytest.raises(ValueError, match=r"order must be a permutation of 0\.\.299"):
+        stepwise.partial_fit(X, y, order=np.zeros(300, dtype=int))
