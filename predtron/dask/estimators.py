@@ -330,9 +330,10 @@ class _DaskPredtron(BaseEstimator):
             raise ValueError("the shards mix dense and sparse matrices; read every file the same way")
         local.n_features_in_ = n_features
         local._combine_labels([s["labels"] for s in stats])
+        if local.standardize and len(widths) > 1:
+            raise ValueError(f"the files have different numbers of features ({sorted(widths)}); pass "
+                             "file_options={'n_features': ...} to read them alike")
         local.scaler_ = _combined_scaler(stats) if local.standardize else None
-        if local.standardize and len(stats) > 1 and len(widths) > 1:
-            raise ValueError("files of different widths need n_features= to be standardised together")
         problem = local._problem()
         shards = [client.submit(_prepare_shard, local, r, n_features, pure=False) for r in raw]
         local.eta_ = _combined_eta(local, client.gather([client.submit(_eta_summary, local, problem, s, pure=False)
