@@ -233,6 +233,13 @@ def test_command_line_on_a_cluster(client, tmp_path):
     assert main(["fit", *common, "--model", str(tmp_path / "three.npz"), "--scheduler", client.scheduler.address,
                  "--shards", "3", "--mixing", "loss"]) == 0
     assert load(tmp_path / "three.npz").score(np.round(X, 4), y) > 0.7
+    # --sparse: the shards stay CSR on the workers (scaled, not centred), one shard is the serial fit
+    sparse = [*common, "--sparse"]
+    assert main(["fit", *sparse, "--model", str(tmp_path / "serial-csr.npz")]) == 0
+    assert main(["fit", *sparse, "--model", str(tmp_path / "one-csr.npz"), "--scheduler", client.scheduler.address,
+                 "--shards", "1"]) == 0
+    _assert_same(load(tmp_path / "one-csr.npz"), load(tmp_path / "serial-csr.npz"))
+    assert load(tmp_path / "one-csr.npz").scaler_.mean is None
 
 
 def test_a_killed_worker_changes_nothing():

@@ -81,19 +81,25 @@ def shard_bounds(n_rows: int, n_shards: int, group: np.ndarray | None = None) ->
     return sorted({int(ends[np.argmin(np.abs(ends - t))]) for t in targets})
 
 
+def row_blocks(A, bounds: list[int]):
+    """A dask array of the rows of ``A`` (dense or CSR, kept as it is) cut at ``bounds``."""
+    import dask
+    import dask.array as da
+
+    blocks = [da.from_delayed(dask.delayed(A[a:b]), shape=(b - a, *A.shape[1:]), dtype=A.dtype, meta=A[:0])
+              for a, b in itertools.pairwise(bounds)]
+    return da.concatenate(blocks, axis=0)
+
+
 def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
                    scheduler: str | None = None, shards: int | None = None, mixing: str = "uniform"):
     """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator."""
-    import dask.array as da
-
     import predtron.dask as pdask
 
     with cluster_client(workers, scheduler) as client:
         n_shards = shards or max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
         bounds = shard_bounds(X.shape[0], n_shards, group)
-        chunks = tuple(int(b - a) for a, b in itertools.pairwise(bounds))
-        Xd = da.from_array(X.toarray() if hasattr(X, "toarray") else X, chunks=(chunks, X.shape[1]))
-        yd = da.from_array(np.asarray(y), chunks=(chunks, *((s,) for s in np.shape(y)[1:])))
+        Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
         model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing, client=client)
         if task == "rank":
             model.fit(Xd, yd, group=group)

@@ -301,7 +301,7 @@ class _DaskPredtron(BaseEstimator):
         """The fitted in-memory estimator of :mod:`predtron.sklearn` (a copy): the same class,
         parameters and learned state, so it predicts exactly what this estimator predicts."""
         check_is_fitted(self, "model_")
-        return _plain(self.model_)
+        return copy.deepcopy(self.model_)
 
     # --------------------------------------------------------------- fitting
     def _fit(self, X, y, *, qid=None, group=None, file_options=None):
@@ -347,7 +347,7 @@ class _DaskPredtron(BaseEstimator):
         learner._set_state(result.scalars, result.arrays)
         local.learner_ = learner
         local.n_iter_ = result.n_epochs
-        self.model_ = local
+        self.model_ = _plain(local)  # the plain class: pickles and predicts like any local estimator
         self.n_features_in_ = local.n_features_in_
         self.n_iter_ = result.n_epochs
         self.n_shards_ = len(shards)
@@ -361,7 +361,7 @@ class _DaskPredtron(BaseEstimator):
     # ------------------------------------------------------------ prediction
     def _map(self, X, method: str):
         check_is_fitted(self, "model_")
-        model = _plain(self.model_)
+        model = self.model_
         if not _is_dask(X):
             return getattr(model, method)(X)
         X = _as_dask_array(X, "X", (2,)).rechunk({1: -1})
