@@ -35,13 +35,19 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                        help="fit on the running Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
     group.add_argument("--shards", type=_positive_int, metavar="S",
                        help="cut the data into S shards (default: one per worker)")
-    group.add_argument("--mixing", choices=("uniform", "loss"), default="uniform",
+    group.add_argument("--mixing", choices=("uniform", "loss"),
                        help="weights of the shards' parameters at every epoch (default: uniform)")
 
 
 def cluster_requested(args) -> bool:
-    """Whether ``args`` ask for a Dask fit."""
-    return getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None
+    """Whether ``args`` ask for a Dask fit (``--shards`` or ``--mixing`` alone is an error)."""
+    requested = getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None
+    if not requested:
+        given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
+                                          ("--mixing", getattr(args, "mixing", None))) if value is not None]
+        if given:
+            raise ValueError(f"{given[0]} applies to a fit on a Dask cluster; add --workers N or --scheduler ADDRESS")
+    return requested
 
 
 def _positive_int(text: str) -> int:
@@ -92,7 +98,7 @@ def row_blocks(A, bounds: list[int]):
 
 
 def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
-                   scheduler: str | None = None, shards: int | None = None, mixing: str = "uniform"):
+                   scheduler: str | None = None, shards: int | None = None, mixing: str | None = None):
     """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator."""
     import predtron.dask as pdask
 
@@ -100,7 +106,7 @@ def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None 
         n_shards = shards or max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
         bounds = shard_bounds(X.shape[0], n_shards, group)
         Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
-        model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing, client=client)
+        model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing or "uniform", client=client)
         if task == "rank":
             model.fit(Xd, yd, group=group)
         else:
