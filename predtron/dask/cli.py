@@ -63,10 +63,11 @@ def _positive_int(text: str) -> int:
 @contextlib.contextmanager
 def cluster_client(workers: int | None = None, scheduler: str | None = None):
     """A :class:`distributed.Client` on a new local cluster of ``workers`` processes (closed on
-    exit) or on the scheduler at ``scheduler``; distributed's log stays quiet below warnings."""
+    exit) or on the scheduler at ``scheduler``; distributed's log shows errors only (a worker slow to
+    stop at the end is not the user's concern)."""
     from distributed import Client, LocalCluster
 
-    logging.getLogger("distributed").setLevel(logging.WARNING)
+    logging.getLogger("distributed").setLevel(logging.ERROR)
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client
