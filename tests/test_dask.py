@@ -287,3 +287,13 @@ def test_partial_fit_in_a_given_order_is_a_shuffled_pass_of_fit():
     assert stepwise.cumulative_loss_ == serial.cumulative_loss_
     with pytest.raises(ValueError, match=r"order must be a permutation of 0\.\.299"):
         stepwise.partial_fit(X, y, order=np.zeros(300, dtype=int))
+
+
+def test_arff_files_for_the_multilabel_classifier(client):
+    from predtron.data import get_data_home, load_emotions
+
+    path = get_data_home() / "mulan-emotions" / "emotions-train.arff.gz"
+    model = DaskPredtronMultilabelClassifier(random_state=0, epochs=3, client=client)
+    model.fit([str(path)], file_options={"n_labels": 6})
+    data = load_emotions("train")
+    _assert_same(model.to_local(), PredtronMultilabelClassifier(random_state=0, epochs=3).fit(data.X, data.Y))
