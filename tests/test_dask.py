@@ -297,3 +297,32 @@ def test_arff_files_for_the_multilabel_classifier(client):
     model.fit([str(path)], file_options={"n_labels": 6})
     data = load_emotions("train")
     _assert_same(model.to_local(), PredtronMultilabelClassifier(random_state=0, epochs=3).fit(data.X, data.Y))
+
+
+def test_pooled_preprocessing_is_the_estimators_on_the_whole_data(client):
+    """Several shards: the scaler and eta="auto" pooled from the shards are what the local
+    estimator computes on all the data (up to rounding), for its rule of each (indicator
+    features left alone, sparse input scaled by max |x|, the multilabel Hamming step)."""
+    import scipy.sparse as sp
+
+    from predtron.dask.cli import row_blocks
+
+    X, scores = _data(9, n=300)
+    X[:, 1] = (X[:, 1] > 0).astype(float)  # a 0/1 indicator
+    X[:, 2] = 3.0  # a constant
+    Y = (scores > 0.3).astype(int)
+    serial = PredtronMultilabelClassifier(epochs=1).fit(X, Y)
+    dask_model = DaskPredtronMultilabelClassifier(epochs=1, client=client).fit(
+        da.from_array(X, chunks=(100, 6)), da.from_array(Y, chunks=(100, 3)))
+    np.testing.assert_allclose(dask_model.model_.scaler_.mean, serial.scaler_.mean, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dask_model.model_.scaler_.scale, serial.scaler_.scale, rtol=1e-12)
+    assert dask_model.model_.scaler_.mean[1] == 0 and dask_model.model_.scaler_.scale[1] == 1
+    np.testing.assert_allclose(dask_model.eta_, serial.eta_, rtol=1e-12)
+    csr = sp.csr_matrix(np.where(X > 0.5, X, 0.0))
+    y = np.argmax(scores, axis=1)
+    serial = PredtronClassifier(epochs=1).fit(csr, y)
+    dask_model = DaskPredtronClassifier(epochs=1, client=client).fit(row_blocks(csr, [0, 120, 300]),
+                                                                    da.from_array(y, chunks=((120, 180),)))
+    assert dask_model.model_.scaler_.mean is None
+    assert np.array_equal(dask_model.model_.scaler_.scale, serial.scaler_.scale)
+    np.testing.assert_allclose(dask_model.eta_, serial.eta_, rtol=1e-12)

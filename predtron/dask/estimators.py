@@ -15,7 +15,8 @@ all shards).  With one shard every one of them is computed by the local estimato
 on the whole data, so a one-shard fit IS the serial fit, bit for bit.
 
 Coupling to :mod:`predtron.sklearn` is through these members of its estimators only:
-``_validate_params``, ``_fit_scaler`` and ``_transform`` (the scaler), ``_problem``,
+``_validate_params``, ``_fit_scaler`` and ``_transform`` (the scaler, whose rule
+:func:`_combined_scaler` pools), ``_resolve_eta``, ``_problem``,
 ``_learner`` and ``_stopper`` (the core learner and early stopping), ``_encode`` (the
 classifier's labels), the label attributes each ``fit`` sets (``classes_``, ``multilabel_``,
 ``n_labels_``), ``eta_``, ``n_iter_`` and ``learner_``; the learner is restored through the
@@ -181,25 +182,33 @@ def _shard_stats(local, raw, alone: bool) -> dict:
         local._fit_scaler(X[:1])  # an instance of the estimator's scaler, to hold the pooled statistics
         stats["scaler"] = local.scaler_
         if sp.issparse(X):
-            stats["mean_sq"] = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+            stats["max_abs"] = np.asarray(abs(X).max(axis=0).todense()).ravel()
         else:
             stats["mean"], stats["var"] = X.mean(axis=0), X.var(axis=0)
+            stats["zero_one"] = np.all((X == 0) | (X == 1), axis=0)
+            stats["has_one"], stats["has_zero"] = np.any(X == 1, axis=0), np.any(X == 0, axis=0)
     return stats
 
 
 def _combined_scaler(stats: list[dict]):
-    """The scaler of all shards: the one shard's own, or the shards' statistics pooled."""
+    """The scaler of all shards: the one shard's own, or the shards' statistics pooled by the
+    rule of the estimators' scaler (``predtron.sklearn._scaling``; ``tests/test_dask.py`` checks
+    the two agree): sparse input, ``max |x|`` per feature; dense input, the mean and standard
+    deviation per feature, except 0/1 indicator features (0 and 1 both present, nothing else),
+    left as they are; constant features unscaled."""
     if len(stats) == 1:
         return stats[0]["scaler"]
     scaler = copy.copy(stats[0]["scaler"])
     n = np.array([s["n"] for s in stats], dtype=np.float64)
     w = n / n.sum()
     if stats[0]["sparse"]:
-        scale, scaler.mean = np.sqrt(sum(wi * s["mean_sq"] for wi, s in zip(w, stats, strict=True))), None
+        scale, scaler.mean = np.max([s["max_abs"] for s in stats], axis=0), None
     else:
         mean = sum(wi * s["mean"] for wi, s in zip(w, stats, strict=True))
         var = sum(wi * (s["var"] + (s["mean"] - mean) ** 2) for wi, s in zip(w, stats, strict=True))
-        scaler.mean, scale = mean, np.sqrt(var)
+        indicator = (np.all([s["zero_one"] for s in stats], axis=0) & np.any([s["has_one"] for s in stats], axis=0)
+                     & np.any([s["has_zero"] for s in stats], axis=0))
+        scaler.mean, scale = np.where(indicator, 0.0, mean), np.where(indicator, 1.0, np.sqrt(var))
     scaler.scale = np.where(scale > 0, scale, 1.0)
     return scaler
 
@@ -225,7 +234,8 @@ def _prepare_shard(local, raw, n_features: int) -> tuple:
 
 
 def _eta_summary(local, problem, shard) -> tuple:
-    """``(examples, sum of squared norms, c_L, the shard's own Theorem 1 step)``."""
+    """``(examples, sum of squared norms, c_L, the estimator's step on this shard alone, its ratio
+    to Theorem 1's step on the shard)``."""
     X, target, split = shard
     offsets = np.concatenate([[0], np.cumsum(split["group"])]) if "group" in split else None
     squares = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
@@ -238,22 +248,24 @@ def _eta_summary(local, problem, shard) -> tuple:
             c_L = None
     else:
         c_L = float(problem.c_L)
-    own = theorem1_step(problem, X, target, bool(local.fit_intercept), offsets)
-    return len(squares), float(np.sum(squares)), c_L, own
+    step = theorem1_step(problem, X, target, bool(local.fit_intercept), offsets)
+    own = local._resolve_eta(problem, X, target, offsets)  # the estimator's rule on this shard alone
+    return len(squares), float(np.sum(squares)), c_L, own, own / step
 
 
 def _combined_eta(local, summaries: list[tuple]) -> float:
-    """``eta_``: as given, or Theorem 1's step with the mean squared norm over all shards."""
-    if not (isinstance(local.eta, str) and local.eta == "auto"):
-        return float(local.eta)
-    if len(summaries) == 1:
+    """``eta_``: the estimator's own step with one shard; with several, Theorem 1's step with the
+    mean squared norm over all shards, times the estimator's factor on Theorem 1's step (the
+    ratio of its ``_resolve_eta`` to :func:`theorem1_step` on the first shard: 1, or the number
+    of labels for the multilabel Hamming loss)."""
+    if len(summaries) == 1 or not (isinstance(local.eta, str) and local.eta == "auto"):
         return summaries[0][3]
     count = sum(s[0] for s in summaries)
     r2 = sum(s[1] for s in summaries) / count + (1.0 if local.fit_intercept else 0.0)
     c_Ls = [s[2] for s in summaries if s[2] is not None]
     if not c_Ls or r2 <= 0:
-        return 1.0
-    return float(min(c_Ls) / (4.0 * r2))
+        return summaries[0][4]
+    return float(min(c_Ls) / (4.0 * r2) * summaries[0][4])
 
 
 def _apply(block, model, method: str):
