@@ -234,6 +234,7 @@ def test_command_line_on_a_cluster(client, tmp_path):
                  "--shards", "3", "--mixing", "loss"]) == 0
     assert load(tmp_path / "three.npz").score(np.round(X, 4), y) > 0.7
     assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--shards", "2"]) == 1
+    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--stream", "--workers", "2"]) == 1
     assert not (tmp_path / "x.npz").exists()
     # --sparse: the shards stay CSR on the workers (scaled, not centred), one shard is the serial fit
     sparse = [*common, "--sparse"]

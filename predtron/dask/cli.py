@@ -42,7 +42,16 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
 def cluster_requested(args) -> bool:
     """Whether ``args`` ask for a Dask fit (``--shards`` or ``--mixing`` alone is an error)."""
     requested = getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None
-    if not requested:
+    if requested:
+        streaming = [flag for flag, value in (("--stream", getattr(args, "stream", False)),
+                                              ("--checkpoint", getattr(args, "checkpoint", None)),
+                                              ("--resume", getattr(args, "resume", False)),
+                                              ("--cache", getattr(args, "cache", None)),
+                                              ("--classes", getattr(args, "classes", None)))
+                     if value not in (None, False)]
+        if streaming:
+            raise ValueError(f"{streaming[0]} does not combine with a fit on a Dask cluster (--workers/--scheduler)")
+    else:
         given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
                                           ("--mixing", getattr(args, "mixing", None))) if value is not None]
         if given:
