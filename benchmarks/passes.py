@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from predtron import Predtron
 from predtron.problems import Binary, Multiclass, Multilabel, SubsetRanking
-from predtron.timing import best_times
+from predtron.book.timing import best_times
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

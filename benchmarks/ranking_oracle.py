@@ -52,7 +52,7 @@ from predtron.problems.ranking_grades import (
 )
 from predtron.problems.subset_ranking import SubsetRanking
 from predtron.testing import brute_force_oracle
-from predtron.timing import best_time
+from predtron.book.timing import best_time
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "letor-mq2008-fold1"
 

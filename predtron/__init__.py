@@ -6,7 +6,7 @@ algorithms.  A *problem* (:mod:`predtron.problems`) defines ``rep``, ``pred``, t
 a correct prediction and the loss-augmented oracle; *learners* consume any problem.
 """
 
-from predtron import baselines, kernels, links, metrics, pa, problems
+from predtron import baselines, kernels, links, metrics, pa, problems, sklearn  # every saveable class registered
 from predtron.learners import (
     SGDSVM,
     BatchPerceptron,
@@ -45,4 +45,5 @@ __all__ = [
     "pa",
     "problems",
     "save",
+    "sklearn",
 ]

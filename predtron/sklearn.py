@@ -47,6 +47,7 @@ from predtron._validation import (
     query_offsets,
 )
 from predtron.learners.predtron import Predtron, PredtronLD
+from predtron.persistence import saveable
 from predtron.problems import Binary, Multiclass, Multilabel, Ordinal, SubsetRanking
 from predtron.problems.general import check_loss_matrix
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
@@ -327,6 +328,7 @@ def _defaults(cls):
 
 
 @_defaults
+@saveable
 class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
     """Binary and multiclass classification with the Predtron.
 
@@ -452,7 +454,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def _fit_threshold(self, X, indices: np.ndarray) -> float:
         T = self._scores(X)
-        wrong = self._decode(self.learner_.problem._batch_pred(T)) != indices
+        wrong = self._decode(self.learner_.problem.batch_pred(T)) != indices
         gap = self._gap(T)
         order = np.argsort(gap, kind="stable")
         # Abstaining on the j smallest gaps costs reject_cost * j plus the mistakes among the others.
@@ -468,7 +470,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
         """Class indices and the abstention mask."""
         check_is_fitted(self)
         T = self._scores(self._validate_X(X, reset=False))
-        indices = self._decode(self.learner_.problem._batch_pred(T))
+        indices = self._decode(self.learner_.problem.batch_pred(T))
         abstain = (self._gap(T) < self.threshold_) if self.reject_cost is not None else np.zeros(len(T), dtype=bool)
         return indices, abstain
 
@@ -512,6 +514,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
 
 @_defaults
+@saveable
 class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     """Multilabel classification with the Predtron (:class:`~predtron.problems.Multilabel`).
 
@@ -642,7 +645,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         X = self._validate_X(X, reset=False)
         if sample_weight is None:
             return -self.learner_.mean_loss(X, y)
-        losses = self.learner_.problem._batch_loss(self.learner_.decision_function(X),
+        losses = self.learner_.problem.batch_loss(self.learner_.decision_function(X),
                                                    self.learner_.problem.check_labels(y, _Count(X.shape[0])))
         return -float(np.average(losses, weights=sample_weight))
 
@@ -675,6 +678,7 @@ class _Count:
 
 
 @_defaults
+@saveable
 class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     """Ordinal regression with the Predtron (:class:`~predtron.problems.Ordinal`).
 
@@ -764,6 +768,7 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
         self.classes_ = _saved_classes(state)
 
 
+@saveable
 class PredtronRanker(_PredtronEstimator):
     """Learning to rank with the Predtron (:class:`~predtron.problems.SubsetRanking`).
 

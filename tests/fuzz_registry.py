@@ -922,6 +922,7 @@ def data_calls():
     from fuzz_values import write_file
 
     from predtron.data import generators as G
+    from predtron.data import layout as LA
     from predtron.data import letor as LE
     from predtron.data import mulan as MU
     from predtron.data import ranking as RA
@@ -1006,15 +1007,15 @@ def data_calls():
                 dict(n_samples="size", length="size", n_letters="size", n_pixels="size", noise="real",
                      stickiness="real", seed="int"), post=lambda d: d.X,
                 free=("n_samples", "length", "n_letters", "n_pixels", "noise", "stickiness", "seed")),
-        fn_call(RA.check_group_sizes, dict(group=group, n_rows=len(X), name="group"), dict(group="group",
+        fn_call(LA.check_group_sizes, dict(group=group, n_rows=len(X), name="group"), dict(group="group",
                                                                                           n_rows="size"),
                 optional=("n_rows",), names={"n_rows": ("n_rows", "rows")}),
-        fn_call(RA.split_queries, dict(X=X, y=y, qid=qid, group=None, sort=False),
+        fn_call(LA.split_queries, dict(X=X, y=y, qid=qid, group=None, sort=False),
                 dict(X="matrix", y="labels_scalar", qid="qid", sort="bool"), optional=("qid", "group"),
                 names={"X": ("X",), "qid": ("qid",)}, free=("sort",)),
-        fn_call(RA.split_queries, dict(X=X, y=y, qid=None, group=group, sort=False), dict(group="group"),
-                id="data.ranking.split_queries-group", optional=("qid", "group")),
-        fn_call(RA.flatten_queries, dict(Xs=Xs, ys=Ys), dict(Xs="queries", ys="labels_ragged"),
+        fn_call(LA.split_queries, dict(X=X, y=y, qid=None, group=group, sort=False), dict(group="group"),
+                id="data.layout.split_queries-group", optional=("qid", "group")),
+        fn_call(LA.flatten_queries, dict(Xs=Xs, ys=Ys), dict(Xs="queries", ys="labels_ragged"),
                 names={"Xs": ("Xs", "X"), "ys": ("ys", "Y", "y")}, expect={("ys", "flat"): EITHER}),
     ]
 
@@ -1131,7 +1132,7 @@ def persistence_calls():
 # ------------------------------------------------------------------ testing, timing, scoring, helpers
 def testing_calls():
     from predtron import testing as T
-    from predtron import timing as TI
+    from predtron.book import timing as TI
     from predtron.learners import base as LB
     from predtron.learners import sgd as SG
 
@@ -1196,9 +1197,9 @@ def experiment_calls():
     import pandas as pd
 
     from predtron.data.ranking import make_figure1_ranking
-    from predtron.experiments import figure1 as F1
-    from predtron.experiments import plots as PL
-    from predtron.experiments import protocol as PR
+    from predtron.book.experiments import figure1 as F1
+    from predtron.book.experiments import plots as PL
+    from predtron.book.experiments import protocol as PR
 
     data = make_figure1_ranking(6, n_items=6, n_features=5, noise=1e-4, seed=0)
     model = PR.make_learner("l2", "square").fit(data.X[:4], data.Y[:4], epochs=2)
@@ -1318,21 +1319,21 @@ EXCLUDED: dict[str, str] = {
     "predtron.cli.main": _CLI,
     "predtron.cli.build_parser": _CLI,
     "predtron.cli.detect_format": _CLI,
-    "predtron.experiments.claims.claims_table": ("asserts the chapter's claims on the three panel tables; its "
+    "predtron.book.experiments.claims.claims_table": ("asserts the chapter's claims on the three panel tables; its "
                                                  "inputs are the outputs of panel_a/b/c, which are fuzzed"),
-    "predtron.experiments.figure1.protocol_table": ("formats the panels' settings as a table for the book; its "
+    "predtron.book.experiments.figure1.protocol_table": ("formats the panels' settings as a table for the book; its "
                                                     "input is the panels' outputs"),
-    "predtron.experiments.plots.plot_loss_ecdf": _DRAWING,
-    "predtron.experiments.plots.plot_margin_passes": _DRAWING,
-    "predtron.experiments.plots.plot_statistic": _DRAWING,
-    "predtron.experiments.plots.statistics_figure": _DRAWING,
-    "predtron.plotting.plot_cumulative_loss": _DRAWING,
-    "predtron.plotting.plot_loss_matrix": _DRAWING,
-    "predtron.plotting.plot_mean_band": _DRAWING,
-    "predtron.plotting.plot_mean_bands": _DRAWING,
-    "predtron.plotting.plot_timings": _DRAWING,
-    "predtron.plotting.plot_tradeoff": _DRAWING,
-    "predtron.plotting.use_book_style": "sets matplotlib's style; takes no argument",
+    "predtron.book.experiments.plots.plot_loss_ecdf": _DRAWING,
+    "predtron.book.experiments.plots.plot_margin_passes": _DRAWING,
+    "predtron.book.experiments.plots.plot_statistic": _DRAWING,
+    "predtron.book.experiments.plots.statistics_figure": _DRAWING,
+    "predtron.book.plotting.plot_cumulative_loss": _DRAWING,
+    "predtron.book.plotting.plot_loss_matrix": _DRAWING,
+    "predtron.book.plotting.plot_mean_band": _DRAWING,
+    "predtron.book.plotting.plot_mean_bands": _DRAWING,
+    "predtron.book.plotting.plot_timings": _DRAWING,
+    "predtron.book.plotting.plot_tradeoff": _DRAWING,
+    "predtron.book.plotting.use_book_style": "sets matplotlib's style; takes no argument",
     "predtron.learners.batch_perceptron.NotSeparatedWarning": "a warning category (raised by BatchPerceptron)",
 }
 

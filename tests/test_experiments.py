@@ -1,4 +1,4 @@
-"""predtron.experiments: the Figure 1 protocol, panels, claims and figures, on tiny grids."""
+"""predtron.book.experiments: the Figure 1 protocol, panels, claims and figures, on tiny grids."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from predtron import Predtron, PredtronLink
 from predtron.data.ranking import make_figure1_ranking
-from predtron.experiments import (
+from predtron.book.experiments import (
     centre_margin,
     claims_table,
     complete_setting,

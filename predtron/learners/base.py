@@ -12,7 +12,7 @@ Algorithm 1 changes ``W`` only on rounds with a non-zero loss.  Between two such
 ``W`` is constant, so the scores of the next rounds can all be computed with one matrix
 product: the loop scores a *block* of upcoming instances with the current ``W``, asks the
 problem for the loss of ``pred(t)`` on every one of them at once
-(:meth:`~predtron.problems.Problem._batch_loss`), skips the leading zero-loss rounds, and
+(:meth:`~predtron.problems.Problem.batch_loss`), skips the leading zero-loss rounds, and
 performs the update of Algorithm 1 on the first round with a non-zero loss, exactly as
 the per-example loop would; then it continues from the next instance.  The block grows
 while no mistake appears and shrinks after one, so a pass over data the learner already
@@ -306,7 +306,7 @@ class OnlineLearner(Estimator, ABC):
             rows = slice(i, stop) if order is None else order[i:stop]
             T = self._iterate_scores(inputs, rows)
             _check_finite_scores(T, self)
-            losses = problem._batch_loss(T, labels[rows])
+            losses = problem.batch_loss(T, labels[rows])
             hits = np.flatnonzero(losses)
             if hits.size == 0:
                 trace.skip(stop - i)
@@ -381,7 +381,7 @@ class OnlineLearner(Estimator, ABC):
         """Predictions ``pred(t)`` for each input (``qid``/``group``: flat ranking input)."""
         self._check_fitted()
         inputs, _ = self._prepare(X, _NO_LABELS, qid, group)
-        parts = [self.problem._batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
+        parts = [self.problem.batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
         return _concatenate_predictions(parts, self.problem)
 
     def mean_loss(self, X, Y, *, qid=None, group=None) -> float:
@@ -392,7 +392,7 @@ class OnlineLearner(Estimator, ABC):
             raise ValueError("X is empty; a mean loss needs at least one example")
         total = 0.0
         for rows in self._blocks(inputs):
-            total += float(np.sum(self.problem._batch_loss(self._predictor_scores(inputs, rows), labels[rows])))
+            total += float(np.sum(self.problem.batch_loss(self._predictor_scores(inputs, rows), labels[rows])))
         return total / inputs.n
 
     def _coef_views(self, full: np.ndarray) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 from predtron._state import State
 from predtron._validation import check_bool, check_int
 from predtron.learners.base import PrimalLearner, _check_finite_scores, check_problem
+from predtron.persistence import saveable
 from predtron.problems.base import TIE_TOLERANCE, Problem
 
 
@@ -29,6 +30,7 @@ class NotSeparatedWarning(UserWarning):
     """The batch perceptron stopped at ``max_epochs`` with violated examples left."""
 
 
+@saveable
 class BatchPerceptron(PrimalLearner):
     """Multiclass batch perceptron: sweep the data until no example is violated.
 

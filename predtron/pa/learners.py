@@ -36,7 +36,8 @@ from predtron._validation import (
 from predtron.pa.dual import check_batch, check_C
 from predtron.pa.rules import RULES, pa_update
 from predtron.pa.streams import balanced_pairs, balanced_rounds
-from predtron.problems.base import _first_argmax
+from predtron.persistence import saveable
+from predtron.problems.base import first_argmax_trusted
 
 
 class _BatchPA(Estimator):
@@ -105,6 +106,7 @@ class _BatchPA(Estimator):
 
 
 
+@saveable
 class PairedPA(_BatchPA):
     """Binary passive-aggressive classifier updated on batches (paired PA, seed 004 Section 4).
 
@@ -210,6 +212,7 @@ class PairedPA(_BatchPA):
         return float(np.mean(self.predict(X) != y))
 
 
+@saveable
 class CalibratedPA(_BatchPA):
     """Calibrated multiclass passive-aggressive learner (seed 004, Section 5).
 
@@ -337,7 +340,7 @@ class CalibratedPA(_BatchPA):
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest score (first one on ties)."""
-        return np.array([_first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
+        return np.array([first_argmax_trusted(s) for s in self.decision_function(X)], dtype=np.int64)
 
     def mean_loss(self, X, Y) -> float:
         """Fraction of misclassified samples (lower is better; ``score`` is its negative)."""
@@ -347,6 +350,7 @@ class CalibratedPA(_BatchPA):
         return float(np.mean(self.predict(X) != Y))
 
 
+@saveable
 class CalibratedMultilabelPA(CalibratedPA):
     """The calibrated passive-aggressive update for multilabel data (seed 004, Section 5).
 

@@ -216,11 +216,11 @@ class RankingProblem(Problem):
         n, m = T.shape
         return T.ravel(), np.asarray(Y).ravel(), np.arange(n + 1, dtype=np.int64) * m
 
-    def _batch_loss(self, T, Y) -> np.ndarray:
+    def batch_loss(self, T, Y) -> np.ndarray:
         values, y, offsets = self._flat(T, Y)
         return ranking_batch.losses_of_scores(self.ranking_loss, values, y, offsets)
 
-    def _batch_pred(self, T):
+    def batch_pred(self, T):
         if isinstance(T, Ragged):
             return self.stack(Ragged(ranking_batch.rankings(T.values, T.offsets), T.offsets))
         T = np.asarray(T, dtype=float)
