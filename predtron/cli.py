@@ -34,9 +34,9 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.metrics import accuracy_score, hamming_loss
 
-from predtron import __version__
+from predtron._version import __version__
 from predtron.data import load_arff, load_letor, load_svmlight
-from predtron.data._files import DECOMPRESSION_ERRORS, check_file, open_binary
+from predtron.data.files import DECOMPRESSION_ERRORS, check_file, open_binary
 from predtron.persistence import load, save
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.problems.ranking_measures import F_CHOICES

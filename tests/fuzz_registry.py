@@ -1316,6 +1316,16 @@ EXCLUDED: dict[str, str] = {
     "predtron.problems.ranking_batch.sort_segments": _BATCH,
     "predtron.problems.ranking_batch.tie_keys": _BATCH,
     "predtron.problems.ranking_batch.segment_sums": _BATCH,
+    "predtron.data.files.check_file": ("resolves and checks the path of a data file; fuzzed through every loader "
+                                       "and tests/test_cli.py's missing and unreadable files"),
+    "predtron.data.files.open_binary": ("opens a checked path (plain, gzip or bz2); fuzzed through every loader and "
+                                        "tests/test_loaders.py's compressed and damaged files"),
+    "predtron.persistence.saveable": ("a class decorator run when the package is imported; "
+                                      "tests/test_persistence.py checks what it refuses"),
+    "predtron.problems.base.first_argmax_trusted": ("unchecked kernel behind first_argmax (fuzzed): callers "
+                                                    "validate, exercised through every finite problem's pred"),
+    "predtron.problems.base.first_argmax_rows_trusted": ("unchecked kernel behind first_argmax_rows (fuzzed): "
+                                                         "callers validate"),
     "predtron.cli.main": _CLI,
     "predtron.cli.build_parser": _CLI,
     "predtron.cli.detect_format": _CLI,

@@ -23,7 +23,6 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from predtron._validation import check_int, check_positive, check_size, excerpt, finite_result
-from predtron.data.ranking import figure1_centres, make_figure1_ranking
 from predtron.book.experiments._pandas import pd
 from predtron.book.experiments.protocol import (
     LEARNERS,
@@ -35,6 +34,7 @@ from predtron.book.experiments.protocol import (
     make_learner,
     run_settings,
 )
+from predtron.data.ranking import figure1_centres, make_figure1_ranking
 from predtron.problems.ranking_measures import MAX_EXPONENTIAL_GRADE
 from predtron.problems.subset_ranking import SubsetRanking
 
