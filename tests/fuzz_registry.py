@@ -1196,10 +1196,10 @@ def scoring_calls():
 def experiment_calls():
     import pandas as pd
 
-    from predtron.data.ranking import make_figure1_ranking
     from predtron.book.experiments import figure1 as F1
     from predtron.book.experiments import plots as PL
     from predtron.book.experiments import protocol as PR
+    from predtron.data.ranking import make_figure1_ranking
 
     data = make_figure1_ranking(6, n_items=6, n_features=5, noise=1e-4, seed=0)
     model = PR.make_learner("l2", "square").fit(data.X[:4], data.Y[:4], epochs=2)

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from predtron import Predtron, PredtronLink
-from predtron.data.ranking import make_figure1_ranking
 from predtron.book.experiments import (
     centre_margin,
     claims_table,
@@ -40,6 +39,7 @@ from predtron.book.experiments import (
     theorem1_step,
     untrained_losses,
 )
+from predtron.data.ranking import make_figure1_ranking
 from predtron.problems import SubsetRanking
 
 TINY = {"m": 6, "p0": 5, "n_test": 5}
