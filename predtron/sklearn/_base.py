@@ -13,18 +13,17 @@ the core learner.
 from __future__ import annotations
 
 import inspect
-import itertools
 import re
 from collections.abc import Callable
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from predtron._state import State
 from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_choice, check_int, check_positive, excerpt
+from predtron.bounds import theorem1_step
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.sklearn._checks import _check_input
 from predtron.sklearn._scaling import _Standardizer
@@ -161,33 +160,6 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
         return cls
 
     return decorate
-
-
-def theorem1_step(problem, X, labels, intercept: bool, offsets=None) -> float:
-    """``c_L / (4 R^2)``, Theorem 1's step size, with ``R^2`` the MEAN squared instance norm.
-
-    Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
-    example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
-    query, the squared Frobenius norm of its document matrix, an upper bound of the squared
-    operator norm).  ``c_L`` is the smallest non-zero loss (over the training labels for
-    ranking).  Falls back to 1 when every loss is zero.
-    """
-    if sp.issparse(X):
-        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        squares = np.einsum("ij,ij->i", X, X)
-    if offsets is not None:
-        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
-    r2 = float(np.mean(squares)) + (1.0 if intercept else 0.0)
-    if offsets is not None:
-        segments = [labels[a:b] for a, b in itertools.pairwise(offsets)]
-        try:
-            c_L = problem.loss_bounds_for(segments)[0]
-        except ValueError:
-            return 1.0
-    else:
-        c_L = problem.c_L
-    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
 
 
 class _PredtronEstimator(BaseEstimator):
