@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -96,7 +97,7 @@ def test_corollary7_holds_on_separable_data():
 # ------------------------------------------------------------------ Theorem 1's step on a data set
 def _per_query_c_L(problem, grades, offsets) -> float:
     """The loop the estimators ran before: loss_bounds_for over one label per query."""
-    return problem.loss_bounds_for([grades[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)])[0]
+    return problem.loss_bounds_for([grades[a:b] for a, b in itertools.pairwise(offsets)])[0]
 
 
 @pytest.mark.parametrize("options", [dict(), dict(k=3), dict(f="linear"), dict(f="inverse", k=2),
