@@ -46,17 +46,17 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from predtron import _compiled
-from predtron._estimator import Estimator
+from predtron._estimator import Estimator, check_epoch_args
 from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
     check_bool,
     check_choice,
-    check_int,
     check_positive,
     check_random_state,
 )
 from predtron.problems.base import Problem
+from predtron.scoring import Inputs
 
 UPDATES = ("oracle", "prediction")
 
@@ -268,29 +268,51 @@ class OnlineLearner(Estimator, ABC):
             number of passes made.
         """
         self._validate_params()
-        epochs = check_int(epochs, "epochs", minimum=1)
-        if callback is not None and not callable(callback):
-            raise ValueError(f"callback must be a callable callback(learner, epoch) or None; got "
-                             f"{type(callback).__name__}")
-        verbose = check_bool(verbose, "verbose")
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
         self.reset()
         inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
+        return self._fit_prepared(inputs, labels, epochs, verbose, callback)
+
+    def fit_inputs(self, inputs: Inputs, labels, epochs: int = 1, verbose: bool = False, *,
+                   callback=None) -> OnlineLearner:
+        """:meth:`fit` on data its caller has validated once: nothing of the data is checked again.
+
+        For callers at a public boundary that have already checked the data (the estimators
+        of :mod:`predtron.sklearn`): ``inputs`` is an :class:`~predtron.scoring.Inputs` of this
+        problem's ``scoring`` (what :meth:`~predtron.scoring.LinearScoring.prepare` returns, or
+        one built from a checked matrix, e.g. ``DocumentInputs(X, offsets)`` with a canonical
+        float64 ``X``), with ``intercept`` equal to ``fit_intercept``, and ``labels`` are what
+        :meth:`~predtron.problems.Problem.check_labels` returns for them.  The parameters and
+        ``epochs``, ``verbose``, ``callback`` are checked as in :meth:`fit`.
+        """
+        self._validate_params()
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
+        if not isinstance(inputs, Inputs):
+            raise TypeError(f"inputs must be a predtron.scoring.Inputs (use fit for raw data); got "
+                            f"{type(inputs).__name__}")
+        if inputs.intercept != bool(self.fit_intercept):
+            raise ValueError(f"inputs.intercept={inputs.intercept} must match fit_intercept={self.fit_intercept}")
+        self.reset()
+        return self._fit_prepared(inputs, labels, epochs, verbose, callback)
+
+    def _fit_prepared(self, inputs, labels, epochs: int, verbose: bool, callback) -> OnlineLearner:
+        """The passes of :meth:`fit` on validated data, through the shared epoch loop."""
         if inputs.n == 0:
             raise ValueError("X is empty; at least one example is needed to learn")
         self._start(inputs)
         rng = check_random_state(self.random_state) if self.shuffle else None
         with tqdm(total=epochs * inputs.n, disable=not verbose, unit="ex", leave=True,
                   desc=type(self).__name__) as progress:
-            for epoch in range(epochs):
+
+            def one_pass(epoch: int) -> None:
                 order = rng.permutation(inputs.n) if rng is not None else None
                 self._pass(inputs, labels, order, progress)
-                self.n_epochs_ = epoch + 1
                 if verbose:
-                    progress.set_postfix(epoch=epoch + 1, mistakes=self.n_mistakes_, refresh=False)
+                    progress.set_postfix(epoch=epoch, mistakes=self.n_mistakes_, refresh=False)
                 if callback is not None:
                     self._finish_pass()  # the callback sees the predictor (the average, with average=True)
-                    if callback(self, epoch + 1) is True:
-                        break
+
+            self._run_epochs(epochs, one_pass, callback=callback)
         self._finish_pass()
         return self
 

@@ -368,7 +368,7 @@ class RankingProblem(Problem):
         is checked again.  The result equals the per-query loop's bit for bit: a label's
         smallest non-zero loss depends only on the multiset of its grades (every step of
         :meth:`label_loss_range` sorts or pairs values, never positions), so each query's
-        grades are sorted, duplicates are dropped, and the queries of one length are computed
+        grades are sorted and the queries of one length are computed
         together with the same element-wise arithmetic as :meth:`label_loss_range`
         (:func:`~predtron.problems.ranking_margin.best_with_forced_pair` over the forbidden
         item-position pairs), in blocks of bounded memory.
@@ -384,7 +384,7 @@ class RankingProblem(Problem):
         c_L = math.inf
         for m in np.unique(sizes).tolist():
             starts = offsets[:-1][sizes == m]
-            labels = np.unique(ordered[starts[:, None] + np.arange(m)], axis=0)  # rows non-increasing
+            labels = ordered[starts[:, None] + np.arange(m)]  # one row per query, non-increasing
             block = max(1, _GRADE_BLOCK // (m * m))
             for first in range(0, len(labels), block):
                 c_L = min(c_L, self._sorted_c_L(labels[first:first + block]))

@@ -25,6 +25,7 @@ from predtron._state import State
 from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_choice, check_int, check_positive, excerpt
 from predtron.bounds import theorem1_step
 from predtron.learners.predtron import Predtron, PredtronLD
+from predtron.scoring import Inputs
 from predtron.sklearn._checks import _check_input
 from predtron.sklearn._scaling import _Standardizer
 
@@ -171,10 +172,18 @@ class _PredtronEstimator(BaseEstimator):
         return cls(problem, eta=eta, update=self.update, average=self.average, shuffle=self.shuffle,
                    random_state=self._seed(), fit_intercept=self.fit_intercept, record_losses=False)
 
-    def _fit_learner(self, problem, X, target, **split) -> None:
-        """Fit the core learner, stopping early when the online loss of a pass stops improving."""
+    def _fit_learner(self, problem, X, target) -> None:
+        """Fit the core learner, stopping early when the online loss of a pass stops improving.
+
+        ``X`` is a validated matrix, or an :class:`~predtron.scoring.Inputs` with ``target`` the
+        labels ``problem.check_labels`` returned for it: the learner then trusts both
+        (:meth:`~predtron.learners.base.OnlineLearner.fit_inputs`)."""
         self.learner_ = self._learner(problem)
-        self.learner_.fit(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper(), **split)
+        options = dict(epochs=self.epochs, verbose=self.verbose, callback=self._stopper())
+        if isinstance(X, Inputs):
+            self.learner_.fit_inputs(X, target, **options)
+        else:
+            self.learner_.fit(X, target, **options)
         self.n_iter_ = self.learner_.n_epochs_
 
     def _stopper(self):
