@@ -1326,6 +1326,9 @@ EXCLUDED: dict[str, str] = {
                                                     "validate, exercised through every finite problem's pred"),
     "predtron.problems.base.first_argmax_rows_trusted": ("unchecked kernel behind first_argmax_rows (fuzzed): "
                                                          "callers validate"),
+    "predtron.bounds.theorem1_step": ("Theorem 1's step on data an estimator's fit has validated (not a boundary: "
+                                      "it trusts its arguments); fuzzed through every estimator with eta='auto', "
+                                      "its value checked against the per-query loop in tests/test_ranking_bounds.py"),
     "predtron.cli.main": _CLI,
     "predtron.cli.build_parser": _CLI,
     "predtron.cli.detect_format": _CLI,

@@ -215,9 +215,10 @@ class SGDSVM(OnlineLearner):
         """``len(X)`` more SGD steps, each on an example drawn uniformly from ``(X, Y)``."""
         return super().partial_fit(X, Y)
 
-    def fit(self, X, Y, epochs: int = 1, verbose: bool = False) -> SGDSVM:
-        """Start from ``theta = 0`` and make ``T = epochs * len(X)`` SGD steps."""
-        return super().fit(X, Y, epochs=epochs, verbose=verbose)
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, callback=None) -> SGDSVM:
+        """Start from ``theta = 0`` and make ``T = epochs * len(X)`` SGD steps (``callback`` as for
+        every learner)."""
+        return super().fit(X, Y, epochs=epochs, verbose=verbose, callback=callback)
 
     @property
     def hinge_history_(self) -> np.ndarray:
