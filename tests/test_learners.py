@@ -198,9 +198,9 @@ def test_fit_inputs_is_fit_on_data_checked_once():
     learner.fit_inputs(inputs, problem.check_labels(y, inputs), epochs=3)
     np.testing.assert_array_equal(learner.coef_, reference.coef_)
     np.testing.assert_array_equal(learner.loss_history_, reference.loss_history_)
-    with pytest.raises(TypeError, match="inputs must be a predtron.scoring.Inputs"):
+    with pytest.raises(TypeError, match=r"inputs must be a predtron\.scoring\.Inputs"):
         learner.fit_inputs(X, y)
-    with pytest.raises(ValueError, match="inputs.intercept=False must match fit_intercept=True"):
+    with pytest.raises(ValueError, match=r"inputs\.intercept=False must match fit_intercept=True"):
         Predtron(Binary(), fit_intercept=True).fit_inputs(inputs, y)
 
 

@@ -33,7 +33,7 @@ _COMMON_DOC_TEXT = """
     eta : float or "auto", default "auto"
         Step size of Algorithm 1.  ``"auto"`` is Theorem 1's step ``c_L / (4 R^2)`` with
         ``R^2`` the mean squared norm of the (standardised) training inputs (see
-        :func:`theorem1_step`); ``eta_`` holds the value used.  With the oracle update,
+        :func:`~predtron.bounds.theorem1_step`); ``eta_`` holds the value used.  With the oracle update,
         ``eta`` times the squared input norm sets how much the loss term of the oracle weighs
         against the scores, so a step on the data's own scale makes the estimator
         independent of how the features were scaled.

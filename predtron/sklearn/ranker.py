@@ -49,7 +49,7 @@ class PredtronRanker(_PredtronEstimator):
         Cut-off of the NDCG loss the learner is trained on (``None``: the full NDCG).
     eta : float or "auto", default "auto"
         Step size; ``"auto"`` is Theorem 1's step on the data's mean squared query norm
-        (:func:`theorem1_step`).
+        (:func:`~predtron.bounds.theorem1_step`).
     epochs : int, default 50
         Largest number of passes over the queries.
     tol : float or None, default 1e-3
