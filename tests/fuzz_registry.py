@@ -976,6 +976,9 @@ def data_calls():
         fn_call(SH.load_emotions, dict(split="test", sparse=False, data_home=None),
                 dict(split="choice", sparse="bool", data_home="any"), post=lambda d: d.Y[:3], optional=("data_home",),
                 free=("sparse", "split"), paths=("data_home",)),
+        fn_call(SH.load_bibtex, dict(split="test", sparse=True, data_home=None),
+                dict(split="choice", sparse="bool", data_home="any"), post=lambda d: d.Y[:3], optional=("data_home",),
+                free=("sparse", "split"), paths=("data_home",)),
         fn_call(G.make_separable, dict(problem=problem, n_samples=6, n_features=3, margin=0.05, radius=1.0, seed=1,
                                        max_draws=2000),
                 dict(problem="object", n_samples="size", n_features="size", margin="real", radius="real",
@@ -1316,9 +1319,9 @@ EXCLUDED: dict[str, str] = {
     "predtron.problems.ranking_batch.sort_segments": _BATCH,
     "predtron.problems.ranking_batch.tie_keys": _BATCH,
     "predtron.problems.ranking_batch.segment_sums": _BATCH,
-    "predtron.data.files.check_file": ("resolves and checks the path of a data file; fuzzed through every loader "
+    "predtron.data.opening.check_file": ("resolves and checks the path of a data file; fuzzed through every loader "
                                        "and tests/test_cli.py's missing and unreadable files"),
-    "predtron.data.files.open_binary": ("opens a checked path (plain, gzip or bz2); fuzzed through every loader and "
+    "predtron.data.opening.open_binary": ("opens a checked path (plain, gzip or bz2); fuzzed through every loader and "
                                         "tests/test_loaders.py's compressed and damaged files"),
     "predtron.persistence.saveable": ("a class decorator run when the package is imported; "
                                       "tests/test_persistence.py checks what it refuses"),

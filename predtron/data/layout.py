@@ -22,7 +22,7 @@ from predtron._validation import (
 from predtron._validation import (
     excerpt as short,
 )
-from predtron.data.files import excerpt
+from predtron.data.opening import excerpt
 from predtron.problems.ranking import check_relevance
 from predtron.scoring import DocumentScoring
 

@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int
-from predtron.data.files import DECOMPRESSION_ERRORS, check_file, excerpt, open_binary, show, where
 from predtron.data.layout import check_group_sizes
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_file, excerpt, open_binary, show, where
 from predtron.data.svmlight import MAX_FEATURES, check_flag, load_svmlight
 from predtron.problems.ranking_measures import MAX_EXPONENTIAL_GRADE
 

@@ -21,6 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from predtron import _compiled
 from predtron._validation import (
     MAX_DENSE_ENTRIES,
     check_binary_matrix,
@@ -142,16 +143,30 @@ class Multilabel(Problem):
         return (false_neg * false_pos).astype(float)
 
     def batch_pred(self, T) -> np.ndarray:
-        if self._measure is not None:
+        if self._measure is not None and self._measure.k is not None:
             return super().batch_pred(T)
         return (np.asarray(T, dtype=float) >= 0).astype(np.int64)
 
     def batch_loss(self, T, Y) -> np.ndarray:
+        if self._fbeta:
+            S, Y = self.batch_pred(T), np.asarray(Y)
+            a = np.count_nonzero((S == 1) & (Y == 1), axis=1)
+            b = np.count_nonzero((S == 1) & (Y == 0), axis=1)
+            P = np.count_nonzero(Y == 1, axis=1)
+            return np.asarray(self._measure.loss_counts(a, b, P, self._m - P), dtype=float)
         if self._measure is not None:
             return super().batch_loss(T, Y)
         return self._loss_rows(self.batch_pred(T), np.asarray(Y))
 
+    @property
+    def _fbeta(self) -> bool:
+        return self.loss_name in ("f1", "fbeta")
+
     def _compiled_spec(self, labels):
+        if self._fbeta:
+            params = np.array([self._scale, 2.0 / np.sqrt(self._m), self._measure.beta ** 2])
+            return (_compiled.FBETA, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), params,
+                    np.asarray(labels, dtype=np.int64))
         if self._measure is not None or self.loss_name == "errorset":
             return None
         unit = 1.0 / self._m if self._normalize else 1.0
