@@ -1,6 +1,6 @@
-"""Write the compact copies in this folder from the original files (see README.md).
+"""Write the compact copies shipped in predtron/data/files/ from the original files (see README.md).
 
-Usage: python predtron/data/files/make_copies.py SOURCE_DIR
+Usage: python data/make_copies.py SOURCE_DIR
 
 SOURCE_DIR holds ``letor-mq2008-fold1/{vali,test}.txt``,
 ``mulan-emotions/emotions-{train,test}.arff`` and ``mulan-bibtex/bibtex-{train,test}.arff``
@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "predtron" / "data" / "files"
 
 
 def _number(text: str) -> str:
