@@ -23,8 +23,8 @@ import dask.array as da
 import numpy as np
 from distributed import Client, LocalCluster
 
+from predtron.book.timing import best_times
 from predtron.dask import DaskPredtronClassifier
-from predtron.timing import best_times
 
 GOAL = 1.6
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from predtron import Predtron
+from predtron.book.timing import best_time
 from predtron.data.mulan import load_arff
 from predtron.problems import Multilabel
 from predtron.testing import brute_force_oracle
-from predtron.timing import best_time
 
 YEAST = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mulan-yeast"
 

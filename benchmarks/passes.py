@@ -26,8 +26,8 @@ from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
 from predtron import Predtron
+from predtron.book.timing import best_times
 from predtron.problems import Binary, Multiclass, Multilabel, SubsetRanking
-from predtron.timing import best_times
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

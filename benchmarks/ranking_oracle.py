@@ -39,6 +39,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from threadpoolctl import threadpool_limits
 
+from predtron.book.timing import best_time
 from predtron.data.letor import load_letor
 from predtron.learners.predtron import Predtron
 from predtron.problems.ranking_grades import (
@@ -52,7 +53,6 @@ from predtron.problems.ranking_grades import (
 )
 from predtron.problems.subset_ranking import SubsetRanking
 from predtron.testing import brute_force_oracle
-from predtron.timing import best_time
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "letor-mq2008-fold1"
 

@@ -353,8 +353,8 @@ class _LabelRanker:
     def fit(self, X, Y):
         from predtron import Predtron
         from predtron.baselines import MMP
+        from predtron.bounds import theorem1_step
         from predtron.problems import MultilabelRanking
-        from predtron.sklearn import theorem1_step
 
         self.mean, self.std = (X.mean(0), np.where(X.std(0) > 0, X.std(0), 1.0)) if self.practical else (0.0, 1.0)
         Z = self._inputs(X)

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from predtron.book.timing import best_times
 from predtron.cli import main as predtron_main
 from predtron.data import load_svmlight
 from predtron.data.stream import iter_svmlight
-from predtron.timing import best_times
 
 N_FEATURES, NNZ = 1000, 20
 ALGORITHM_1 = ["--no-average", "--no-shuffle", "--no-standardize", "--no-intercept", "--eta", "1", "--epochs", "1"]

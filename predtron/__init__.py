@@ -6,7 +6,8 @@ algorithms.  A *problem* (:mod:`predtron.problems`) defines ``rep``, ``pred``, t
 a correct prediction and the loss-augmented oracle; *learners* consume any problem.
 """
 
-from predtron import baselines, kernels, links, metrics, pa, problems
+from predtron import baselines, kernels, links, metrics, pa, problems, sklearn  # every saveable class registered
+from predtron._version import __version__
 from predtron.learners import (
     SGDSVM,
     BatchPerceptron,
@@ -19,8 +20,6 @@ from predtron.learners import (
 from predtron.links import EuclideanLink, GroupNormLink, PNormLink, SchattenLink
 from predtron.persistence import load, save
 from predtron.reductions import AllPairs, OneVsAll
-
-__version__ = "0.1.0"
 
 __all__ = [
     "SGDSVM",
@@ -45,4 +44,5 @@ __all__ = [
     "pa",
     "problems",
     "save",
+    "sklearn",
 ]

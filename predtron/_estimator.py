@@ -16,11 +16,11 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from predtron._history import LossTrace
-from predtron._validation import check_int
+from predtron._validation import check_bool, check_int
 
 
 class Estimator(BaseEstimator):
-    """Parameters, fitted-state bookkeeping and the multi-pass ``fit`` loop."""
+    """Parameters, fitted-state bookkeeping and the epoch loop every learner's ``fit`` runs."""
 
     def reset(self):
         """Forget everything learned (every attribute ending in ``_``, and the private state)."""
@@ -68,7 +68,7 @@ class Estimator(BaseEstimator):
         self._check_fitted()
         return self._trace.n_nonzero
 
-    def fit(self, X, Y, epochs: int = 1, verbose: bool = False):
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, callback=None):
         """Start from scratch and make ``epochs`` online passes over the data in order.
 
         Parameters
@@ -77,22 +77,55 @@ class Estimator(BaseEstimator):
             Number of passes; ``loss_history_`` covers all of them.
         verbose : bool
             Print one line per pass (mean loss and updates) to stderr.
+        callback : callable, optional
+            Called as ``callback(learner, epoch)`` after every pass; returning ``True`` stops
+            (see :meth:`_run_epochs`).
         """
-        return self._passes(X, Y, epochs, verbose)
-
-    def _passes(self, X, Y, epochs: int, verbose: bool, **fit_params):
-        """Restart, then make ``epochs`` calls of ``partial_fit``; print a line per pass if asked."""
-        epochs = check_int(epochs, "epochs", minimum=1)
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
         self.reset()
-        for epoch in range(epochs):
+        self._run_epochs(epochs, self._reported(lambda epoch: self.partial_fit(X, Y), epochs, verbose),
+                         callback=callback)
+        return self
+
+    def _reported(self, one_pass, epochs: int, verbose: bool):
+        """``one_pass`` printing, when ``verbose``, one line per pass to stderr: its mean loss and
+        its number of updates."""
+        if not verbose:
+            return one_pass
+
+        def reported(epoch: int):
             trace = getattr(self, "_trace", None)
             before = (trace.n_rounds, trace.total) if trace is not None else (0, 0.0)
             updates = getattr(self, "n_updates_", 0)
-            self.partial_fit(X, Y, **fit_params)
-            if verbose:
-                print(
-                    f"epoch {epoch + 1}/{epochs}: mean loss {self._trace.mean_since(*before):.4f}, "
-                    f"{self.n_updates_ - updates} updates",
-                    file=sys.stderr,
-                )
-        return self
+            done = one_pass(epoch)
+            print(f"epoch {epoch}/{epochs}: mean loss {self._trace.mean_since(*before):.4f}, "
+                  f"{self.n_updates_ - updates} updates", file=sys.stderr)
+            return done
+
+        return reported
+
+    def _run_epochs(self, epochs: int, one_pass, *, callback=None) -> None:
+        """The epoch loop of every learner of the package (one meaning of ``fit``).
+
+        Calls ``one_pass(epoch)`` for ``epoch = 1, ..., epochs``; after each pass ``n_epochs_``
+        counts the passes made and ``callback(self, epoch)`` (when given) may return ``True``
+        to stop there (early stopping).  ``one_pass`` returning ``True`` stops too (a learner's
+        own convergence: the batch perceptron's sweep without an update).  The arguments are
+        trusted (:func:`check_epoch_args` checked them at the public ``fit``).
+        """
+        for epoch in range(1, epochs + 1):
+            done = one_pass(epoch)
+            self.n_epochs_ = epoch
+            if done is True or (callback is not None and callback(self, epoch) is True):
+                break
+
+
+def check_epoch_args(epochs, verbose, callback, *, minimum: int = 1) -> tuple[int, bool, object]:
+    """The arguments every ``fit`` of the package shares, checked: ``epochs`` (passes, an int
+    ``>= 1``), ``verbose`` (a bool) and ``callback`` (``callback(learner, epoch)`` or ``None``)."""
+    epochs = check_int(epochs, "epochs", minimum=minimum)
+    verbose = check_bool(verbose, "verbose")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be a callable callback(learner, epoch) or None; got "
+                         f"{type(callback).__name__}")
+    return epochs, verbose, callback

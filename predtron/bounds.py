@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from predtron._validation import (
     as_finite_array,
@@ -98,6 +99,38 @@ def theorem1_eta(R: float, c_L: float) -> float:
     """The step size ``eta = c_L / (4 R^2)`` of Theorem 1."""
     R, c_L = _positive(R, "R"), _positive(c_L, "c_L")
     return _finite(lambda: c_L / (4 * R**2), R=R, c_L=c_L)
+
+
+def theorem1_step(problem: Problem, X, labels, intercept: bool, offsets=None) -> float:
+    """``c_L / (4 R^2)``, Theorem 1's step size, with ``R^2`` the MEAN squared instance norm.
+
+    Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
+    example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
+    query, the squared Frobenius norm of its document matrix, an upper bound of the squared
+    operator norm).  ``c_L`` is the smallest non-zero loss (over the training labels for
+    ranking, :meth:`~predtron.problems.ranking.RankingProblem.grade_c_L`: vectorised over
+    the queries, equal to the per-query loop).  Falls back to 1 when every loss is zero.
+
+    Called on validated data (the estimators' ``fit`` checks it once): ``X`` a float
+    ``(N, p)`` array or CSR matrix, ``labels`` the problem's checked labels (for ranking the
+    int64 grades of every document) and ``offsets`` the ``n_queries + 1`` row offsets of the
+    queries (ranking) or ``None``.
+    """
+    if sp.issparse(X):
+        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    else:
+        squares = np.einsum("ij,ij->i", X, X)
+    if offsets is not None:
+        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
+    r2 = float(np.mean(squares)) + (1.0 if intercept else 0.0)
+    if offsets is not None:
+        try:
+            c_L = problem.grade_c_L(labels, offsets)
+        except ValueError:
+            return 1.0
+    else:
+        c_L = problem.c_L
+    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
 
 
 def theorem1_bound(R: float, gamma: float, c_L: float, C_L: float, eta: float | None = None) -> float:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.metrics import accuracy_score, hamming_loss
 
-from predtron import __version__
+from predtron._version import __version__
 from predtron.cli_stream import (
     add_fit_options,
     add_read_options,
@@ -46,7 +46,7 @@ from predtron.cli_stream import (
 )
 from predtron.dask.cli import add_cluster_options, cluster_requested, fit_on_cluster
 from predtron.data import load_arff, load_letor, load_svmlight
-from predtron.data._files import DECOMPRESSION_ERRORS, check_file, open_binary
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_file, open_binary
 from predtron.persistence import load
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.problems.ranking_measures import F_CHOICES

@@ -18,7 +18,9 @@ Loading trusts nothing in the file:
 
 Anything malformed raises ``ValueError`` naming the file.
 
-What can be saved: every learner of :mod:`predtron.learners`, PRank and MMP, the
+Which learner classes can be saved is a registry: a class joins it with the :func:`saveable`
+decorator where it is defined (the file names the class; loading accepts only registered
+names).  What can be saved: every learner of :mod:`predtron.learners`, PRank and MMP, the
 passive-aggressive learners, the estimators of :mod:`predtron.sklearn`, and the reductions
 ``OneVsAll`` and ``AllPairs`` with their fitted binary learners when those are predtron
 learners.  What cannot: code -- a callable ``kernel``, a ``CallableMap``, a fitted
@@ -37,6 +39,10 @@ from pathlib import Path
 
 import numpy as np
 
+from predtron import links, problems
+from predtron._state import State
+from predtron._validation import as_finite_array
+
 FORMAT = "predtron-learner/3"
 _ARRAY_PREFIX = "state__"
 
@@ -44,24 +50,49 @@ _ARRAY_PREFIX = "state__"
 MAX_DEPTH = 8
 
 
-def saveable_classes() -> dict[str, type]:
-    """The learner classes :func:`save` writes and :func:`load` may name, by class name."""
-    from predtron import learners, reductions, sklearn
-    from predtron.baselines import MMP, PRank
-    from predtron.pa import CalibratedMultilabelPA, CalibratedPA, PairedPA
+#: The learner classes :func:`save` writes and :func:`load` may name, by class name (filled by
+#: :func:`saveable` as the modules defining them are imported; ``import predtron`` imports them all).
+_SAVEABLE: dict[str, type] = {}
 
-    classes = [learners.Predtron, learners.PredtronLD, learners.PredtronLink, learners.KernelPredtron,
-               learners.BatchPerceptron, learners.SGDSVM, PRank, MMP, PairedPA, CalibratedPA, CalibratedMultilabelPA,
-               reductions.OneVsAll, reductions.AllPairs, sklearn.PredtronClassifier,
-               sklearn.PredtronMultilabelClassifier, sklearn.PredtronOrdinalClassifier, sklearn.PredtronRanker]
-    return {cls.__name__: cls for cls in classes}
+
+def saveable(cls: type) -> type:
+    """Class decorator: register a learner class for :func:`save` and :func:`load`.
+
+    The class is written and read under its ``__name__`` (the ``class`` field of the file's
+    header), so that name must be unique among the registered classes.  It must provide
+    ``get_params`` (its constructor parameters), ``_get_state`` (``(scalars, arrays)``) and
+    ``_set_state`` (their checked inverse).  Only registered classes are written, and a file
+    can name only registered classes: a subclass is not saveable unless it is registered too.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not a class or lacks one of the three methods.
+    ValueError
+        If another class is already registered under the same name.
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"saveable registers a class; got {type(cls).__name__}")
+    missing = [m for m in ("get_params", "_get_state", "_set_state") if not callable(getattr(cls, m, None))]
+    if missing:
+        raise TypeError(f"cannot register {cls.__name__} as saveable: it has no {', '.join(missing)}")
+    known = _SAVEABLE.get(cls.__name__)
+    same = known is not None and (known.__module__, known.__qualname__) == (cls.__module__, cls.__qualname__)
+    if known is not None and not same:
+        raise ValueError(f"cannot register {cls.__module__}.{cls.__qualname__} as saveable: "
+                         f"{known.__module__}.{known.__qualname__} is registered under the name {cls.__name__!r}")
+    _SAVEABLE[cls.__name__] = cls  # a re-imported module replaces its own class
+    return cls
+
+
+def saveable_classes() -> dict[str, type]:
+    """The learner classes :func:`save` writes and :func:`load` may name, by class name (those
+    registered with :func:`saveable`)."""
+    return dict(_SAVEABLE)
 
 
 def parameter_classes() -> dict[str, type]:
     """The classes a saved parameter may name: problems, links and parameter-only feature maps."""
-    import predtron.links as links
-    import predtron.problems as problems
-
     out: dict[str, type] = {}
     for module in (problems, links):
         for name, obj in vars(module).items():
@@ -115,8 +146,6 @@ def _decode(value, where: str, depth: int = 0):
     if set(value) == {"__float__"} and value["__float__"] in ("inf", "-inf"):
         return float(value["__float__"])
     if set(value) == {"__array__"}:
-        from predtron._validation import as_finite_array
-
         return as_finite_array(value["__array__"], f"parameter {where}", max_abs=None)
     if set(value) == {"__dict__"} and isinstance(value["__dict__"], dict):
         return {k: _decode(v, f"{where}.{k}", depth + 1) for k, v in value["__dict__"].items()}
@@ -158,8 +187,6 @@ def dump(estimator, where: str = "learner") -> tuple[dict, dict]:
 
 def restore(header, arrays: dict, where: str = "learner", depth: int = 0):
     """The estimator described by ``header`` (from :func:`dump`) with its state checked."""
-    from predtron._state import State
-
     if depth > MAX_DEPTH:
         raise ValueError(f"{where} is nested deeper than {MAX_DEPTH} levels")
     if not isinstance(header, dict) or not {"class", "params", "state"} <= set(header):

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from predtron._validation import check_choice, check_class_labels, check_matrix, excerpt
-from predtron.problems.base import _first_argmax
+from predtron.persistence import dump, restore, saveable
+from predtron.problems.base import first_argmax_trusted
 
 VOTES = ("sign", "score")
 
@@ -71,8 +72,6 @@ class _Reduction:
     def _get_state(self) -> tuple[dict, dict]:
         """The classes and, for every fitted binary learner, its own saved form (it must be a
         predtron learner: the factory and foreign learners are code and are not saved)."""
-        from predtron.persistence import dump
-
         self._check_fitted()
         components, arrays = [], {}
         for i, learner in enumerate(self._learners()):
@@ -88,7 +87,6 @@ class _Reduction:
     def _set_state(self, scalars, arrays: dict) -> None:
         """Inverse of :meth:`_get_state`: classes, pairs and every sub-learner checked."""
         from predtron._state import State
-        from predtron.persistence import restore
 
         state = State.of(scalars, arrays)
         self.n_features_in_ = state.int("n_features_in_", minimum=1)
@@ -163,7 +161,7 @@ class _Reduction:
     def predict(self, X) -> np.ndarray:
         """The class with the highest score; ties go to the first class in ``classes_``."""
         scores = self.decision_function(X)
-        return self.classes_[[_first_argmax(row) for row in scores]]
+        return self.classes_[[first_argmax_trusted(row) for row in scores]]
 
     def mean_loss(self, X, Y) -> float:
         """Mean 0-1 loss on ``(X, Y)`` (lower is better; ``score`` is its negative)."""
@@ -178,6 +176,7 @@ class _Reduction:
         return -self.mean_loss(X, Y)
 
 
+@saveable
 class OneVsAll(_Reduction):
     """One-vs-all (UML Section 17.1, first algorithm).
 
@@ -217,6 +216,7 @@ class OneVsAll(_Reduction):
         return np.column_stack([_binary_scores(h, X) for h in self.estimators_])
 
 
+@saveable
 class AllPairs(_Reduction):
     """All-pairs (UML Section 17.1, second algorithm).
 

@@ -421,15 +421,6 @@ class DocumentScoring(LinearScoring):
         flat = check_matrix(np.concatenate(queries), "X")
         return DocumentInputs(flat, offsets_of(np.array([len(x) for x in queries])))
 
-    def group_rows(self, X, Y=None, qid=None, group=None):
-        """Split the flat layout (an ``(N, p0)`` matrix with query ids or group sizes, as
-        LightGBM and XGBoost take it) into per-query matrices and relevance arrays."""
-        from predtron.data.ranking import split_queries
-
-        n_rows = np.shape(X)[0] if np.ndim(X) else 0
-        xs, ys = split_queries(X, np.zeros(n_rows, dtype=int) if Y is None else Y, qid=qid, group=group)
-        return xs, (None if Y is None else ys)
-
     def n_features(self, x: np.ndarray) -> int:
         return int(x.shape[1])
 

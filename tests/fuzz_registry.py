@@ -922,6 +922,7 @@ def data_calls():
     from fuzz_values import write_file
 
     from predtron.data import generators as G
+    from predtron.data import layout as LA
     from predtron.data import letor as LE
     from predtron.data import mulan as MU
     from predtron.data import ranking as RA
@@ -1009,15 +1010,15 @@ def data_calls():
                 dict(n_samples="size", length="size", n_letters="size", n_pixels="size", noise="real",
                      stickiness="real", seed="int"), post=lambda d: d.X,
                 free=("n_samples", "length", "n_letters", "n_pixels", "noise", "stickiness", "seed")),
-        fn_call(RA.check_group_sizes, dict(group=group, n_rows=len(X), name="group"), dict(group="group",
+        fn_call(LA.check_group_sizes, dict(group=group, n_rows=len(X), name="group"), dict(group="group",
                                                                                           n_rows="size"),
                 optional=("n_rows",), names={"n_rows": ("n_rows", "rows")}),
-        fn_call(RA.split_queries, dict(X=X, y=y, qid=qid, group=None, sort=False),
+        fn_call(LA.split_queries, dict(X=X, y=y, qid=qid, group=None, sort=False),
                 dict(X="matrix", y="labels_scalar", qid="qid", sort="bool"), optional=("qid", "group"),
                 names={"X": ("X",), "qid": ("qid",)}, free=("sort",)),
-        fn_call(RA.split_queries, dict(X=X, y=y, qid=None, group=group, sort=False), dict(group="group"),
-                id="data.ranking.split_queries-group", optional=("qid", "group")),
-        fn_call(RA.flatten_queries, dict(Xs=Xs, ys=Ys), dict(Xs="queries", ys="labels_ragged"),
+        fn_call(LA.split_queries, dict(X=X, y=y, qid=None, group=group, sort=False), dict(group="group"),
+                id="data.layout.split_queries-group", optional=("qid", "group")),
+        fn_call(LA.flatten_queries, dict(Xs=Xs, ys=Ys), dict(Xs="queries", ys="labels_ragged"),
                 names={"Xs": ("Xs", "X"), "ys": ("ys", "Y", "y")}, expect={("ys", "flat"): EITHER}),
     ]
 
@@ -1134,7 +1135,7 @@ def persistence_calls():
 # ------------------------------------------------------------------ testing, timing, scoring, helpers
 def testing_calls():
     from predtron import testing as T
-    from predtron import timing as TI
+    from predtron.book import timing as TI
     from predtron.learners import base as LB
     from predtron.learners import sgd as SG
 
@@ -1198,10 +1199,10 @@ def scoring_calls():
 def experiment_calls():
     import pandas as pd
 
+    from predtron.book.experiments import figure1 as F1
+    from predtron.book.experiments import plots as PL
+    from predtron.book.experiments import protocol as PR
     from predtron.data.ranking import make_figure1_ranking
-    from predtron.experiments import figure1 as F1
-    from predtron.experiments import plots as PL
-    from predtron.experiments import protocol as PR
 
     data = make_figure1_ranking(6, n_items=6, n_features=5, noise=1e-4, seed=0)
     model = PR.make_learner("l2", "square").fit(data.X[:4], data.Y[:4], epochs=2)
@@ -1348,24 +1349,37 @@ EXCLUDED: dict[str, str] = {
     "predtron.problems.ranking_batch.sort_segments": _BATCH,
     "predtron.problems.ranking_batch.tie_keys": _BATCH,
     "predtron.problems.ranking_batch.segment_sums": _BATCH,
+    "predtron.data.opening.check_file": ("resolves and checks the path of a data file; fuzzed through every loader "
+                                       "and tests/test_cli.py's missing and unreadable files"),
+    "predtron.data.opening.open_binary": ("opens a checked path (plain, gzip or bz2); fuzzed through every loader and "
+                                        "tests/test_loaders.py's compressed and damaged files"),
+    "predtron.persistence.saveable": ("a class decorator run when the package is imported; "
+                                      "tests/test_persistence.py checks what it refuses"),
+    "predtron.problems.base.first_argmax_trusted": ("unchecked kernel behind first_argmax (fuzzed): callers "
+                                                    "validate, exercised through every finite problem's pred"),
+    "predtron.problems.base.first_argmax_rows_trusted": ("unchecked kernel behind first_argmax_rows (fuzzed): "
+                                                         "callers validate"),
+    "predtron.bounds.theorem1_step": ("Theorem 1's step on data an estimator's fit has validated (not a boundary: "
+                                      "it trusts its arguments); fuzzed through every estimator with eta='auto', "
+                                      "its value checked against the per-query loop in tests/test_ranking_bounds.py"),
     "predtron.cli.main": _CLI,
     "predtron.cli.build_parser": _CLI,
     "predtron.cli.detect_format": _CLI,
-    "predtron.experiments.claims.claims_table": ("asserts the chapter's claims on the three panel tables; its "
+    "predtron.book.experiments.claims.claims_table": ("asserts the chapter's claims on the three panel tables; its "
                                                  "inputs are the outputs of panel_a/b/c, which are fuzzed"),
-    "predtron.experiments.figure1.protocol_table": ("formats the panels' settings as a table for the book; its "
+    "predtron.book.experiments.figure1.protocol_table": ("formats the panels' settings as a table for the book; its "
                                                     "input is the panels' outputs"),
-    "predtron.experiments.plots.plot_loss_ecdf": _DRAWING,
-    "predtron.experiments.plots.plot_margin_passes": _DRAWING,
-    "predtron.experiments.plots.plot_statistic": _DRAWING,
-    "predtron.experiments.plots.statistics_figure": _DRAWING,
-    "predtron.plotting.plot_cumulative_loss": _DRAWING,
-    "predtron.plotting.plot_loss_matrix": _DRAWING,
-    "predtron.plotting.plot_mean_band": _DRAWING,
-    "predtron.plotting.plot_mean_bands": _DRAWING,
-    "predtron.plotting.plot_timings": _DRAWING,
-    "predtron.plotting.plot_tradeoff": _DRAWING,
-    "predtron.plotting.use_book_style": "sets matplotlib's style; takes no argument",
+    "predtron.book.experiments.plots.plot_loss_ecdf": _DRAWING,
+    "predtron.book.experiments.plots.plot_margin_passes": _DRAWING,
+    "predtron.book.experiments.plots.plot_statistic": _DRAWING,
+    "predtron.book.experiments.plots.statistics_figure": _DRAWING,
+    "predtron.book.plotting.plot_cumulative_loss": _DRAWING,
+    "predtron.book.plotting.plot_loss_matrix": _DRAWING,
+    "predtron.book.plotting.plot_mean_band": _DRAWING,
+    "predtron.book.plotting.plot_mean_bands": _DRAWING,
+    "predtron.book.plotting.plot_timings": _DRAWING,
+    "predtron.book.plotting.plot_tradeoff": _DRAWING,
+    "predtron.book.plotting.use_book_style": "sets matplotlib's style; takes no argument",
     "predtron.learners.batch_perceptron.NotSeparatedWarning": "a warning category (raised by BatchPerceptron)",
 }
 

@@ -1,4 +1,4 @@
-"""predtron.experiments: the Figure 1 protocol, panels, claims and figures, on tiny grids."""
+"""predtron.book.experiments: the Figure 1 protocol, panels, claims and figures, on tiny grids."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import pandas as pd
 import pytest
 
 from predtron import Predtron, PredtronLink
-from predtron.data.ranking import make_figure1_ranking
-from predtron.experiments import (
+from predtron.book.experiments import (
     centre_margin,
     claims_table,
     complete_setting,
@@ -40,6 +39,7 @@ from predtron.experiments import (
     theorem1_step,
     untrained_losses,
 )
+from predtron.data.ranking import make_figure1_ranking
 from predtron.problems import SubsetRanking
 
 TINY = {"m": 6, "p0": 5, "n_test": 5}

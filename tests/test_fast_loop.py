@@ -16,7 +16,7 @@ from conftest import ranking_stream
 
 from predtron import KernelPredtron, Predtron, PredtronLD, PredtronLink
 from predtron.data import make_noisy
-from predtron.data.ranking import flatten_queries
+from predtron.data.layout import flatten_queries
 from predtron.data.sequences import make_sequences
 from predtron.links import PNormLink
 from predtron.problems import (

@@ -180,3 +180,51 @@ def test_parameter_errors(kwargs, message):
 def test_problem_must_be_a_problem():
     with pytest.raises(ValueError, match=r"problem must be a predtron.problems.Problem instance .* got str"):
         Predtron("binary").fit(np.ones((1, 2)), [1])
+
+
+# ------------------------------------------------------------------ one meaning of fit
+def test_fit_inputs_is_fit_on_data_checked_once():
+    from predtron.problems import SubsetRanking
+    from predtron.scoring import DocumentInputs
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 4))
+    y = rng.integers(0, 3, size=30)
+    group = np.array([5, 10, 7, 8])
+    problem = SubsetRanking(k=3)
+    learner = Predtron(problem, average=True, shuffle=True, random_state=1)
+    reference = Predtron(problem, average=True, shuffle=True, random_state=1).fit(X, y, epochs=3, group=group)
+    inputs = DocumentInputs(X, np.concatenate([[0], np.cumsum(group)]))
+    learner.fit_inputs(inputs, problem.check_labels(y, inputs), epochs=3)
+    np.testing.assert_array_equal(learner.coef_, reference.coef_)
+    np.testing.assert_array_equal(learner.loss_history_, reference.loss_history_)
+    with pytest.raises(TypeError, match=r"inputs must be a predtron\.scoring\.Inputs"):
+        learner.fit_inputs(X, y)
+    with pytest.raises(ValueError, match=r"inputs\.intercept=False must match fit_intercept=True"):
+        Predtron(Binary(), fit_intercept=True).fit_inputs(inputs, y)
+
+
+def test_every_fit_takes_epochs_verbose_and_callback():
+    from predtron.baselines import PRank
+    from predtron.learners import SGDSVM, BatchPerceptron
+
+    data = make_separable(Ordinal(4), 40, 3, margin=0.1, seed=0)
+    binary = make_separable(Binary(), 40, 3, margin=0.1, seed=0)
+    stop_at_two = lambda learner, epoch: epoch == 2  # noqa: E731
+    for model, X, Y in [(Predtron(Binary()), binary.X, binary.Y), (SGDSVM(Binary(), seed=0), binary.X, binary.Y),
+                        (PRank(4), data.X, data.Y)]:
+        fitted = model.fit(X, Y, 5, False, callback=stop_at_two)
+        assert fitted.n_epochs_ == 2, type(model).__name__
+        with pytest.raises(ValueError, match="callback must be a callable"):
+            model.fit(X, Y, 2, callback=3)
+    sweeps = BatchPerceptron(Binary()).fit(binary.X, binary.Y, 3, callback=stop_at_two)
+    assert sweeps.n_epochs_ <= 2
+
+
+def test_batch_perceptron_positional_verbose_is_deprecated(capsys):
+    from predtron.learners import BatchPerceptron
+
+    data = make_separable(Binary(), 20, 3, margin=0.1, seed=0)
+    with pytest.warns(DeprecationWarning, match=r"the third argument of every fit is epochs"):
+        model = BatchPerceptron(Binary()).fit(data.X, data.Y, True)
+    assert model.converged_ and capsys.readouterr().err.startswith("sweep 1:")

@@ -24,7 +24,7 @@ from predtron.data import (
     read_mulan_xml,
     split_queries,
 )
-from predtron.data._files import MAX_DENSE_ENTRIES
+from predtron.data.opening import MAX_DENSE_ENTRIES
 
 
 def _write(folder: Path, name: str, text: str | bytes) -> Path:

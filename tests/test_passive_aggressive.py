@@ -562,3 +562,28 @@ def test_samples_a_step_puts_on_their_margin_have_no_loss_in_any_summation_order
     # a loss just above the rounding error of its computation still counts
     X, y = np.array([[1.0, 0.0]]), np.array([1])
     assert [J.tolist() for J in index_sets("correct_mistakes", np.array([1 - 1e-12, 0.0]), X, y)] == [[0]]
+
+
+# ------------------------------------------------------------------ one meaning of fit
+@pytest.mark.parametrize("make", [lambda: (PairedPA(), *imbalanced_data(1, n=40)),
+                                  lambda: (CalibratedPA(4, C=0.5), *blobs(0))])
+def test_pa_epochs_are_passes_of_one_stream(make, capsys):
+    model, X, y = make()
+    n = X.shape[0]
+    two = model.fit(X, y, epochs=2, seed=3, verbose=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["epoch 1/2", "epoch 2/2"]
+    assert two.n_epochs_ == 2 and two.n_rounds_ == 2 * n
+    once = type(model)(**model.get_params()).fit(X, y, n_rounds=2 * n, seed=3)  # the same stream in one pass
+    np.testing.assert_array_equal(two.decision_function(X), once.decision_function(X))
+    stopped = type(model)(**model.get_params()).fit(X, y, epochs=5, callback=lambda learner, epoch: epoch == 2)
+    assert stopped.n_epochs_ == 2 and stopped.n_rounds_ == 2 * n
+
+
+def test_pa_positional_rounds_and_seed_are_deprecated():
+    X, y = imbalanced_data(1, n=40)
+    with pytest.warns(DeprecationWarning, match=r"PairedPA\.fit\(X, y, n_rounds, seed\) with positional"):
+        old = PairedPA().fit(X, y, 30, 4)
+    np.testing.assert_array_equal(old.coef_, PairedPA().fit(X, y, n_rounds=30, seed=4).coef_)
+    with pytest.raises(TypeError, match="takes X, y and keyword arguments; got 5 positional"):
+        PairedPA().fit(X, y, 30, 4, 1)

@@ -336,3 +336,46 @@ def test_what_cannot_be_saved_is_named(tmp_path):
     with pytest.raises(ValueError, match="not a predtron learner"):
         save(object(), tmp_path / "o")
     assert FORMAT == "predtron-learner/3"
+
+
+# ------------------------------------------------------------------ the registry
+def test_registry_refuses_a_second_class_under_a_registered_name():
+    from predtron.persistence import saveable
+
+    class Impostor:
+        def get_params(self, deep=False):
+            return {}
+
+        def _get_state(self):
+            return {}, {}
+
+        def _set_state(self, scalars, arrays):
+            pass
+
+    Impostor.__name__ = "Predtron"  # the name of a registered learner, another class
+    with pytest.raises(ValueError, match=r"predtron\.learners\.predtron\.Predtron is registered under the name"):
+        saveable(Impostor)
+    assert saveable_classes()["Predtron"] is Predtron
+
+
+def test_registry_refuses_a_class_without_the_state_methods():
+    from predtron.persistence import saveable
+
+    class NoState:
+        def get_params(self, deep=False):
+            return {}
+
+    with pytest.raises(TypeError, match="NoState as saveable: it has no _get_state, _set_state"):
+        saveable(NoState)
+    with pytest.raises(TypeError, match="registers a class; got function"):
+        saveable(lambda: None)
+    assert "NoState" not in saveable_classes()
+
+
+def test_unregistered_subclass_is_not_saved(tmp_path):
+    class MyPredtron(Predtron):
+        pass
+
+    model = MyPredtron(Multiclass(3)).fit(np.eye(3), [0, 1, 2], epochs=1)
+    with pytest.raises(ValueError, match="a MyPredtron is not a predtron learner"):
+        save(model, tmp_path / "m.npz")

@@ -1,4 +1,4 @@
-"""plot_mean_bands (predtron.plotting): curves, the floor for log axes, validation."""
+"""plot_mean_bands (predtron.book.plotting): curves, the floor for log axes, validation."""
 
 import matplotlib
 
@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from predtron.plotting import plot_mean_bands
+from predtron.book.plotting import plot_mean_bands
 
 
 def test_one_line_per_label_with_floor_and_log_axis():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -91,3 +92,59 @@ def test_corollary7_holds_on_separable_data():
     theorem = theorem1_bound(R, data.margin, c_L, C_L)
     assert learner.loss_history_.sum() <= theorem <= corollary7_bound(R, data.margin, 5, 2)
     assert c_L >= problem.c_L and C_L <= problem.C_L
+
+
+# ------------------------------------------------------------------ Theorem 1's step on a data set
+def _per_query_c_L(problem, grades, offsets) -> float:
+    """The loop the estimators ran before: loss_bounds_for over one label per query."""
+    return problem.loss_bounds_for([grades[a:b] for a, b in itertools.pairwise(offsets)])[0]
+
+
+@pytest.mark.parametrize("options", [dict(), dict(k=3), dict(f="linear"), dict(f="inverse", k=2),
+                                     dict(loss="precision", k=2), dict(gain="linear"), dict(f="square", k=1)])
+@pytest.mark.parametrize("seed", range(4))
+def test_grade_c_L_equals_the_per_query_loop(options, seed):
+    """Bit for bit, on queries of 1 to 12 documents with ties, all-zero queries and shuffled grades."""
+    rng = np.random.default_rng(seed)
+    problem = SubsetRanking(**options)
+    sizes = rng.integers(1, 13, size=80)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    grades = (rng.integers(0, 4, size=int(offsets[-1])) * (rng.random(int(offsets[-1])) < 0.6)).astype(np.int64)
+    assert problem.grade_c_L(grades, offsets) == _per_query_c_L(problem, grades, offsets)
+
+
+def test_grade_c_L_in_small_blocks(monkeypatch):
+    import predtron.problems.ranking as ranking
+
+    rng = np.random.default_rng(5)
+    problem = SubsetRanking(k=4)
+    sizes = rng.integers(5, 8, size=40)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    grades = rng.integers(0, 3, size=int(offsets[-1])).astype(np.int64)
+    expected = _per_query_c_L(problem, grades, offsets)
+    monkeypatch.setattr(ranking, "_GRADE_BLOCK", 1)  # one query per block
+    assert problem.grade_c_L(grades, offsets) == expected
+
+
+def test_grade_c_L_refuses_as_the_loop_does():
+    problem = SubsetRanking()
+    offsets = np.array([0, 2, 5])
+    with pytest.raises(ValueError, match="no label in Y has a ranking with non-zero loss"):
+        problem.grade_c_L(np.zeros(5, dtype=np.int64), offsets)
+    with pytest.raises(ValueError, match="Y is empty"):
+        problem.grade_c_L(np.zeros(0, dtype=np.int64), np.array([0]))
+
+
+def test_theorem1_step_on_mq2008_equals_the_per_query_value():
+    from predtron.bounds import theorem1_step
+    from predtron.data import load_mq2008
+
+    train = load_mq2008("train")
+    problem = SubsetRanking(loss="ndcg", k=10)
+    grades = np.asarray(train.y, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(train.group)])
+    X = np.asarray(train.X.toarray() if hasattr(train.X, "toarray") else train.X, dtype=float)
+    squares = np.add.reduceat(np.einsum("ij,ij->i", X, X), offsets[:-1])
+    expected = _per_query_c_L(problem, grades, offsets) / (4.0 * float(np.mean(squares)))
+    assert theorem1_step(problem, X, grades, False, offsets) == expected
+    assert theorem1_step(problem, X, np.zeros_like(grades), False, offsets) == 1.0  # every loss zero

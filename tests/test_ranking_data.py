@@ -6,15 +6,14 @@ import numpy as np
 import pytest
 
 from predtron.bounds import empirical_margin
+from predtron.data.layout import flatten_queries, split_queries
 from predtron.data.ranking import (
     figure1_centres,
     figure1_labels,
     figure1_sparse_target,
     figure1_thresholds,
-    flatten_queries,
     make_figure1_ranking,
     make_separable_ranking,
-    split_queries,
 )
 from predtron.problems.binary import Binary
 from predtron.problems.multilabel_ranking import MultilabelRanking

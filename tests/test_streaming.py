@@ -218,7 +218,7 @@ def test_multilabel_arff_streams_and_equals_the_in_memory_fit(tmp_path, capsys):
 
 
 def test_the_dense_size_hint_names_command_line_flags(tmp_path, capsys, monkeypatch):
-    import predtron.data._files as files
+    import predtron.data.opening as files
 
     monkeypatch.setattr(files, "MAX_DENSE_ENTRIES", 100)
     path = _svm(tmp_path, n=50)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from predtron.timing import best_time, best_times
+from predtron.book.timing import best_time, best_times
 
 
 def test_best_time_calls_the_function_repeat_times_number():

@@ -57,6 +57,7 @@ from predtron._validation import (
     check_positive,
     finite_result,
 )
+from predtron.persistence import saveable
 from predtron.scoring import row_dot, row_scores
 
 LOSSES = ("is_error", "error_set_size")
@@ -145,6 +146,7 @@ def _check_labels(Y, n_samples: int, n_labels: int, size_name: str = "n_labels")
     return check_each(Y, lambda y: check_binary_vector(y, "label", n_labels, size_name), "Y", n_samples)
 
 
+@saveable
 class MMP(Estimator):
     """The multiclass multilabel perceptron (Crammer and Singer, 2003), uniform pair weights.
 

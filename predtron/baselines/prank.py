@@ -38,6 +38,7 @@ from predtron._validation import (
     check_size,
     finite_result,
 )
+from predtron.persistence import saveable
 
 _NO_LABELS = object()
 
@@ -53,6 +54,7 @@ def _directions(y: int, n_thresholds: int) -> np.ndarray:
     return np.where(np.arange(n_thresholds) < y, 1.0, -1.0)
 
 
+@saveable
 class PRank(Estimator):
     """PRank: a perceptron with ``l - 1`` ordered thresholds (Crammer and Singer, 2001).
 

@@ -14,16 +14,10 @@ Loaders (every malformed line raises ``ValueError`` naming the file and the line
 """
 
 from predtron.data.generators import SeparableData, make_noisy, make_separable
+from predtron.data.layout import check_group_sizes, flatten_queries, split_queries
 from predtron.data.letor import LetorData, load_letor, read_group_file
 from predtron.data.mulan import MultilabelData, iter_arff, load_arff, read_mulan_xml
-from predtron.data.ranking import (
-    Figure1Data,
-    check_group_sizes,
-    flatten_queries,
-    make_figure1_ranking,
-    make_separable_ranking,
-    split_queries,
-)
+from predtron.data.ranking import Figure1Data, make_figure1_ranking, make_separable_ranking
 from predtron.data.sequences import SequenceData, make_sequences
 from predtron.data.shipped import get_data_home, load_bibtex, load_emotions, load_mq2008
 from predtron.data.stream import iter_letor, iter_svmlight

@@ -10,7 +10,7 @@ Two layouts are read (both by :func:`load_letor`):
 
 The result keeps the *flat* layout that LightGBM, XGBoost and scikit-learn use (one row per
 document with a query id and group sizes); :meth:`LetorData.queries` gives the per-query lists
-the learners take (see also :func:`~predtron.data.ranking.split_queries`).
+the learners take (see also :func:`~predtron.data.layout.split_queries`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int
-from predtron.data._files import DECOMPRESSION_ERRORS, check_file, excerpt, open_binary, show, where
-from predtron.data.ranking import check_group_sizes
+from predtron.data.layout import check_group_sizes
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_file, excerpt, open_binary, show, where
 from predtron.data.svmlight import MAX_FEATURES, check_flag, load_svmlight
 from predtron.problems.ranking_measures import MAX_EXPONENTIAL_GRADE
 

@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int, check_real
-from predtron.data._files import (
+from predtron.data.opening import (
     DECOMPRESSION_ERRORS,
     check_dense_size,
     check_file,

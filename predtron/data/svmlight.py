@@ -24,7 +24,7 @@ fault and accepts NaN and infinity, so this module adds
 Absurd feature indices are refused before any dense matrix is allocated: the largest index must
 not exceed ``n_features`` when it is given, else ``max_features`` (default
 :data:`MAX_FEATURES`); a dense result is moreover limited to
-:data:`~predtron.data._files.MAX_DENSE_ENTRIES` values (pass ``sparse=True`` beyond that).
+:data:`~predtron.data.opening.MAX_DENSE_ENTRIES` values (pass ``sparse=True`` beyond that).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int
-from predtron.data._files import (
+from predtron.data.opening import (
     DECOMPRESSION_ERRORS,
     check_dense_size,
     check_file,

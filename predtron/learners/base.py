@@ -12,7 +12,7 @@ Algorithm 1 changes ``W`` only on rounds with a non-zero loss.  Between two such
 ``W`` is constant, so the scores of the next rounds can all be computed with one matrix
 product: the loop scores a *block* of upcoming instances with the current ``W``, asks the
 problem for the loss of ``pred(t)`` on every one of them at once
-(:meth:`~predtron.problems.Problem._batch_loss`), skips the leading zero-loss rounds, and
+(:meth:`~predtron.problems.Problem.batch_loss`), skips the leading zero-loss rounds, and
 performs the update of Algorithm 1 on the first round with a non-zero loss, exactly as
 the per-example loop would; then it continues from the next instance.  The block grows
 while no mistake appears and shrinks after one, so a pass over data the learner already
@@ -46,18 +46,18 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from predtron import _compiled
-from predtron._estimator import Estimator
+from predtron._estimator import Estimator, check_epoch_args
 from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
     check_bool,
     check_choice,
-    check_int,
     check_positive,
     check_random_state,
     excerpt,
 )
 from predtron.problems.base import Problem
+from predtron.scoring import Inputs
 
 UPDATES = ("oracle", "prediction")
 
@@ -294,29 +294,51 @@ class OnlineLearner(Estimator, ABC):
             number of passes made.
         """
         self._validate_params()
-        epochs = check_int(epochs, "epochs", minimum=1)
-        if callback is not None and not callable(callback):
-            raise ValueError(f"callback must be a callable callback(learner, epoch) or None; got "
-                             f"{type(callback).__name__}")
-        verbose = check_bool(verbose, "verbose")
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
         self.reset()
         inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
+        return self._fit_prepared(inputs, labels, epochs, verbose, callback)
+
+    def fit_inputs(self, inputs: Inputs, labels, epochs: int = 1, verbose: bool = False, *,
+                   callback=None) -> OnlineLearner:
+        """:meth:`fit` on data its caller has validated once: nothing of the data is checked again.
+
+        For callers at a public boundary that have already checked the data (the estimators
+        of :mod:`predtron.sklearn`): ``inputs`` is an :class:`~predtron.scoring.Inputs` of this
+        problem's ``scoring`` (what :meth:`~predtron.scoring.LinearScoring.prepare` returns, or
+        one built from a checked matrix, e.g. ``DocumentInputs(X, offsets)`` with a canonical
+        float64 ``X``), with ``intercept`` equal to ``fit_intercept``, and ``labels`` are what
+        :meth:`~predtron.problems.Problem.check_labels` returns for them.  The parameters and
+        ``epochs``, ``verbose``, ``callback`` are checked as in :meth:`fit`.
+        """
+        self._validate_params()
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
+        if not isinstance(inputs, Inputs):
+            raise TypeError(f"inputs must be a predtron.scoring.Inputs (use fit for raw data); got "
+                            f"{type(inputs).__name__}")
+        if inputs.intercept != bool(self.fit_intercept):
+            raise ValueError(f"inputs.intercept={inputs.intercept} must match fit_intercept={self.fit_intercept}")
+        self.reset()
+        return self._fit_prepared(inputs, labels, epochs, verbose, callback)
+
+    def _fit_prepared(self, inputs, labels, epochs: int, verbose: bool, callback) -> OnlineLearner:
+        """The passes of :meth:`fit` on validated data, through the shared epoch loop."""
         if inputs.n == 0:
             raise ValueError("X is empty; at least one example is needed to learn")
         self._start(inputs)
         rng = check_random_state(self.random_state) if self.shuffle else None
         with tqdm(total=epochs * inputs.n, disable=not verbose, unit="ex", leave=True,
                   desc=type(self).__name__) as progress:
-            for epoch in range(epochs):
+
+            def one_pass(epoch: int) -> None:
                 order = rng.permutation(inputs.n) if rng is not None else None
                 self._pass(inputs, labels, order, progress)
-                self.n_epochs_ = epoch + 1
                 if verbose:
-                    progress.set_postfix(epoch=epoch + 1, mistakes=self.n_mistakes_, refresh=False)
+                    progress.set_postfix(epoch=epoch, mistakes=self.n_mistakes_, refresh=False)
                 if callback is not None:
                     self._finish_pass()  # the callback sees the predictor (the average, with average=True)
-                    if callback(self, epoch + 1) is True:
-                        break
+
+            self._run_epochs(epochs, one_pass, callback=callback)
         self._finish_pass()
         return self
 
@@ -332,7 +354,7 @@ class OnlineLearner(Estimator, ABC):
             rows = slice(i, stop) if order is None else order[i:stop]
             T = self._iterate_scores(inputs, rows)
             _check_finite_scores(T, self)
-            losses = problem._batch_loss(T, labels[rows])
+            losses = problem.batch_loss(T, labels[rows])
             hits = np.flatnonzero(losses)
             if hits.size == 0:
                 trace.skip(stop - i)
@@ -407,7 +429,7 @@ class OnlineLearner(Estimator, ABC):
         """Predictions ``pred(t)`` for each input (``qid``/``group``: flat ranking input)."""
         self._check_fitted()
         inputs, _ = self._prepare(X, _NO_LABELS, qid, group)
-        parts = [self.problem._batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
+        parts = [self.problem.batch_pred(self._predictor_scores(inputs, rows)) for rows in self._blocks(inputs)]
         return _concatenate_predictions(parts, self.problem)
 
     def mean_loss(self, X, Y, *, qid=None, group=None) -> float:
@@ -418,7 +440,7 @@ class OnlineLearner(Estimator, ABC):
             raise ValueError("X is empty; a mean loss needs at least one example")
         total = 0.0
         for rows in self._blocks(inputs):
-            total += float(np.sum(self.problem._batch_loss(self._predictor_scores(inputs, rows), labels[rows])))
+            total += float(np.sum(self.problem.batch_loss(self._predictor_scores(inputs, rows), labels[rows])))
         return total / inputs.n
 
     def _coef_views(self, full: np.ndarray) -> None:

@@ -19,9 +19,11 @@ import warnings
 
 import numpy as np
 
+from predtron._estimator import check_epoch_args
 from predtron._state import State
-from predtron._validation import check_bool, check_int
+from predtron._validation import check_int
 from predtron.learners.base import PrimalLearner, _check_finite_scores, check_problem
+from predtron.persistence import saveable
 from predtron.problems.base import TIE_TOLERANCE, Problem
 
 
@@ -29,6 +31,7 @@ class NotSeparatedWarning(UserWarning):
     """The batch perceptron stopped at ``max_epochs`` with violated examples left."""
 
 
+@saveable
 class BatchPerceptron(PrimalLearner):
     """Multiclass batch perceptron: sweep the data until no example is violated.
 
@@ -126,10 +129,26 @@ class BatchPerceptron(PrimalLearner):
         self._sweep_updates = 0
         return super().partial_fit(X, Y)
 
-    def fit(self, X, Y, verbose: bool = False) -> BatchPerceptron:
-        """Start from ``w = 0`` and sweep until a sweep makes no update or ``max_epochs`` is reached."""
+    def fit(self, X, Y, epochs: int | None = None, verbose: bool = False, *, callback=None) -> BatchPerceptron:
+        """Start from ``w = 0`` and sweep until a sweep makes no update or ``epochs`` sweeps are made.
+
+        Parameters
+        ----------
+        epochs : int, optional
+            Most sweeps (default ``max_epochs``).
+        verbose : bool
+            Print the number of updates of every sweep to stderr.
+        callback : callable, optional
+            ``callback(learner, epoch)`` after every sweep; ``True`` stops (as every ``fit``).
+        """
+        if isinstance(epochs, (bool, np.bool_)):  # the signature before epochs: fit(X, Y, verbose)
+            warnings.warn("BatchPerceptron.fit(X, Y, verbose) with verbose as the third positional argument is "
+                          "deprecated: the third argument of every fit is epochs; pass verbose=True by keyword",
+                          DeprecationWarning, stacklevel=2)
+            epochs, verbose = None, bool(epochs)
         self._validate_params()
-        verbose = check_bool(verbose, "verbose")
+        epochs, verbose, callback = check_epoch_args(int(self.max_epochs) if epochs is None else epochs, verbose,
+                                                     callback)
         self.reset()
         inputs, labels = self._prepare(X, Y, fitting=True)
         if inputs.n == 0:
@@ -137,19 +156,21 @@ class BatchPerceptron(PrimalLearner):
         self._start(inputs)
         self.converged_ = False
         self.n_epochs_ = 0
-        for _ in range(self.max_epochs):
+
+        def sweep(epoch: int) -> bool:
             self._sweep_updates = 0
             self._pass(inputs, labels, None)
-            self.n_epochs_ += 1
             if verbose:
-                print(f"sweep {self.n_epochs_}: {self._sweep_updates} updates", file=sys.stderr)
-            if self._sweep_updates == 0:
-                self.converged_ = True
-                break
+                print(f"sweep {epoch}: {self._sweep_updates} updates", file=sys.stderr)
+            self.converged_ = self._sweep_updates == 0
+            return self.converged_
+
+        self._run_epochs(epochs, sweep, callback=callback)
         self._finish_pass()
-        if not self.converged_:
+        if not self.converged_ and self.n_epochs_ == epochs:  # not stopped early by the callback
+            limit = f"max_epochs={self.max_epochs}" if epochs == self.max_epochs else f"epochs={epochs}"
             warnings.warn(
-                f"the batch perceptron still had violated examples after max_epochs={self.max_epochs} "
+                f"the batch perceptron still had violated examples after {limit} "
                 "sweeps: the data are not separated by the current w (they may not be separable, or "
                 "need more sweeps); converged_ is False",
                 NotSeparatedWarning, stacklevel=2,

@@ -8,10 +8,12 @@ from predtron._state import State
 from predtron._validation import check_bool, check_int
 from predtron.kernels import KernelFunction, get_kernel
 from predtron.learners.base import OnlineLearner
+from predtron.persistence import saveable
 from predtron.problems.base import Problem
 from predtron.scoring import DocumentInputs, DocumentScoring
 
 
+@saveable
 class KernelPredtron(OnlineLearner):
     """Algorithm 1 in dual form: the parameters are a weighted sum of past inputs.
 

@@ -8,9 +8,11 @@ from predtron._state import State
 from predtron._validation import check_bool
 from predtron.learners.base import OnlineLearner
 from predtron.links import Link, PNormLink
+from predtron.persistence import saveable
 from predtron.problems.base import Problem
 
 
+@saveable
 class PredtronLink(OnlineLearner):
     """Predtron.Link: Algorithm 1 run in the dual space of a link ``grad psi``.
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from predtron.learners.base import PrimalLearner
+from predtron.persistence import saveable
 
 
+@saveable
 class Predtron(PrimalLearner):
     """The Predtron: the perceptron for general prediction problems (Algorithm 1).
 
@@ -59,6 +61,7 @@ class Predtron(PrimalLearner):
 
 
 
+@saveable
 class PredtronLD(Predtron):
     """Predtron.LD: the loss-driven Predtron (our derivation; the paper's appendix is unavailable).
 

@@ -28,6 +28,7 @@ from predtron._history import LossTrace
 from predtron._state import State, trace_state
 from predtron._validation import as_finite_array, check_bool, check_int, check_positive
 from predtron.learners.base import OnlineLearner, _check_finite_scores, check_problem
+from predtron.persistence import saveable
 from predtron.problems.base import Problem
 
 
@@ -77,6 +78,7 @@ def generalized_hinge(problem: Problem, params: np.ndarray, X, Y) -> np.ndarray:
     return np.array([problem._surrogate(inputs.one_scores(params, i), labels[i]) for i in range(inputs.n)])
 
 
+@saveable
 class SGDSVM(OnlineLearner):
     """Regularised generalized-hinge minimisation by SGD (UML Sections 17.2.5 and 14.5.3).
 

@@ -18,9 +18,11 @@ These learners update on whole batches, so they do not subclass
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from predtron._estimator import Estimator
+from predtron._estimator import Estimator, check_epoch_args
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
     MAX_CLASSES,
@@ -36,7 +38,21 @@ from predtron._validation import (
 from predtron.pa.dual import check_batch, check_C
 from predtron.pa.rules import RULES, pa_update
 from predtron.pa.streams import balanced_pairs, balanced_rounds
-from predtron.problems.base import _first_argmax
+from predtron.persistence import saveable
+from predtron.problems.base import first_argmax_trusted
+
+
+def _stream_args(name: str, args: tuple, n_rounds, seed):
+    """``(n_rounds, seed)``, accepting (with a deprecation warning) the positional form of the
+    signature before ``epochs``, ``fit(X, y, n_rounds, seed)``."""
+    if not args:
+        return n_rounds, seed
+    if len(args) > 2:
+        raise TypeError(f"{name}.fit takes X, y and keyword arguments; got {2 + len(args)} positional arguments")
+    warnings.warn(f"{name}.fit(X, y, n_rounds, seed) with positional n_rounds/seed is deprecated: pass "
+                  "n_rounds= and seed= by keyword (fit's passes are epochs=, as for every learner)",
+                  DeprecationWarning, stacklevel=3)
+    return args[0], (args[1] if len(args) > 1 else seed)
 
 
 class _BatchPA(Estimator):
@@ -103,8 +119,23 @@ class _BatchPA(Estimator):
     def _slack_weights(self, y: np.ndarray) -> np.ndarray:
         return np.ones(y.size)
 
+    def _fit_stream(self, X: np.ndarray, rounds: np.ndarray, targets: np.ndarray, n: int, epochs: int,
+                    verbose: bool, callback):
+        """Restart, then run ``rounds`` (rows of sample indices, ``n`` per pass) through the shared
+        epoch loop (validated data)."""
+        self.reset()
+        self._start(X.shape[1], targets.shape[1])
+
+        def one_pass(epoch: int) -> None:
+            for row in rounds[(epoch - 1) * n:epoch * n]:
+                self._update_models(X[row], targets[row])
+
+        self._run_epochs(epochs, self._reported(one_pass, epochs, verbose), callback=callback)
+        return self
 
 
+
+@saveable
 class PairedPA(_BatchPA):
     """Binary passive-aggressive classifier updated on batches (paired PA, seed 004 Section 4).
 
@@ -174,27 +205,30 @@ class PairedPA(_BatchPA):
         self._update_models(X, y[:, None])
         return self
 
-    def fit(self, X, y, n_rounds: int | None = None, seed: int = 0):
-        """Start from ``w = 0`` and learn from ``n_rounds`` balanced pairs drawn from ``(X, y)``.
+    def fit(self, X, y, *args, epochs: int = 1, verbose: bool = False, callback=None, n_rounds: int | None = None,
+            seed: int = 0):
+        """Start from ``w = 0`` and learn from ``epochs`` passes of ``n_rounds`` balanced pairs drawn from ``(X, y)``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Labels in ``{-1, +1}``; both classes must be present.
+        epochs, verbose, callback
+            As every ``fit`` of the package: passes, a line per pass on stderr, and
+            ``callback(learner, epoch)`` after each pass (``True`` stops).
         n_rounds : int, optional
-            Number of rounds (default ``n_samples``).
+            Rounds of a pass (default ``n_samples``).
         seed : int
-            Seed of the stream (:func:`predtron.pa.streams.balanced_pairs`).
+            Seed of the stream (:func:`predtron.pa.streams.balanced_pairs`), one stream for all
+            passes (``epochs=1`` draws the rounds it always drew).
         """
+        n_rounds, seed = _stream_args(type(self).__name__, args, n_rounds, seed)
         self._validate_params()
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
         X, y = check_batch(X, y)
-        rounds = balanced_pairs(y, X.shape[0] if n_rounds is None else n_rounds, seed)
-        self.reset()
-        self._start(X.shape[1], 1)
-        for pair in rounds:
-            self._update_models(X[pair], y[pair][:, None])
-        return self
+        n = X.shape[0] if n_rounds is None else check_int(n_rounds, "n_rounds", minimum=1)
+        return self._fit_stream(X, balanced_pairs(y, epochs * n, seed), y[:, None], n, epochs, verbose, callback)
 
     def decision_function(self, X) -> np.ndarray:
         """Scores ``<w, x>`` of each row of ``X``."""
@@ -212,6 +246,7 @@ class PairedPA(_BatchPA):
         return float(np.mean(self.predict(X) != y))
 
 
+@saveable
 class CalibratedPA(_BatchPA):
     """Calibrated multiclass passive-aggressive learner (seed 004, Section 5).
 
@@ -308,29 +343,32 @@ class CalibratedPA(_BatchPA):
         self._update_models(X, self._targets(Y))
         return self
 
-    def fit(self, X, Y, n_rounds: int | None = None, seed: int = 0):
-        """Start from ``w^k = 0`` and learn from ``n_rounds`` balanced rounds drawn from ``(X, Y)``.
+    def fit(self, X, Y, *args, epochs: int = 1, verbose: bool = False, callback=None, n_rounds: int | None = None,
+            seed: int = 0):
+        """Start from ``w^k = 0``; learn from ``epochs`` passes of ``n_rounds`` balanced rounds drawn from ``(X, Y)``.
 
         Each round holds one sample of every class (:class:`CalibratedMultilabelPA`: for
         every label one sample that has it), drawn by :func:`predtron.pa.streams.balanced_rounds`.
 
         Parameters
         ----------
+        epochs, verbose, callback
+            As every ``fit`` of the package: passes, a line per pass on stderr, and
+            ``callback(learner, epoch)`` after each pass (``True`` stops).
         n_rounds : int, optional
-            Number of rounds (default ``n_samples``).
+            Rounds of a pass (default ``n_samples``).
         seed : int
-            Seed of the stream.
+            Seed of the stream, one stream for all passes (``epochs=1`` draws the rounds it
+            always drew).
         """
+        n_rounds, seed = _stream_args(type(self).__name__, args, n_rounds, seed)
         self._validate_params()
+        epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
         X = self._check_X(X)
         Y = self._check_Y(Y, X.shape[0])
-        rounds = balanced_rounds(self._groups(Y), X.shape[0] if n_rounds is None else n_rounds, seed)
-        self.reset()
-        self._start(X.shape[1], self._n_models())
-        targets = self._targets(Y)
-        for row in rounds:
-            self._update_models(X[row], targets[row])
-        return self
+        n = X.shape[0] if n_rounds is None else check_int(n_rounds, "n_rounds", minimum=1)
+        rounds = balanced_rounds(self._groups(Y), epochs * n, seed)
+        return self._fit_stream(X, rounds, self._targets(Y), n, epochs, verbose, callback)
 
     def decision_function(self, X) -> np.ndarray:
         """Scores ``<w^k, x>``: an array of shape ``(n_samples, n_models)``."""
@@ -339,7 +377,7 @@ class CalibratedPA(_BatchPA):
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest score (first one on ties)."""
-        return np.array([_first_argmax(s) for s in self.decision_function(X)], dtype=np.int64)
+        return np.array([first_argmax_trusted(s) for s in self.decision_function(X)], dtype=np.int64)
 
     def mean_loss(self, X, Y) -> float:
         """Fraction of misclassified samples (lower is better; ``score`` is its negative)."""
@@ -349,6 +387,7 @@ class CalibratedPA(_BatchPA):
         return float(np.mean(self.predict(X) != Y))
 
 
+@saveable
 class CalibratedMultilabelPA(CalibratedPA):
     """The calibrated passive-aggressive update for multilabel data (seed 004, Section 5).
 

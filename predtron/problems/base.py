@@ -23,8 +23,8 @@ the argument.  Each calls an unchecked method of the same name with a leading un
 implements and what the learners' hot loop calls on data it has validated once.  The
 learners also use three batch operations, which subclasses vectorise and which default to
 a loop over the per-instance methods: :meth:`Problem.check_labels` (validate all labels at
-once), :meth:`Problem._batch_loss` (the loss of ``pred(t)`` for a block of score vectors)
-and :meth:`Problem._batch_pred`.
+once), :meth:`Problem.batch_loss` (the loss of ``pred(t)`` for a block of score vectors)
+and :meth:`Problem.batch_pred`.
 """
 
 from __future__ import annotations
@@ -210,12 +210,19 @@ class Problem(Parametrized, ABC):
             out[i] = y
         return out
 
-    def _batch_loss(self, T, Y) -> np.ndarray:
-        """``L(pred(t_i), y_i)`` for a block of scores and labels, bitwise equal to the scalar path."""
+    def batch_loss(self, T, Y) -> np.ndarray:
+        """``L(pred(t_i), y_i)`` for a block of scores and labels, bitwise equal to the scalar path.
+
+        Trusted inside the package: ``T`` is an ``(n, d)`` float block of finite scores and ``Y``
+        the labels as :meth:`prepare_labels` returns them; nothing is checked again.
+        """
         return np.array([self._loss(self._pred(t), y) for t, y in zip(T, Y, strict=True)], dtype=float)
 
-    def _batch_pred(self, T):
-        """``pred(t_i)`` for a block of scores (stacked as ``predict`` returns them)."""
+    def batch_pred(self, T):
+        """``pred(t_i)`` for a block of scores (stacked as ``predict`` returns them).
+
+        Trusted inside the package, as :meth:`batch_loss`: ``T`` is not checked again.
+        """
         return self.stack(self._pred(t) for t in T)
 
     def _compiled_spec(self, labels):
@@ -354,11 +361,11 @@ def _check_rng(rng) -> np.random.Generator:
 
 def first_argmax(values: np.ndarray) -> int:
     """Index of the first maximum of a non-empty 1-D array of finite values, with the relative
-    tolerance of :func:`_first_argmax` (validated)."""
+    tolerance of :func:`first_argmax_trusted` (validated)."""
     values = as_finite_array(values, "values")
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array; got shape {values.shape}")
-    return _first_argmax(values)
+    return first_argmax_trusted(values)
 
 
 def first_argmax_rows(values: np.ndarray) -> np.ndarray:
@@ -366,11 +373,16 @@ def first_argmax_rows(values: np.ndarray) -> np.ndarray:
     values = as_finite_array(values, "values")
     if values.ndim != 2 or values.shape[1] == 0:
         raise ValueError(f"values must be a 2-D array with at least one column; got shape {values.shape}")
-    return _first_argmax_rows(values)
+    return first_argmax_rows_trusted(values)
 
 
-def _first_argmax(values: np.ndarray) -> int:
+def first_argmax_trusted(values: np.ndarray) -> int:
     """Index of the first maximum, with a relative tolerance so rounding does not break ties.
+
+    For callers that have already validated ``values`` (a non-empty 1-D array of finite
+    values; :func:`first_argmax` is the validating entry point).  Used by ``pred`` of the
+    finite problems and by the learners that predict a class by their largest score
+    (:mod:`predtron.pa`, :mod:`predtron.reductions`).
 
     The first index whose value is within ``TIE_TOLERANCE`` times the largest magnitude of
     the maximum.  The tolerance is relative, so the choice is unchanged when all values
@@ -382,8 +394,11 @@ def _first_argmax(values: np.ndarray) -> int:
     return int((values >= top - tol).argmax())
 
 
-def _first_argmax_rows(values: np.ndarray) -> np.ndarray:
-    """:func:`_first_argmax` of every row of a 2-D array (the same arithmetic, vectorised)."""
+def first_argmax_rows_trusted(values: np.ndarray) -> np.ndarray:
+    """:func:`first_argmax_trusted` of every row of a 2-D array (the same arithmetic, vectorised).
+
+    For callers that have already validated ``values``; :func:`first_argmax_rows` validates.
+    """
     top = values.max(axis=1)
     tol = TIE_TOLERANCE * np.maximum(top, -values.min(axis=1))
     return (values >= (top - tol)[:, None]).argmax(axis=1)
@@ -425,7 +440,7 @@ class FiniteProblem(Problem):
         return self._reps[self._index(sigma)]
 
     def _pred(self, t):
-        return self._preds[_first_argmax(self._reps @ np.asarray(t, dtype=float))]
+        return self._preds[first_argmax_trusted(self._reps @ np.asarray(t, dtype=float))]
 
     def _loss(self, sigma, y) -> float:
         return float(self._L[self._index(sigma), self._label_index(y)])
@@ -434,7 +449,7 @@ class FiniteProblem(Problem):
         t = np.asarray(t, dtype=float)
         base = self._rep(self._correct(y)) @ t
         values = self._L[:, self._label_index(y)] - (base - self._reps @ t)
-        return self._preds[_first_argmax(values)]
+        return self._preds[first_argmax_trusted(values)]
 
     def _label_columns(self, Y: np.ndarray) -> np.ndarray:
         lookup = {v: j for j, v in enumerate(self._label_values)}
@@ -442,12 +457,12 @@ class FiniteProblem(Problem):
 
     def _batch_pred_index(self, T: np.ndarray) -> np.ndarray:
         T = np.asarray(T, dtype=float)
-        return _first_argmax_rows(T @ self._reps.T)
+        return first_argmax_rows_trusted(T @ self._reps.T)
 
-    def _batch_loss(self, T, Y) -> np.ndarray:
+    def batch_loss(self, T, Y) -> np.ndarray:
         return self._L[self._batch_pred_index(T), self._label_columns(np.asarray(Y))]
 
-    def _batch_pred(self, T):
+    def batch_pred(self, T):
         index = self._batch_pred_index(T)
         return np.asarray(self._preds)[index]
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from predtron._validation import MAX_CLASSES, as_finite_array, check_int
-from predtron.problems.base import _first_argmax, _first_argmax_rows
+from predtron.problems.base import first_argmax_rows_trusted, first_argmax_trusted
 from predtron.problems.general import General, check_loss_matrix
 
 
@@ -55,10 +55,10 @@ class Multiclass(General):
         return g
 
     def _pred(self, t) -> int:
-        return _first_argmax(t)
+        return first_argmax_trusted(t)
 
     def _batch_pred_index(self, T) -> np.ndarray:
-        return _first_argmax_rows(np.asarray(T, dtype=float))
+        return first_argmax_rows_trusted(np.asarray(T, dtype=float))
 
     def _compiled_spec(self, labels):
         return (2, np.zeros((1, 1)), np.ascontiguousarray(self._L, dtype=float),
@@ -66,15 +66,15 @@ class Multiclass(General):
                 np.asarray(labels, dtype=np.int64).reshape(-1, 1))
 
     def _oracle(self, t, y) -> int:
-        return _first_argmax(self._L[:, y] + (t - t[self._correct_index[y]]))
+        return first_argmax_trusted(self._L[:, y] + (t - t[self._correct_index[y]]))
 
     def _round(self, t, y, use_oracle):
-        sigma = _first_argmax(t)
+        sigma = first_argmax_trusted(t)
         loss = float(self._L[sigma, y])
         if loss == 0:
             return 0.0, None
         correct = int(self._correct_index[y])
-        chosen = _first_argmax(self._L[:, y] + (t - t[correct])) if use_oracle else sigma
+        chosen = first_argmax_trusted(self._L[:, y] + (t - t[correct])) if use_oracle else sigma
         g = np.zeros(self._k)
         g[chosen] += 1.0
         g[correct] -= 1.0

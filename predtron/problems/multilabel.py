@@ -142,21 +142,21 @@ class Multilabel(Problem):
         false_pos = np.count_nonzero((Y == 0) & (S == 1), axis=1)
         return (false_neg * false_pos).astype(float)
 
-    def _batch_pred(self, T) -> np.ndarray:
+    def batch_pred(self, T) -> np.ndarray:
         if self._measure is not None and self._measure.k is not None:
-            return super()._batch_pred(T)
+            return super().batch_pred(T)
         return (np.asarray(T, dtype=float) >= 0).astype(np.int64)
 
-    def _batch_loss(self, T, Y) -> np.ndarray:
+    def batch_loss(self, T, Y) -> np.ndarray:
         if self._fbeta:
-            S, Y = self._batch_pred(T), np.asarray(Y)
+            S, Y = self.batch_pred(T), np.asarray(Y)
             a = np.count_nonzero((S == 1) & (Y == 1), axis=1)
             b = np.count_nonzero((S == 1) & (Y == 0), axis=1)
             P = np.count_nonzero(Y == 1, axis=1)
             return np.asarray(self._measure.loss_counts(a, b, P, self._m - P), dtype=float)
         if self._measure is not None:
-            return super()._batch_loss(T, Y)
-        return self._loss_rows(self._batch_pred(T), np.asarray(Y))
+            return super().batch_loss(T, Y)
+        return self._loss_rows(self.batch_pred(T), np.asarray(Y))
 
     @property
     def _fbeta(self) -> bool:

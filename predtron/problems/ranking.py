@@ -86,6 +86,10 @@ __all__ = [
     "sort_positions",
 ]
 
+#: Entries of the ``(queries, m, m)`` blocks of :meth:`RankingProblem.grade_c_L`.
+_GRADE_BLOCK = 1 << 20
+
+
 class RankingProblem(Problem):
     """Shared part of :class:`~predtron.problems.subset_ranking.SubsetRanking` and
     :class:`~predtron.problems.multilabel_ranking.MultilabelRanking` (Sections 4-5).
@@ -216,11 +220,11 @@ class RankingProblem(Problem):
         n, m = T.shape
         return T.ravel(), np.asarray(Y).ravel(), np.arange(n + 1, dtype=np.int64) * m
 
-    def _batch_loss(self, T, Y) -> np.ndarray:
+    def batch_loss(self, T, Y) -> np.ndarray:
         values, y, offsets = self._flat(T, Y)
         return ranking_batch.losses_of_scores(self.ranking_loss, values, y, offsets)
 
-    def _batch_pred(self, T):
+    def batch_pred(self, T):
         if isinstance(T, Ragged):
             return self.stack(Ragged(ranking_batch.rankings(T.values, T.offsets), T.offsets))
         T = np.asarray(T, dtype=float)
@@ -355,6 +359,71 @@ class RankingProblem(Problem):
         if not math.isfinite(c_L):
             raise ValueError("no label in Y has a ranking with non-zero loss; c_L is undefined")
         return c_L, max(r[1] for r in ranges)
+
+    def grade_c_L(self, grades: np.ndarray, offsets: np.ndarray) -> float:
+        """``c_L`` of :meth:`loss_bounds_for` over the queries of a flat layout, on validated data.
+
+        ``grades`` holds the relevance grades of every document (int64, as :meth:`check_labels`
+        returns them) and ``offsets`` the ``n_queries + 1`` row offsets of the queries; neither
+        is checked again.  The result equals the per-query loop's bit for bit: a label's
+        smallest non-zero loss depends only on the multiset of its grades (every step of
+        :meth:`label_loss_range` sorts or pairs values, never positions), so each query's
+        grades are sorted and the queries of one length are computed
+        together with the same element-wise arithmetic as :meth:`label_loss_range`
+        (:func:`~predtron.problems.ranking_margin.best_with_forced_pair` over the forbidden
+        item-position pairs), in blocks of bounded memory.
+
+        Raises ``ValueError`` as :meth:`loss_bounds_for` does (no query; no query with a
+        non-zero loss).
+        """
+        sizes = np.diff(offsets)
+        if sizes.size == 0:
+            raise ValueError("Y is empty; the loss bounds of no label are not defined")
+        query = np.repeat(np.arange(sizes.size), sizes)
+        ordered = grades[np.lexsort((-grades, query))]  # each query's grades, largest first
+        c_L = math.inf
+        for m in np.unique(sizes).tolist():
+            starts = offsets[:-1][sizes == m]
+            labels = ordered[starts[:, None] + np.arange(m)]  # one row per query, non-increasing
+            block = max(1, _GRADE_BLOCK // (m * m))
+            for first in range(0, len(labels), block):
+                c_L = min(c_L, self._sorted_c_L(labels[first:first + block]))
+        if not math.isfinite(c_L):
+            raise ValueError("no label in Y has a ranking with non-zero loss; c_L is undefined")
+        return c_L
+
+    def _sorted_c_L(self, Y: np.ndarray) -> float:
+        """Smallest finite ``label_loss_range(y)[0]`` over the rows of ``Y`` (each non-increasing,
+        one length ``m``), ``inf`` if none: :meth:`_label_loss_range` row by row, vectorised."""
+        loss = self.ranking_loss
+        m = Y.shape[1]
+        v = loss._item_values(Y)  # element-wise: the values of every row, non-increasing
+        b = loss._position_weights(m)
+        ideal = np.cumsum(v * b, axis=1)[:, -1]  # as RankingLoss._ideal, left to right
+        # Sigma_y: item i may sit at position p iff its value is among those of p's block of
+        # equal position weights (RankingLoss._allowed; the rows are sorted, so "among" is a range)
+        cuts = np.flatnonzero(np.diff(b) != 0) + 1
+        first = np.repeat(np.concatenate([[0], cuts]), np.diff(np.concatenate([[0], cuts, [m]])))
+        last = np.repeat(np.concatenate([cuts, [m]]) - 1, np.diff(np.concatenate([[0], cuts, [m]])))
+        allowed = (v[:, None, last] <= v[:, :, None]) & (v[:, :, None] <= v[:, None, first])
+        # best_with_forced_pair with t = v already sorted (rank i for item i), row by row
+        prod = np.cumsum(b * v, axis=1)
+        same = np.concatenate([np.zeros((len(v), 1)), prod], axis=1)
+        up = np.zeros_like(v)
+        up[:, 1:] = b[:-1] * v[:, 1:]
+        up = np.concatenate([np.zeros((len(v), 1)), np.cumsum(up, axis=1)], axis=1)
+        down = np.zeros_like(v)
+        down[:, :-1] = b[1:] * v[:, :-1]
+        down = np.concatenate([np.zeros((len(v), 1)), np.cumsum(down, axis=1)], axis=1)
+        r = np.arange(m)[:, None]
+        j = np.arange(m)[None, :]
+        total = same[:, m][:, None, None]
+        rest_above = same[:, r] + (up[:, j + 1] - up[:, r + 1]) + (total - same[:, j + 1])
+        rest_below = same[:, j] + (down[:, r] - down[:, j]) + (total - same[:, np.minimum(r + 1, m)])
+        best = np.where(r <= j, rest_above, rest_below) + v[:, :, None] * b[None, None, :]
+        best_bad = np.where(allowed, -np.inf, best).max(axis=(1, 2))
+        live = (ideal != 0) & ~allowed.all(axis=(1, 2))
+        return float(np.min((ideal[live] - best_bad[live]) / ideal[live], initial=math.inf))
 
     def loss_bounds(self, m: int, y_max: int) -> tuple[float, float]:
         """``(c_L, C_L)`` over every label in ``{0..y_max}^m`` (Section 2.1).

@@ -25,7 +25,7 @@ and the saved state), ``_checks`` (input checks at the public boundary), ``_scal
 (standardisation), and one module per estimator.
 """
 
-from predtron.sklearn._base import theorem1_step
+from predtron.bounds import theorem1_step  # Theorem 1's step on a data set (eta='auto')
 from predtron.sklearn.classifier import PredtronClassifier
 from predtron.sklearn.multilabel import PredtronMultilabelClassifier
 from predtron.sklearn.ordinal import PredtronOrdinalClassifier

@@ -13,12 +13,10 @@ the core learner.
 from __future__ import annotations
 
 import inspect
-import itertools
 import re
 from collections.abc import Callable
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -33,8 +31,10 @@ from predtron._validation import (
     check_positive,
     excerpt,
 )
+from predtron.bounds import theorem1_step
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.learners.stopping import EarlyStopping
+from predtron.scoring import Inputs
 from predtron.sklearn._checks import _check_input
 from predtron.sklearn._scaling import _Standardizer
 
@@ -42,7 +42,7 @@ _COMMON_DOC_TEXT = """
     eta : float or "auto", default "auto"
         Step size of Algorithm 1.  ``"auto"`` is Theorem 1's step ``c_L / (4 R^2)`` with
         ``R^2`` the mean squared norm of the (standardised) training inputs (see
-        :func:`theorem1_step`); ``eta_`` holds the value used.  With the oracle update,
+        :func:`~predtron.bounds.theorem1_step`); ``eta_`` holds the value used.  With the oracle update,
         ``eta`` times the squared input norm sets how much the loss term of the oracle weighs
         against the scores, so a step on the data's own scale makes the estimator
         independent of how the features were scaled.
@@ -175,33 +175,6 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
     return decorate
 
 
-def theorem1_step(problem, X, labels, intercept: bool, offsets=None) -> float:
-    """``c_L / (4 R^2)``, Theorem 1's step size, with ``R^2`` the MEAN squared instance norm.
-
-    Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
-    example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
-    query, the squared Frobenius norm of its document matrix, an upper bound of the squared
-    operator norm).  ``c_L`` is the smallest non-zero loss (over the training labels for
-    ranking).  Falls back to 1 when every loss is zero.
-    """
-    if sp.issparse(X):
-        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        squares = np.einsum("ij,ij->i", X, X)
-    if offsets is not None:
-        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
-    r2 = float(np.mean(squares)) + (1.0 if intercept else 0.0)
-    if offsets is not None:
-        segments = [labels[a:b] for a, b in itertools.pairwise(offsets)]
-        try:
-            c_L = problem.loss_bounds_for(segments)[0]
-        except ValueError:
-            return 1.0
-    else:
-        c_L = problem.c_L
-    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
-
-
 class _PredtronEstimator(BaseEstimator):
     """Shared parameters, validation and the core learner of the estimators."""
 
@@ -211,10 +184,18 @@ class _PredtronEstimator(BaseEstimator):
         return cls(problem, eta=eta, update=self.update, average=self.average, shuffle=self.shuffle,
                    random_state=self._seed(), fit_intercept=self.fit_intercept, record_losses=False)
 
-    def _fit_learner(self, problem, X, target, **split) -> None:
-        """Fit the core learner, stopping early when the online loss of a pass stops improving."""
+    def _fit_learner(self, problem, X, target) -> None:
+        """Fit the core learner, stopping early when the online loss of a pass stops improving.
+
+        ``X`` is a validated matrix, or an :class:`~predtron.scoring.Inputs` with ``target`` the
+        labels ``problem.check_labels`` returned for it: the learner then trusts both
+        (:meth:`~predtron.learners.base.OnlineLearner.fit_inputs`)."""
         self.learner_ = self._learner(problem)
-        self.learner_.fit(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper(), **split)
+        options = dict(epochs=self.epochs, verbose=self.verbose, callback=self._stopper())
+        if isinstance(X, Inputs):
+            self.learner_.fit_inputs(X, target, **options)
+        else:
+            self.learner_.fit(X, target, **options)
         self.n_iter_ = self.learner_.n_epochs_
 
     def _stopper(self):

@@ -6,6 +6,7 @@ import math
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 from predtron._validation import as_label_array, check_class_labels, check_matrix, excerpt
 
@@ -68,3 +69,15 @@ class _Offsets:
     def __init__(self, offsets: np.ndarray):
         self.offsets = offsets
         self.n = len(offsets) - 1
+
+
+def _canonical(X):
+    """``X`` (already checked: finite float64 numbers) in the layout the learners take without a
+    second check: C-contiguous, or canonical CSR (sorted indices, no duplicates).  No copy when
+    it is already so; nothing is scanned again."""
+    if sp.issparse(X):
+        if X.format != "csr" or not X.has_canonical_format:
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            X.sum_duplicates()
+        return X
+    return np.ascontiguousarray(X, dtype=np.float64)

@@ -7,6 +7,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from predtron._validation import as_finite_array, check_class_labels, check_positive, excerpt
+from predtron.persistence import saveable
 from predtron.problems import Binary, Multiclass
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
@@ -25,6 +26,7 @@ def _reject_cost(value, name: str) -> None:
 
 @estimator_params({"cost_matrix": None, "reject_cost": None, "reject_label": -1},
                   {"cost_matrix": None, "reject_cost": _reject_cost, "reject_label": None})
+@saveable
 class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
     """Binary and multiclass classification with the Predtron.
 
@@ -149,7 +151,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
 
     def _fit_threshold(self, X, indices: np.ndarray) -> float:
         T = self._scores(X)
-        wrong = self._decode(self.learner_.problem._batch_pred(T)) != indices
+        wrong = self._decode(self.learner_.problem.batch_pred(T)) != indices
         gap = self._gap(T)
         order = np.argsort(gap, kind="stable")
         # Abstaining on the j smallest gaps costs reject_cost * j plus the mistakes among the others.
@@ -165,7 +167,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
         """Class indices and the abstention mask."""
         check_is_fitted(self)
         T = self._scores(self._validate_X(X, reset=False))
-        indices = self._decode(self.learner_.problem._batch_pred(T))
+        indices = self._decode(self.learner_.problem.batch_pred(T))
         abstain = (self._gap(T) < self.threshold_) if self.reject_cost is not None else np.zeros(len(T), dtype=bool)
         return indices, abstain
 

@@ -8,6 +8,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from predtron._validation import MAX_DENSE_ENTRIES, check_choice, excerpt
+from predtron.persistence import saveable
 from predtron.problems import Binary, Multiclass, Multilabel
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
@@ -18,6 +19,7 @@ __all__ = ["PredtronMultilabelClassifier"]
 
 @estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-4},
                   {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": None, "beta": None})
+@saveable
 class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     """Multilabel classification with the Predtron (:class:`~predtron.problems.Multilabel`).
 
@@ -217,7 +219,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         X = self._validate_X(X, reset=False)
         if sample_weight is None:
             return -self.learner_.mean_loss(X, y)
-        losses = self.learner_.problem._batch_loss(self.learner_.decision_function(X),
+        losses = self.learner_.problem.batch_loss(self.learner_.decision_function(X),
                                                    self.learner_.problem.check_labels(y, _Count(X.shape[0])))
         return -float(np.average(losses, weights=sample_weight))
 

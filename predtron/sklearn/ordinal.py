@@ -7,6 +7,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from predtron._validation import check_class_labels, excerpt
+from predtron.persistence import saveable
 from predtron.problems import Ordinal
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _check_score_input, _saved_classes
@@ -15,6 +16,7 @@ __all__ = ["PredtronOrdinalClassifier"]
 
 
 @estimator_params()
+@saveable
 class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
     """Ordinal regression with the Predtron (:class:`~predtron.problems.Ordinal`).
 

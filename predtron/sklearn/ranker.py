@@ -7,10 +7,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from predtron._ragged import Ragged
 from predtron._validation import as_label_array, excerpt, query_offsets
+from predtron.persistence import saveable
 from predtron.problems import SubsetRanking, ranking_batch
 from predtron.problems.ranking_measures import F_CHOICES, RankingLoss
+from predtron.scoring import DocumentInputs
 from predtron.sklearn._base import _at_least_one, _optional, _PredtronEstimator, estimator_params
-from predtron.sklearn._checks import _check_input, _check_score_input, _Offsets
+from predtron.sklearn._checks import _canonical, _check_input, _check_score_input, _Offsets
 
 __all__ = ["PredtronRanker"]
 
@@ -24,6 +26,7 @@ def _position_values(value, name: str) -> None:
 @estimator_params({"f": "discount", "k": 10, "train_k": None},
                   {"f": _position_values, "k": _at_least_one, "train_k": _optional(_at_least_one)},
                   exclude=("fit_intercept",))
+@saveable
 class PredtronRanker(_PredtronEstimator):
     """Learning to rank with the Predtron (:class:`~predtron.problems.SubsetRanking`).
 
@@ -46,7 +49,7 @@ class PredtronRanker(_PredtronEstimator):
         Cut-off of the NDCG loss the learner is trained on (``None``: the full NDCG).
     eta : float or "auto", default "auto"
         Step size; ``"auto"`` is Theorem 1's step on the data's mean squared query norm
-        (:func:`theorem1_step`).
+        (:func:`~predtron.bounds.theorem1_step`).
     epochs : int, default 50
         Largest number of passes over the queries.
     tol : float or None, default 1e-3
@@ -102,12 +105,12 @@ class PredtronRanker(_PredtronEstimator):
         self._validate_params()
         _check_input(X, y, fitting=True, relevance=True, type_name=type(self).__name__)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
-        X = self._fit_scaler(X)
-        problem = self._problem()
         offsets = query_offsets(X.shape[0], qid=qid, group=group)
-        grades = problem.check_labels(y, _Offsets(offsets)).values
-        self.eta_ = self._resolve_eta(problem, X, grades, offsets)
-        self._fit_learner(problem, X, grades, group=np.diff(offsets))
+        inputs = DocumentInputs(_canonical(self._fit_scaler(X)), offsets)  # checked once: trusted from here
+        problem = self._problem()
+        grades = problem.check_labels(y, inputs)
+        self.eta_ = self._resolve_eta(problem, inputs.X, grades.values, offsets)
+        self._fit_learner(problem, inputs, grades)
         return self
 
     def partial_fit(self, X, y, *, qid=None, group=None):

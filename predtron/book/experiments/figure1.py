@@ -2,10 +2,10 @@
 
 Every function takes the experiment's choices as keyword arguments (their defaults are
 the choices of the book's chapter ``09_experiments``) and returns a tidy
-:class:`pandas.DataFrame` built by :func:`~predtron.experiments.protocol.run_settings`,
+:class:`pandas.DataFrame` built by :func:`~predtron.book.experiments.protocol.run_settings`,
 so a panel can be rerun with other choices in one call::
 
-    from predtron.experiments import panel_a, seed_summary
+    from predtron.book.experiments import panel_a, seed_summary
     runs = panel_a(noise=0.03, passes=20, seeds=range(4))
     seed_summary(runs, ["f", "n"])
 
@@ -23,9 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from predtron._validation import check_int, check_positive, check_size, excerpt, finite_result
-from predtron.data.ranking import figure1_centres, make_figure1_ranking
-from predtron.experiments._pandas import pd
-from predtron.experiments.protocol import (
+from predtron.book.experiments._pandas import pd
+from predtron.book.experiments.protocol import (
     LEARNERS,
     _check_columns,
     _check_iterable,
@@ -35,6 +34,7 @@ from predtron.experiments.protocol import (
     make_learner,
     run_settings,
 )
+from predtron.data.ranking import figure1_centres, make_figure1_ranking
 from predtron.problems.ranking_measures import MAX_EXPONENTIAL_GRADE
 from predtron.problems.subset_ranking import SubsetRanking
 

@@ -1,6 +1,6 @@
 """Figures of the Figure 1 chapter: the three statistics side by side, zeros drawn at a marked floor.
 
-The functions take the tables of :func:`~predtron.experiments.protocol.seed_summary`
+The functions take the tables of :func:`~predtron.book.experiments.protocol.seed_summary`
 (one row per point, columns ``<statistic>``, ``<statistic>_low``, ``<statistic>_high``)
 and draw the centre line with the spread over seeds shaded.
 """
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from predtron._validation import as_finite_array
-from predtron.experiments.protocol import STATISTIC_NAMES, STATISTICS
+from predtron.book.experiments.protocol import STATISTIC_NAMES, STATISTICS
 
 SHORT_NAMES = {"mean": "mean loss", "median": "median per-query loss", "perfect": "share ranked perfectly"}
 
@@ -56,7 +56,7 @@ def plot_statistic(ax, summary, x: str, hue: str, statistic: str, *, log: bool =
     ----------
     ax : matplotlib Axes
     summary : pandas.DataFrame
-        A :func:`~predtron.experiments.protocol.seed_summary` table.
+        A :func:`~predtron.book.experiments.protocol.seed_summary` table.
     x, hue : str
         Columns of the horizontal axis and of the curves.
     statistic : {"mean", "median", "perfect"}
@@ -115,7 +115,7 @@ def statistics_figure(summary, x: str, hue: str, *, xlabel: str, statistics: Seq
     Parameters
     ----------
     summary : pandas.DataFrame
-        A :func:`~predtron.experiments.protocol.seed_summary` table.
+        A :func:`~predtron.book.experiments.protocol.seed_summary` table.
     x, hue : str
         Columns of the horizontal axis and of the curves.
     xlabel : str
@@ -194,7 +194,7 @@ def plot_loss_ecdf(ax, per_query, hue: str = "f", *, floor: float | None = None,
 def plot_margin_passes(ax, study, *, max_passes: int, labels: Mapping | None = None):
     """Passes to separate the training set against Lemma 4's margin, one marker per seed.
 
-    ``study`` is a :func:`~predtron.experiments.figure1.margin_study` table.  Runs that
+    ``study`` is a :func:`~predtron.book.experiments.figure1.margin_study` table.  Runs that
     did not separate within ``max_passes`` are drawn as open triangles at ``max_passes``
     (a dotted line); the large marker is the median over seeds (at the cap when most
     runs did not separate).

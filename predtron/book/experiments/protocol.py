@@ -33,8 +33,8 @@ from predtron._validation import (
     check_size,
     excerpt,
 )
+from predtron.book.experiments._pandas import pd
 from predtron.data.ranking import make_figure1_ranking
-from predtron.experiments._pandas import pd
 from predtron.learners.base import OnlineLearner
 from predtron.learners.link import PredtronLink
 from predtron.learners.predtron import Predtron

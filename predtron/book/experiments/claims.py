@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron.experiments._pandas import pd
-from predtron.experiments.protocol import seed_summary
+from predtron.book.experiments._pandas import pd
+from predtron.book.experiments.protocol import seed_summary
 
 _F_SHORT = {"inverse": "f1", "power1.1": "f2", "square": "f3", "linear": "f(i)=-i"}
 
@@ -50,7 +50,7 @@ def claims_table(a, b, c, *, n_zero: int = 60, n_last: int = 100, zero_level: fl
     Parameters
     ----------
     a, b, c : pandas.DataFrame
-        Per-run tables of :func:`~predtron.experiments.figure1.panel_a`, ``panel_b`` and
+        Per-run tables of :func:`~predtron.book.experiments.figure1.panel_a`, ``panel_b`` and
         ``panel_c`` (``panel_c`` with the learners ``"l1"``, ``"l2"`` and
         ``"untrained"``).
     n_zero : int

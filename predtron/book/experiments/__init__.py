@@ -7,8 +7,8 @@ set; ``claims_table`` checks the paper's claims under stated readings; ``seed_su
 summarises runs over seeds; ``statistics_figure`` draws the three statistics side by side.
 """
 
-from predtron.experiments.claims import claims_table
-from predtron.experiments.figure1 import (
+from predtron.book.experiments.claims import claims_table
+from predtron.book.experiments.figure1 import (
     F_LABELS,
     F_PAPER,
     LEARNER_LABELS,
@@ -25,14 +25,14 @@ from predtron.experiments.figure1 import (
     smallest_nonzero_loss,
     theorem1_step,
 )
-from predtron.experiments.plots import (
+from predtron.book.experiments.plots import (
     floor_below,
     plot_loss_ecdf,
     plot_margin_passes,
     plot_statistic,
     statistics_figure,
 )
-from predtron.experiments.protocol import (
+from predtron.book.experiments.protocol import (
     DEFAULTS,
     STATISTIC_NAMES,
     STATISTICS,

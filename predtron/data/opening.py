@@ -1,4 +1,9 @@
-"""Helpers shared by the file loaders: opening (plain, gzip, bz2), messages, size guards."""
+"""Helpers shared by the file loaders and the command line: opening (plain, gzip, bz2), messages, size guards.
+
+:func:`check_file`, :func:`open_binary` and :data:`DECOMPRESSION_ERRORS` are what a reader of
+data files outside :mod:`predtron.data` (the command line) uses; the rest serves the loaders'
+messages.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from predtron._validation import MAX_DENSE_ENTRIES
+
+__all__ = ["DECOMPRESSION_ERRORS", "check_file", "open_binary"]
 
 #: Errors raised while reading a damaged or truncated gzip / bz2 file (``gzip.BadGzipFile`` and
 #: bz2's "invalid data stream" are ``OSError``).
