@@ -30,6 +30,7 @@ from predtron._validation import (
     check_int,
     check_n_labels,
 )
+from predtron.engine import EngineSpec
 from predtron.problems.base import Problem, _check_rng
 from predtron.problems.bipartite import BIPARTITE_LOSSES, BipartiteMeasure
 from predtron.scoring import VectorScoring
@@ -151,14 +152,10 @@ class Multilabel(Problem):
             return super()._batch_loss(T, Y)
         return self._loss_rows(self._batch_pred(T), np.asarray(Y))
 
-    def _compiled_spec(self, labels):
+    def _compiled_spec(self, labels) -> EngineSpec | None:
         if self._measure is not None or self.loss_name == "errorset":
             return None
-        unit = 1.0 / self._m if self._normalize else 1.0
-        params = np.array([self._scale, unit, 1.0 if self._normalize else 0.0])
-        kind = 4 if self.loss_name == "hamming" else 5
-        return (kind, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), params,
-                np.asarray(labels, dtype=np.int64))
+        return EngineSpec.multilabel(labels, self.loss_name == "subset", self._scale, self._normalize)
 
     def _round(self, t, y, use_oracle):
         if self._measure is not None or self.loss_name == "errorset":
