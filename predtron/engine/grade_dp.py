@@ -56,7 +56,8 @@ def _cost_numpy(c):
 grade_dp_cost = Tiered(_cost, _cost_numpy, lambda c: c.shape[0], 2e7)
 
 
-def _is_cheap(states: int, grades: int, m: int) -> bool:
+@jit
+def _is_cheap(states, grades, m):
     return states <= MAX_DP_STATES and states * grades <= max(m * m * m, 4096)
 
 
@@ -68,21 +69,41 @@ def grade_dp_is_cheap(c: np.ndarray) -> bool:
     at every size; many small grade blocks (the Figure 1 data) do not."""
     c = np.ascontiguousarray(c, dtype=float)
     states, grades = grade_dp_cost(c)
-    return _is_cheap(int(states), int(grades), c.shape[0])
+    return bool(getattr(_is_cheap, "py_func", _is_cheap)(states, grades, c.shape[0]))
+
+
+@jit
+def _covers(values, offsets, needed, cheap):
+    for q in range(offsets.shape[0] - 1):
+        if not needed[q]:
+            continue
+        a, e = offsets[q], offsets[q + 1]
+        states, grades = _cost(values[a:e])
+        if states > MAX_DP_STATES or (cheap and not _is_cheap(states, grades, e - a)):
+            return False
+    return True
+
+
+def _covers_numpy(values, offsets, needed, cheap):
+    is_cheap = getattr(_is_cheap, "py_func", _is_cheap)
+    for q in np.flatnonzero(needed).tolist():
+        a, e = int(offsets[q]), int(offsets[q + 1])
+        states, grades = _cost_numpy(values[a:e])
+        if states > MAX_DP_STATES or (cheap and not is_cheap(states, grades, e - a)):
+            return False
+    return True
+
+
+_tiered_covers = Tiered(_covers, _covers_numpy, lambda values, offsets, needed, cheap: values.shape[0], 2e7)
 
 
 def grade_dp_covers(values, offsets, needed, cheap: bool) -> bool:
     """Whether every query ``q`` with ``needed[q]`` (``values[offsets[q]:offsets[q + 1]]``)
     has a dynamic programme within :data:`MAX_DP_STATES` states and, with ``cheap``, one
-    that :func:`grade_dp_is_cheap` accepts: the whole-data check of a compiled ranking pass."""
-    values = np.ascontiguousarray(values, dtype=float)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    for q in np.flatnonzero(needed).tolist():
-        a, e = int(offsets[q]), int(offsets[q + 1])
-        states, grades = grade_dp_cost(values[a:e])
-        if states > MAX_DP_STATES or (cheap and not _is_cheap(int(states), int(grades), e - a)):
-            return False
-    return True
+    that :func:`grade_dp_is_cheap` accepts: the whole-data check of a compiled ranking pass,
+    in one call."""
+    return bool(_tiered_covers(np.ascontiguousarray(values, dtype=float), np.asarray(offsets, dtype=np.int64),
+                               np.ascontiguousarray(needed, dtype=np.bool_), bool(cheap)))
 
 
 @jit

@@ -60,7 +60,7 @@ def _on_disk(dispatcher, signature: tuple) -> bool:
     try:
         with global_compiler_lock:
             return dispatcher._cache.load_overload(signature, dispatcher.targetctx) is not None
-    except Exception:  # noqa: BLE001 - a cache numba cannot read is a cache miss
+    except Exception:  # a cache numba cannot read (or a numba without this API) is a miss
         return False
 
 

@@ -60,8 +60,11 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
     ``n_features``), ``sparse``, ``intercept`` and, for :attr:`Kind.RANKING`, the query
     ``offsets``.  Returns ``(rounds done, mistakes, mistake rounds, their losses, status)``
     (status 1: the scores stopped being finite), or ``None`` when the compiled kernel is not
-    used (see :mod:`predtron.engine.jit`): the caller then runs its NumPy block scan.
+    used (see :mod:`predtron.engine.jit`) or the inputs hold no matrix ``X`` (another
+    scoring's): the caller then runs its NumPy block scan.
     """
+    if getattr(inputs, "X", None) is None:
+        return None
     forms = _forms(inputs)
     run = _PASSES[spec.kind]
     if spec.kind == Kind.RANKING:

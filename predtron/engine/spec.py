@@ -43,9 +43,17 @@ class Kind(IntEnum):
     RANKING = 10
 
 
-def _none(ndim: int = 1, dtype=np.float64):
-    """An empty array: the value of a field the spec's kind does not read."""
-    return field(default_factory=lambda: np.zeros((0,) * ndim, dtype=dtype))
+# Empty arrays: the values of the fields a spec's kind does not read.
+def _no_vector() -> np.ndarray:
+    return np.zeros(0)
+
+
+def _no_matrix() -> np.ndarray:
+    return np.zeros((0, 0))
+
+
+def _no_indices() -> np.ndarray:
+    return np.zeros(0, dtype=np.int64)
 
 
 def _floats(values, ndim: int) -> np.ndarray:
@@ -98,18 +106,18 @@ class EngineSpec:
 
     kind: Kind
     labels: np.ndarray
-    loss_matrix: np.ndarray = _none(2)
-    correct: np.ndarray = _none(1, np.int64)
-    reps: np.ndarray = _none(2)
+    loss_matrix: np.ndarray = field(default_factory=_no_matrix)
+    correct: np.ndarray = field(default_factory=_no_indices)
+    reps: np.ndarray = field(default_factory=_no_matrix)
     costs: tuple[float, float] = (0.0, 0.0)
     scale: float = 0.0
     unit: float = 0.0
     normalize: bool = False
-    gains: np.ndarray = _none()
-    f_table: np.ndarray = _none()
-    f_start: np.ndarray = _none(1, np.int64)
-    alphas: np.ndarray = _none()
-    position_weights: np.ndarray = _none()
+    gains: np.ndarray = field(default_factory=_no_vector)
+    f_table: np.ndarray = field(default_factory=_no_vector)
+    f_start: np.ndarray = field(default_factory=_no_indices)
+    alphas: np.ndarray = field(default_factory=_no_vector)
+    position_weights: np.ndarray = field(default_factory=_no_vector)
 
     @property
     def documents(self) -> bool:
