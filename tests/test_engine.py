@@ -155,6 +155,7 @@ def test_a_fit_moving_from_numpy_to_compiled_passes_stays_exact(problem, monkeyp
     monkeypatch.setattr(tier, "budget", 2.5 * len(X))
     monkeypatch.setattr(tier, "spent", 0.0)
     monkeypatch.setattr(tier, "_ready", set())
+    monkeypatch.setattr(tier, "_not_on_disk", set())
     fast = Predtron(problem, eta=0.7, average=True).fit(X, y, epochs=5)
     assert tier.spent == 2 * len(X) and tier.kernel.overloads  # two NumPy passes, then compiled
     slow = reference_fit(Predtron(problem, eta=0.7, average=True), X, y, epochs=5)

@@ -87,6 +87,7 @@ class Tiered:
         self.budget = float(budget)
         self.spent = 0.0  # work run by the twin in this process
         self._ready: set = set()
+        self._not_on_disk: set = set()  # signatures the disk cache did not hold (probed once)
         self.__doc__ = kernel.__doc__
         self.__name__ = getattr(kernel, "__name__", "kernel")
         self.__wrapped__ = getattr(kernel, "py_func", kernel)
@@ -97,9 +98,14 @@ class Tiered:
         signature = tuple(numba.typeof(a) for a in args)
         if signature in self._ready:
             return True
-        if signature in self.kernel.overloads or _on_disk(self.kernel, signature):
+        if signature in self.kernel.overloads:
             self._ready.add(signature)
             return True
+        if signature not in self._not_on_disk:
+            if _on_disk(self.kernel, signature):
+                self._ready.add(signature)
+                return True
+            self._not_on_disk.add(signature)
         return False
 
     def compiled(self, args: tuple) -> bool:
