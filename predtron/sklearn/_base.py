@@ -1,0 +1,319 @@
+"""What the four estimators share: their parameters (declared once), their validation, the
+core learner they drive and the state they save.
+
+Every estimator's constructor is made from one table, :data:`COMMON_PARAMS` plus the
+estimator's own parameters (:func:`estimator_params`), and every parameter has one checker in
+``_parameter_constraints`` (scikit-learn's convention: a dict from parameter name to its
+constraint; here the constraint is the package's own checker, so an error names the parameter,
+what was expected and what came).  ``fit`` validates the parameters once
+(:meth:`_PredtronEstimator._validate_params`) and the data once, then hands trusted arrays to
+the core learner.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import re
+from collections.abc import Callable
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from predtron._state import State
+from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_choice, check_int, check_positive, excerpt
+from predtron.learners.predtron import Predtron, PredtronLD
+from predtron.sklearn._checks import _check_input
+from predtron.sklearn._scaling import _Standardizer
+
+_COMMON_DOC_TEXT = """
+    eta : float or "auto", default "auto"
+        Step size of Algorithm 1.  ``"auto"`` is Theorem 1's step ``c_L / (4 R^2)`` with
+        ``R^2`` the mean squared norm of the (standardised) training inputs (see
+        :func:`theorem1_step`); ``eta_`` holds the value used.  With the oracle update,
+        ``eta`` times the squared input norm sets how much the loss term of the oracle weighs
+        against the scores, so a step on the data's own scale makes the estimator
+        independent of how the features were scaled.
+    epochs : int, default 50
+        Largest number of passes over the training data (see ``tol``).
+    tol : float or None, default 1e-3
+        Stop when the mean loss the learner suffers in a pass has not improved on the best
+        pass by ``tol`` for ``n_iter_no_change`` passes in a row (as scikit-learn's linear
+        models stop); ``None`` makes exactly ``epochs`` passes.  ``n_iter_`` is the number
+        of passes made.
+    n_iter_no_change : int, default 5
+        Patience of the stopping rule.
+    average : bool, default True
+        Predict with the averaged iterate (Freund and Schapire; Collins).
+    shuffle : bool, default True
+        Visit the examples in a new random order at every pass.
+    random_state : int, RandomState, numpy Generator or None, default None
+        Seed of the shuffling.
+    fit_intercept : bool, default True
+        A bias per score coordinate.
+    standardize : bool, default True
+        Scale every feature to unit variance with the training statistics, and centre it
+        when the training input is dense (centring sparse input would densify it, so sparse
+        input is only scaled: a model fitted on a CSR matrix then differs from one fitted on
+        the same data dense; with ``standardize=False`` they are identical).  The
+        perceptron's mistake bounds grow with the input radius ``R``, and a feature on a much
+        larger scale than the others dominates it (on Mulan emotions, without it the
+        estimator predicts no label at all).
+    update : {"oracle", "prediction"}, default "oracle"
+        Which prediction enters the update: the loss-augmented argmax (Algorithm 1) or the
+        prediction itself (perceptron-style).
+    loss_driven : bool, default False
+        Use Predtron.LD, which scales each step by the loss just suffered.
+    verbose : bool, default False
+        Show a progress bar over the passes and examples of ``fit``.
+"""
+
+#: The shared parameters' numpydoc entries, by name.
+_COMMON_DOC: dict[str, str] = {
+    re.match(r"(\w+)", entry).group(1): "    " + entry
+    for entry in re.split(r"(?m)^    (?=\w+ : )", _COMMON_DOC_TEXT.lstrip("\n")) if entry.strip()
+}
+
+#: The parameters every estimator shares, with their defaults (the ranker has no
+#: ``fit_intercept``: ranking scores ignore shifts).
+COMMON_PARAMS: dict[str, object] = {
+    "eta": "auto", "epochs": 50, "tol": 1e-3, "n_iter_no_change": 5, "average": True, "shuffle": True,
+    "random_state": None, "fit_intercept": True, "standardize": True, "update": "oracle", "loss_driven": False,
+    "verbose": False,
+}
+
+
+def _eta(value, name: str) -> None:
+    if not (isinstance(value, str) and value == "auto"):
+        check_positive(value, name)
+
+
+def _optional(check: Callable) -> Callable:
+    """A checker that also accepts ``None``."""
+    def checker(value, name: str) -> None:
+        if value is not None:
+            check(value, name)
+    return checker
+
+
+def _at_least_one(value, name: str) -> None:
+    check_int(value, name, minimum=1)
+
+
+#: One checker per shared parameter (``None``: any value; ``random_state`` is checked where it
+#: is used, by the learner).
+COMMON_CONSTRAINTS: dict[str, Callable | None] = {
+    "eta": _eta,
+    "epochs": _at_least_one,
+    "tol": _optional(lambda v, n: check_positive(v, n, allow_zero=True)),
+    "n_iter_no_change": _at_least_one,
+    "average": check_bool,
+    "shuffle": check_bool,
+    "random_state": None,
+    "fit_intercept": check_bool,
+    "standardize": check_bool,
+    "update": lambda v, n: check_choice(v, n, ("oracle", "prediction")),
+    "loss_driven": check_bool,
+    "verbose": check_bool,
+}
+
+
+def estimator_params(own: dict[str, object] | None = None, constraints: dict[str, Callable | None] | None = None, *,
+                     exclude: tuple[str, ...] = ()):
+    """Class decorator: give an estimator its constructor, made from :data:`COMMON_PARAMS` (less
+    ``exclude``) and its ``own`` parameters, and its ``_parameter_constraints``.
+
+    The constructor only stores the parameters (scikit-learn's rule); its signature lists every
+    parameter as keyword-only with its default, so ``get_params``, ``clone`` and the API
+    reference see an ordinary ``__init__``.  The docstring's ``{common}`` marker is replaced by
+    the shared parameters' documentation.
+    """
+    own = dict(own or {})
+
+    def decorate(cls):
+        defaults = {k: v for k, v in COMMON_PARAMS.items() if k not in exclude} | own
+        checks = {k: v for k, v in COMMON_CONSTRAINTS.items() if k not in exclude} | dict(constraints or {})
+        missing = set(defaults) ^ set(checks)
+        if missing:
+            raise TypeError(f"{cls.__name__}: parameters and constraints differ on {sorted(missing)}")
+
+        def __init__(self, **params):
+            unknown = sorted(set(params) - set(defaults))
+            if unknown:
+                raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s) {unknown}; "
+                                f"its parameters are {sorted(defaults)}")
+            for name, default in defaults.items():
+                setattr(self, name, params.get(name, default))
+
+        __init__.__signature__ = inspect.Signature(
+            [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            + [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in defaults.items()])
+        __init__.__qualname__ = f"{cls.__name__}.__init__"
+        __init__.__doc__ = f"Store the parameters of {cls.__name__} (see the class docstring)."
+        cls.__init__ = __init__
+        cls._parameter_constraints = checks
+        if cls.__doc__ and "    {common}\n" in cls.__doc__:
+            shared = "".join(_COMMON_DOC[k] for k in COMMON_PARAMS if k not in exclude)
+            cls.__doc__ = cls.__doc__.replace("    {common}\n", shared)
+        return cls
+
+    return decorate
+
+
+def theorem1_step(problem, X, labels, intercept: bool, offsets=None) -> float:
+    """``c_L / (4 R^2)``, Theorem 1's step size, with ``R^2`` the MEAN squared instance norm.
+
+    Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
+    example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
+    query, the squared Frobenius norm of its document matrix, an upper bound of the squared
+    operator norm).  ``c_L`` is the smallest non-zero loss (over the training labels for
+    ranking).  Falls back to 1 when every loss is zero.
+    """
+    if sp.issparse(X):
+        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    else:
+        squares = np.einsum("ij,ij->i", X, X)
+    if offsets is not None:
+        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
+    r2 = float(np.mean(squares)) + (1.0 if intercept else 0.0)
+    if offsets is not None:
+        segments = [labels[a:b] for a, b in itertools.pairwise(offsets)]
+        try:
+            c_L = problem.loss_bounds_for(segments)[0]
+        except ValueError:
+            return 1.0
+    else:
+        c_L = problem.c_L
+    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
+
+
+class _PredtronEstimator(BaseEstimator):
+    """Shared parameters, validation and the core learner of the estimators."""
+
+    def _learner(self, problem, eta=None):
+        cls = PredtronLD if self.loss_driven else Predtron
+        eta = getattr(self, "eta_", self.eta) if eta is None else eta
+        return cls(problem, eta=eta, update=self.update, average=self.average, shuffle=self.shuffle,
+                   random_state=self._seed(), fit_intercept=self.fit_intercept, record_losses=False)
+
+    def _fit_learner(self, problem, X, target, **split) -> None:
+        """Fit the core learner, stopping early when the online loss of a pass stops improving."""
+        self.learner_ = self._learner(problem)
+        self.learner_.fit(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper(), **split)
+        self.n_iter_ = self.learner_.n_epochs_
+
+    def _stopper(self):
+        """Early stopping as scikit-learn's ``tol``/``n_iter_no_change``: stop once the mean loss the
+        learner suffers in a pass has not improved on the best pass by ``tol`` for
+        ``n_iter_no_change`` passes in a row."""
+        if self.tol is None:
+            return None
+        tol, patience = float(self.tol), int(self.n_iter_no_change)
+        state = {"best": np.inf, "stall": 0, "rounds": 0, "total": 0.0}
+
+        def stop(learner, epoch: int) -> bool:
+            rounds, total = learner.n_rounds_, learner.cumulative_loss_
+            mean = (total - state["total"]) / max(rounds - state["rounds"], 1)
+            state["rounds"], state["total"] = rounds, total
+            state["stall"] = state["stall"] + 1 if mean > state["best"] - tol else 0
+            state["best"] = min(state["best"], mean)
+            return bool(state["stall"] >= patience)
+
+        return stop
+
+    def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
+        """The step size: ``eta`` as given, or Theorem 1's step for ``eta="auto"``."""
+        if isinstance(self.eta, str) and self.eta == "auto":
+            return theorem1_step(problem, X, labels, bool(self.fit_intercept), offsets)
+        return float(self.eta)
+
+    def _seed(self):
+        state = self.random_state
+        if isinstance(state, np.random.RandomState):
+            return int(state.randint(0, 2**31 - 1))
+        return state
+
+    def _validate_params(self) -> None:
+        """Check every parameter once, with its checker in ``_parameter_constraints``."""
+        for name, check in self._parameter_constraints.items():
+            if check is not None:
+                check(getattr(self, name), name)
+
+    def _fit_classes(self, X, y, unit: str = "classes"):
+        """Validate the parameters and the data once, learn ``classes_`` (sorted), and return the
+        validated ``X`` with each row's class index."""
+        self._validate_params()
+        _check_input(X, y, fitting=True, type_name=type(self).__name__)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, indices = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"y must hold at least 2 {unit} to learn from; got 1 class ({excerpt(self.classes_)})")
+        return X, indices
+
+    def _validate_X(self, X, reset: bool):
+        _check_input(X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        return self._transform(X)
+
+    def _transform(self, X):
+        return self.scaler_(X) if getattr(self, "scaler_", None) is not None else X
+
+    def _fit_scaler(self, X):
+        self.scaler_ = _Standardizer(X) if self.standardize else None
+        return self._transform(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # -------------------------------------------------------------- persistence
+    def _check_fitted(self) -> None:
+        check_is_fitted(self)
+
+    def _get_state(self) -> tuple[dict, dict]:
+        check_is_fitted(self)
+        scalars, arrays = self.learner_._get_state()
+        arrays = {f"learner.{k}": v for k, v in arrays.items()}
+        scalars = {"learner": scalars, "n_features_in_": int(self.n_features_in_), "eta_": float(self.eta_)}
+        if self.scaler_ is not None:
+            arrays["scale"] = self.scaler_.scale
+            if self.scaler_.mean is not None:
+                arrays["mean"] = self.scaler_.mean
+        scalars.update(self._extra_state())
+        return scalars, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        state = State.of(scalars, arrays)
+        self.n_features_in_ = state.int("n_features_in_", minimum=1, maximum=MAX_DENSE_ENTRIES)
+        self.eta_ = state.real("eta_", minimum=0.0)
+        if self.eta_ <= 0:
+            raise ValueError(f"state entry 'eta_' must be positive; got {self.eta_}")
+        self._restore_extra(state)
+        if state.has_array("scale"):
+            scaler = _Standardizer.__new__(_Standardizer)
+            scaler.scale = state.array("scale", (self.n_features_in_,))
+            if np.any(scaler.scale <= 0):
+                raise ValueError("state array 'scale' must be positive")
+            scaler.mean = state.array("mean", (self.n_features_in_,)) if state.has_array("mean") else None
+            self.scaler_ = scaler
+        elif self.standardize:
+            raise ValueError("standardize=True but the state has no array 'scale'")
+        else:
+            self.scaler_ = None
+        self.learner_ = self._learner(self._problem())
+        self.learner_._validate_params()
+        self.learner_._set_state(state.sub("learner"), None)
+        if self.learner_.n_features_in_ != self.n_features_in_:
+            raise ValueError(f"state entry 'learner.n_features_in_' ({self.learner_.n_features_in_}) must equal "
+                             f"n_features_in_ ({self.n_features_in_})")
+
+    def _extra_state(self) -> dict:
+        return {}
+
+    def _restore_extra(self, state) -> None:
+        return None

@@ -1,0 +1,70 @@
+"""Input checks of the estimators' public methods, before scikit-learn's own validation."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from predtron._validation import as_label_array, check_class_labels, check_matrix, excerpt
+
+
+def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, type_name: str = "this estimator") \
+        -> None:
+    """The package's checks before scikit-learn's ``validate_data`` (which keeps its own conventions,
+    required by ``check_estimator``, and the feature names): real finite numbers below
+    ``MAX_ABS_INPUT`` in ``X`` (no dates, no numeric strings), and classes in ``y`` that are finite
+    numbers or strings, not a mix (``relevance``: numbers, no booleans).  ``fitting``: ``y`` is
+    required."""
+    check_matrix(X, "X", accept_sparse=True, min_features=0)
+    if y is None:
+        if fitting:
+            raise ValueError(f"{type_name} requires y to be passed, but the target y is None "
+                             "(one label per row of X)")
+        return
+    labels = as_label_array(y, "y", booleans=not relevance)
+    flat = labels.ravel()
+    if flat.dtype.kind in "cmMV":
+        raise ValueError(f"y must hold numbers or strings (Complex data not supported); got dtype {flat.dtype}")
+    if flat.dtype.kind == "f" and not np.all(np.isfinite(flat)):
+        raise ValueError("y must not contain NaN or infinite values (a class must be a finite number or a string)")
+    if flat.dtype.kind == "O":
+        values = flat.tolist()
+        if not all(isinstance(v, str) or (isinstance(v, numbers.Real) and math.isfinite(v)) for v in values):
+            raise ValueError(f"y must hold finite numbers or strings as classes; got {excerpt(flat)}")
+        if 0 < sum(isinstance(v, str) for v in values) < len(values):
+            raise ValueError(f"y must hold numbers or strings as classes, not a mix of both; got {excerpt(flat)}")
+    if relevance and flat.dtype.kind not in "iuf":
+        raise ValueError(f"y must hold relevance grades (numbers); got {excerpt(flat)}")
+
+
+def _check_score_input(X, y, *, relevance: bool = False) -> None:
+    """``_check_input`` and at least one row: a score of no rows is undefined."""
+    _check_input(X, y, fitting=True, relevance=relevance)
+    if np.shape(X)[0] == 0:
+        raise ValueError(f"X must hold at least one row to score (a mean over no rows is undefined); "
+                         f"got shape {np.shape(X)}")
+
+
+def _saved_classes(state) -> np.ndarray:
+    """The saved ``classes_``: at least 2 distinct classes (numbers or strings), sorted."""
+    classes = check_class_labels(state.value("classes_"), "state entry 'classes_'")
+    if classes.size < 2 or np.any(classes[1:] <= classes[:-1]):
+        raise ValueError("state entry 'classes_' must hold at least 2 sorted distinct classes")
+    return classes
+
+
+class _Count:
+    """A stand-in for inputs when only the number of instances is needed."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+
+class _Offsets:
+    """A stand-in for ranking inputs when only the query offsets are needed."""
+
+    def __init__(self, offsets: np.ndarray):
+        self.offsets = offsets
+        self.n = len(offsets) - 1

@@ -1,0 +1,82 @@
+"""Ordinal regression: :class:`~predtron.sklearn.PredtronOrdinalClassifier`."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from predtron._validation import check_class_labels, excerpt
+from predtron.problems import Ordinal
+from predtron.sklearn._base import _PredtronEstimator, estimator_params
+from predtron.sklearn._checks import _check_score_input, _saved_classes
+
+__all__ = ["PredtronOrdinalClassifier"]
+
+
+@estimator_params()
+class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
+    """Ordinal regression with the Predtron (:class:`~predtron.problems.Ordinal`).
+
+    The sorted distinct labels of ``y`` (numbers, or anything sortable such as ``1..5``
+    stars) are the ordered levels; the loss is the absolute difference of levels.
+
+    Parameters
+    ----------
+    {common}
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The levels, sorted.
+    learner_ : Predtron
+        The fitted core learner.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    Notes
+    -----
+    ``score`` is the negative mean absolute error counted in levels.
+    """
+
+    def _problem(self):
+        return Ordinal(len(self.classes_))
+
+    def fit(self, X, y):
+        """Fit on ``X`` and ordered labels ``y``."""
+        X, levels = self._fit_classes(X, y, unit="levels")
+        X = self._fit_scaler(X)
+        problem = self._problem()
+        self.eta_ = self._resolve_eta(problem, X, levels)
+        self._fit_learner(problem, X, levels)
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """Level scores ``(n, n_levels)``; the prediction is the best-scoring level.  With two
+        levels, ``(n,)``: the score of ``classes_[1]`` minus that of ``classes_[0]``."""
+        check_is_fitted(self)
+        T = self.learner_.decision_function(self._validate_X(X, reset=False))
+        return T[:, 1] - T[:, 0] if T.shape[1] == 2 else T
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted level, as one of ``classes_``."""
+        check_is_fitted(self)
+        return self.classes_[self.learner_.predict(self._validate_X(X, reset=False))]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Negative mean absolute error, counted in levels."""
+        _check_score_input(X, y)
+        check_is_fitted(self)
+        y = check_class_labels(y, "y", n=np.shape(X)[0])
+        index = {c: i for i, c in enumerate(self.classes_.tolist())}
+        if any(v not in index for v in y.tolist()):
+            raise ValueError(f"y holds levels not seen in fit: {excerpt(y)}")
+        truth = np.array([index[v] for v in y.tolist()])
+        pred = self.learner_.predict(self._validate_X(X, reset=False))
+        return -float(np.average(np.abs(pred - truth), weights=sample_weight))
+
+    def _extra_state(self) -> dict:
+        return {"classes_": self.classes_.tolist()}
+
+    def _restore_extra(self, state) -> None:
+        self.classes_ = _saved_classes(state)

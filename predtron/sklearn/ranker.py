@@ -1,0 +1,129 @@
+"""Learning to rank: :class:`~predtron.sklearn.PredtronRanker`."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from predtron._ragged import Ragged
+from predtron._validation import as_label_array, excerpt, query_offsets
+from predtron.problems import SubsetRanking, ranking_batch
+from predtron.problems.ranking_measures import F_CHOICES, RankingLoss
+from predtron.sklearn._base import _at_least_one, _optional, _PredtronEstimator, estimator_params
+from predtron.sklearn._checks import _check_input, _check_score_input, _Offsets
+
+__all__ = ["PredtronRanker"]
+
+
+def _position_values(value, name: str) -> None:
+    """One of the named position-value functions, or a callable."""
+    if not callable(value) and (not isinstance(value, str) or value not in F_CHOICES):
+        raise ValueError(f"{name} must be one of {sorted(F_CHOICES)} or a callable; got {excerpt(value)}")
+
+
+@estimator_params({"f": "discount", "k": 10, "train_k": None},
+                  {"f": _position_values, "k": _at_least_one, "train_k": _optional(_at_least_one)},
+                  exclude=("fit_intercept",))
+class PredtronRanker(_PredtronEstimator):
+    """Learning to rank with the Predtron (:class:`~predtron.problems.SubsetRanking`).
+
+    Like LightGBM's ``LGBMRanker``: ``fit(X, y, group=...)`` or ``fit(X, y, qid=...)`` on
+    one row per document with integer relevance grades ``y``; ``predict(X)`` returns one
+    score per row (sort a query's rows by decreasing score); ``score`` is the mean NDCG@k
+    over queries.  The learner runs Algorithm 1 on the NDCG loss with the loss-augmented
+    oracle of Lemma 3 (Corollary 5 of the paper).
+
+    Parameters
+    ----------
+    f : str or callable, default "discount"
+        The representation's position values (see
+        :class:`~predtron.problems.SubsetRanking`).  The default, the NDCG discount
+        ``1 / log2(1 + i)``, makes the oracle an exact sort (Lemma 3's product case); on
+        MQ2008 it also ranked best (``benchmarks/real_data.py``).
+    k : int, default 10
+        Cut-off of the NDCG@k that ``score`` reports.
+    train_k : int, optional
+        Cut-off of the NDCG loss the learner is trained on (``None``: the full NDCG).
+    eta : float or "auto", default "auto"
+        Step size; ``"auto"`` is Theorem 1's step on the data's mean squared query norm
+        (:func:`theorem1_step`).
+    epochs : int, default 50
+        Largest number of passes over the queries.
+    tol : float or None, default 1e-3
+        Early stopping on the mean loss of a pass (see :class:`PredtronClassifier`).
+    n_iter_no_change : int, default 5
+        Patience of the stopping rule.
+    average : bool, default True
+        Predict with the averaged iterate.
+    shuffle : bool, default True
+        Visit the queries in a new random order at every pass.
+    random_state : int, RandomState, numpy Generator or None, default None
+        Seed of the shuffling.
+    standardize : bool, default True
+        Scale every feature to unit variance (and centre it, for dense input).
+    update : {"oracle", "prediction"}, default "oracle"
+        Which ranking enters the update.
+    loss_driven : bool, default False
+        Use Predtron.LD.
+    verbose : bool, default False
+        Show a progress bar.
+
+    Attributes
+    ----------
+    learner_ : Predtron
+        The fitted core learner (``learner_.coef_`` is the weight vector ``w``).
+    eta_ : float
+        The step size used.
+    n_iter_ : int
+        Passes made.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    Notes
+    -----
+    Ranking scores are shift-invariant, so there is no intercept.  In ``cross_val_score``
+    or ``GridSearchCV``, turn on scikit-learn's metadata routing, request the query ids
+    for both ``fit`` and ``score``, and split by query with ``GroupKFold``::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        ranker = PredtronRanker().set_fit_request(qid=True).set_score_request(qid=True)
+        cross_val_score(ranker, X, y, cv=GroupKFold(5), params={"qid": qid, "groups": qid})
+
+    (with routing on, the splitter's ``groups`` travel in ``params`` too).
+    """
+
+    fit_intercept = False
+
+    def _problem(self):
+        return SubsetRanking(f=self.f, loss="ndcg", k=self.train_k)
+
+    def fit(self, X, y, *, qid=None, group=None):
+        """Fit on documents ``X`` with relevance ``y`` and their queries (``qid`` or ``group``)."""
+        self._validate_params()
+        _check_input(X, y, fitting=True, relevance=True, type_name=type(self).__name__)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        X = self._fit_scaler(X)
+        problem = self._problem()
+        offsets = query_offsets(X.shape[0], qid=qid, group=group)
+        grades = problem.check_labels(y, _Offsets(offsets)).values
+        self.eta_ = self._resolve_eta(problem, X, grades, offsets)
+        self._fit_learner(problem, X, grades, group=np.diff(offsets))
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """One score per row (higher ranks first); ``X`` needs no query ids."""
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        return np.asarray(X @ self.learner_.coef_).ravel()
+
+    def score(self, X, y, *, qid=None, group=None) -> float:
+        """Mean NDCG@k over the queries (1 is a perfect ranking; queries with no relevant document
+        count as perfect)."""
+        _check_score_input(X, y, relevance=True)
+        check_is_fitted(self)
+        scores = self.predict(X)
+        offsets = query_offsets(len(scores), qid=qid, group=group)
+        rel = SubsetRanking().check_labels(as_label_array(y, "y", booleans=False), _Offsets(offsets))
+        loss = RankingLoss("ndcg", k=self.k)
+        return float(1.0 - ranking_batch.losses_of_scores(loss, scores, rel.values, offsets).mean()) \
+            if isinstance(rel, Ragged) else np.nan
