@@ -151,11 +151,16 @@ def _argmax(t, c, f, b):
     # highest grade down and only a strictly larger value replaces the current one, which
     # keeps the move from the lowest-numbered predecessor on ties.  States come in runs of
     # consecutive grade-0 counts; the counts of the other grades are an odometer advanced
-    # once per run (no divisions), and their last-placed items are fixed within a run.
+    # once per run (no divisions), and their last-placed items are fixed within a run.  In a
+    # run, the moves of the grades above 0 read earlier runs only, so they are tried for the
+    # whole run first, grade by grade (independent iterations, which the compiler can
+    # vectorise); the grade-0 move, which reads the state just before, comes last.
     run = counts[0] + 1
     placed = np.zeros(G, dtype=np.int64)
     active = np.zeros(G, dtype=np.int64)
     last = np.zeros(G, dtype=np.int64)  # index into t_items / c_items of an active grade's last item
+    top = np.empty(run)
+    arg = np.empty(run, dtype=np.int64)
     j0 = 0  # items of grades 1.. placed at the start of the run
     for base in range(0, n_states, run):
         if base > 0:
@@ -174,28 +179,31 @@ def _argmax(t, c, f, b):
                 active[n_active] = gidx
                 last[n_active] = starts[gidx] + placed[gidx] - 1
                 n_active += 1
-        for k in range(run):
+        k0 = 1 if base == 0 else 0  # state 0 (nothing placed) has no move
+        for k in range(k0, run):
+            top[k] = -np.inf
+            arg[k] = -1
+        for e in range(n_active):
+            gidx = active[e]
+            tq = t_items[last[e]]
+            cq = c_items[last[e]]
+            shift = base - strides[gidx]
+            for k in range(k0, run):
+                pos = j0 + k - 1
+                value = best[shift + k] + (tq * f[pos] - cq * b[pos])
+                if value > top[k]:
+                    top[k] = value
+                    arg[k] = gidx
+        for k in range(k0, run):
             s = base + k
-            if s == 0:
-                continue
-            pos = j0 + k - 1
-            fj = f[pos]
-            bj = b[pos]
-            top = -np.inf
-            arg = -1
-            for e in range(n_active):
-                q = last[e]
-                value = best[s - strides[active[e]]] + (t_items[q] * fj - c_items[q] * bj)
-                if value > top:
-                    top = value
-                    arg = active[e]
             if k > 0:
-                value = best[s - 1] + (t_items[k - 1] * fj - c_items[k - 1] * bj)
-                if value > top:
-                    top = value
-                    arg = 0
-            best[s] = top
-            move[s] = arg
+                pos = j0 + k - 1
+                value = best[s - 1] + (t_items[k - 1] * f[pos] - c_items[k - 1] * b[pos])
+                if value > top[k]:
+                    top[k] = value
+                    arg[k] = 0
+            best[s] = top[k]
+            move[s] = arg[k]
     return _backtrack(move, counts, strides, starts, items, n_states, m)
 
 
