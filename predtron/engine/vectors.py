@@ -121,37 +121,57 @@ def finish(n_done, mistakes, rounds, losses, status):
     return n_done, mistakes, rounds[:mistakes], losses[:mistakes], status
 
 
-@jit_inline
-def _binary_round(t, label, alpha_pos, alpha_neg, use_oracle, g):
-    """:attr:`~predtron.engine.spec.Kind.BINARY`: ``Binary._round``."""
-    sigma = 1 if t[0] >= 0 else -1
-    if sigma == label:
-        return 0.0
-    alpha = alpha_pos if label == 1 else alpha_neg
-    chosen = sigma
-    if use_oracle:
-        chosen = -label if alpha - 2.0 * label * t[0] > 0 else label
-    g[0] = float(chosen) - float(label)
-    return alpha
-
-
 @jit
 def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alpha_neg, eta, use_oracle,
                 loss_driven, intercept, tau0):
-    """One pass of :attr:`~predtron.engine.spec.Kind.BINARY` over the rows ``order``."""
+    """One pass of :attr:`~predtron.engine.spec.Kind.BINARY` over the rows ``order``: the round
+    of ``Binary._round`` on the one score ``t = <w, x>``, with ``t``, ``g`` and the step
+    coefficient in registers (``W`` has one row)."""
     n = order.shape[0]
-    t, g = np.zeros(1), np.zeros(1)
+    sparse = indptr.shape[0] > 0
+    averaging = U.shape[0] > 0
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
     for r in range(n):
         row = order[r]
-        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
+        if sparse:
+            t = 0.0
+            for q in range(indptr[row], indptr[row + 1]):
+                t += W[0, indices[q]] * data[q]
+            if intercept:
+                t += W[0, p]
+        else:
+            t = _dot(W[0], X[row], p) + (W[0, p] if intercept else 0.0)
+        if not np.isfinite(t):
             return finish(r, mistakes, rounds, losses, 1)
-        loss = _binary_round(t, labels[row, 0], alpha_pos, alpha_neg, use_oracle, g)
-        if loss == 0:
+        label = labels[row, 0]
+        sigma = 1 if t >= 0 else -1
+        if sigma == label:
             continue
+        loss = alpha_pos if label == 1 else alpha_neg
+        chosen = sigma
+        if use_oracle:
+            chosen = -label if loss - 2.0 * label * t > 0 else label
+        g = float(chosen) - float(label)
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
-        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if g == 0:  # adding alpha * (0 * x) would change nothing
+            continue
+        if sparse:
+            for q in range(indptr[row], indptr[row + 1]):
+                W[0, indices[q]] += alpha * (g * data[q])
+            if averaging:
+                for q in range(indptr[row], indptr[row + 1]):
+                    U[0, indices[q]] += alpha_u * (g * data[q])
+        else:
+            for j in range(p):
+                W[0, j] += alpha * (g * X[row, j])
+            if averaging:
+                for j in range(p):
+                    U[0, j] += alpha_u * (g * X[row, j])
+        if intercept:
+            W[0, p] += alpha * g
+            if averaging:
+                U[0, p] += alpha_u * g
     return finish(n, mistakes, rounds, losses, 0)
 
 
