@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "data"
+DATA = ROOT / "predtron" / "data" / "files"  # the shipped copies
 GOAL = 1.5
 
 COMMANDS = {

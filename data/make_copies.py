@@ -1,8 +1,9 @@
-"""Write the compact copies in this folder from the original files (see README.md).
+"""Write the compact copies shipped in predtron/data/files/ from the original files (see README.md).
 
 Usage: python data/make_copies.py SOURCE_DIR
 
-SOURCE_DIR holds ``letor-mq2008-fold1/{vali,test}.txt`` and ``mulan-emotions/emotions-{train,test}.arff``
+SOURCE_DIR holds ``letor-mq2008-fold1/{vali,test}.txt``,
+``mulan-emotions/emotions-{train,test}.arff`` and ``mulan-bibtex/bibtex-{train,test}.arff``
 as distributed.  LETOR lines are rewritten without their zero features, with each value in the
 shortest form that reads back as the same float64, and with the comment cut to its docid; the
 ARFF files are copied unchanged.  Everything is gzip-compressed with a fixed header (no name, no
@@ -16,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "predtron" / "data" / "files"
 
 
 def _number(text: str) -> str:
@@ -56,6 +57,10 @@ def main(source: Path) -> None:
     emotions.mkdir(exist_ok=True)
     for name in ("emotions-train.arff", "emotions-test.arff"):
         write_gzip(emotions / f"{name}.gz", (source / "mulan-emotions" / name).read_bytes())
+    bibtex = HERE / "mulan-bibtex"
+    bibtex.mkdir(exist_ok=True)
+    for name in ("bibtex-train.arff", "bibtex-test.arff"):
+        write_gzip(bibtex / f"{name}.gz", (source / "mulan-bibtex" / name).read_bytes())
 
 
 if __name__ == "__main__":

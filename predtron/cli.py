@@ -191,12 +191,13 @@ _PARAM_PREFIX = "param_"
 
 # ------------------------------------------------------------------ the parser
 _EXAMPLES = """\
-examples (on the data shipped in the repository's data/ folder):
-  predtron fit data/letor-mq2008-fold1/vali.txt.gz --task rank --model mq2008.npz --seed 0
-  predtron evaluate data/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --k 1 5 10
-  predtron predict data/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --output scores.txt
-  predtron fit data/mulan-emotions/emotions-train.arff.gz --task multilabel --labels 6 --model emotions.npz
-  predtron evaluate data/mulan-emotions/emotions-test.arff.gz --model emotions.npz
+examples (on the data shipped in the package, from the repository root):
+  predtron fit predtron/data/files/letor-mq2008-fold1/vali.txt.gz --task rank --model mq2008.npz --seed 0
+  predtron evaluate predtron/data/files/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --k 1 5 10
+  predtron predict predtron/data/files/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --output scores.txt
+  predtron fit predtron/data/files/mulan-emotions/emotions-train.arff.gz --task multilabel --labels 6 \\
+      --model emotions.npz
+  predtron evaluate predtron/data/files/mulan-emotions/emotions-test.arff.gz --model emotions.npz
 """
 
 _DESCRIPTION = """\
@@ -225,7 +226,7 @@ has no intercept) the learner is Algorithm 1 of the paper as stated."""
 
 _FIT_EXAMPLES = """\
 examples:
-  predtron fit data/letor-mq2008-fold1/vali.txt.gz --task rank --model mq2008.npz --epochs 20 --seed 0
+  predtron fit predtron/data/files/letor-mq2008-fold1/vali.txt.gz --task rank --model mq2008.npz --epochs 20 --seed 0
   predtron fit train.svm --task classify --model digits.npz --no-average --eta 0.5
   predtron fit train.txt --task rank --group-file train.txt.query --model ranker.npz --sparse
   predtron fit emotions-train.arff --task multilabel --xml emotions.xml --loss f1 --model m.npz
@@ -240,8 +241,8 @@ its labels are ignored, and a ranking file needs no query information."""
 
 _PREDICT_EXAMPLES = """\
 examples:
-  predtron predict data/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --output scores.txt
-  predtron predict data/mulan-emotions/emotions-test.arff.gz --model emotions.npz | head
+  predtron predict predtron/data/files/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --output scores.txt
+  predtron predict predtron/data/files/mulan-emotions/emotions-test.arff.gz --model emotions.npz | head
 """
 
 _EVALUATE_DESCRIPTION = """\
@@ -257,7 +258,7 @@ Print the test metrics of a model, one 'name: value' line each, rounded to 4 dec
 
 _EVALUATE_EXAMPLES = """\
 examples:
-  predtron evaluate data/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --k 1 3 5 10
+  predtron evaluate predtron/data/files/letor-mq2008-fold1/test.txt.gz --model mq2008.npz --k 1 3 5 10
   predtron evaluate test.svm --model digits.npz
 """
 

@@ -1,6 +1,6 @@
 """The ``predtron`` command line, end to end: fit -> predict -> evaluate on files.
 
-The shipped data (``data/``: MQ2008 Fold 1, Mulan emotions) go through the real program,
+The shipped data (``predtron/data/files/``: MQ2008 Fold 1, Mulan emotions) go through the real program,
 ``python -m predtron`` in a subprocess (and the installed ``predtron`` script when the
 virtualenv has one); the small classification, ordinal and ranking files the tests write go
 through :func:`predtron.cli.main` in-process, which is the function the script calls.  Values

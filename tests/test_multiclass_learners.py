@@ -221,3 +221,17 @@ def test_sgd_partial_fit_continues():
 def test_errors(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_sgd_takes_flat_ranking_input_like_every_learner():
+    """``group=``/``qid=`` (flat documents) give the same SGD steps as the per-query lists."""
+    from predtron.problems import SubsetRanking
+
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((7, 3)), np.array([2, 0, 1, 0, 1, 1, 0])
+    lists = SGDSVM(SubsetRanking(), lam=0.1, seed=0).fit([X[:3], X[3:]], [y[:3], y[3:]], epochs=2)
+    flat = SGDSVM(SubsetRanking(), lam=0.1, seed=0).fit(X, y, group=[3, 4], epochs=2)
+    by_qid = SGDSVM(SubsetRanking(), lam=0.1, seed=0).fit(X, y, qid=[5, 5, 5, 9, 9, 9, 9], epochs=2)
+    assert np.array_equal(flat.coef_, lists.coef_) and np.array_equal(by_qid.coef_, lists.coef_)
+    more = SGDSVM(SubsetRanking(), lam=0.1, seed=0).partial_fit(X, y, group=[3, 4])
+    assert more.n_iter_ == 2

@@ -390,3 +390,20 @@ def test_random_labels_are_valid():
     labels = list(MultilabelRanking(2, y_max=2).labels())
     assert len(labels) == 9 and all(len(y) == 2 for y in labels)
     assert sum(1 for _ in itertools.islice(MultilabelRanking(3).predictions(), 10)) == 6
+
+
+def test_large_grades_are_refused_only_where_the_gain_overflows():
+    """A linear gain (and precision) has no 2^y - 1 to overflow: grade 5000 is taken; the
+    exponential gain refuses it, and any gain refuses a grade float64 cannot hold exactly."""
+    from predtron import Predtron
+
+    X, y = [np.array([[1.0, 0.0], [0.0, 1.0]])], [np.array([5000, 0])]
+    linear = Predtron(SubsetRanking(gain="linear"), eta=1.0).fit(X, y)
+    assert linear.coef_[0] >= linear.coef_[1]
+    assert SubsetRanking(gain="linear").loss(np.array([1, 0]), y[0]) == pytest.approx(
+        1 - 5000 / math.log2(3) / 5000, rel=1e-12)
+    Predtron(SubsetRanking(loss="precision", k=1), eta=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="whose gain 2\\^y - 1 overflows"):
+        Predtron(SubsetRanking()).fit(X, y)
+    with pytest.raises(ValueError, match="beyond the integers float64 holds exactly"):
+        Predtron(SubsetRanking(gain="linear")).fit(X, [np.array([2.0 ** 60, 0.0])])

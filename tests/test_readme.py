@@ -38,7 +38,7 @@ SHELL_LANGUAGES = {"bash", "sh", "shell", "console", "text"}
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 PRINTS = re.compile(r"#\s*prints:\s*(.*?)\s*$")
-TOP_LEVEL = ("predtron/", "book/", "tests/", "benchmarks/", "data/", ".ci/")
+TOP_LEVEL = ("predtron/", "book/", "tests/", "benchmarks/", ".ci/")
 COMMAND_STARTS = ("predtron ", "python ", "bash ", "pip ", ".venv/bin/")
 METRIC_LINE = re.compile(r"^[\w@ ]+: -?\d+\.\d{4}$")
 
@@ -198,6 +198,8 @@ def check_command(line: str, root: Path, installed: set[str], capsys) -> None:
                 assert (root / rest[i + 1] / "pyproject.toml").is_file()
             elif arg == "-r":
                 assert (root / rest[i + 1]).is_file()
+            elif arg.startswith((".", "/")):  # a source tree, installed as a regular package
+                assert (root / arg / "pyproject.toml").is_file(), f"{line!r}: no pyproject.toml in {arg}"
             elif not arg.startswith("-") and rest[i - 1] not in ("-e", "-r"):
                 assert re.fullmatch(r"[A-Za-z0-9][\w.-]*", arg), f"{line!r}: {arg!r} is not a package name"
                 installed.add(arg.lower())
@@ -327,6 +329,6 @@ def test_checks_catch_a_broken_readme(tmp_path, monkeypatch, capsys):
     with pytest.raises(AssertionError, match="unknown command"):
         check_command(unknown, ROOT, set(), capsys)
     with pytest.raises(AssertionError, match="needs jupyterlab"):
-        check_command(".venv/bin/jupyter lab book/04_subset_ranking.ipynb", ROOT, set(), capsys)
+        check_command(".venv/bin/jupyter lab book/07_subset_ranking.ipynb", ROOT, set(), capsys)
     with pytest.raises(AssertionError, match="has no option --fast"):
         check_command(".venv/bin/python benchmarks/run_all.py --fast", ROOT, set(), capsys)

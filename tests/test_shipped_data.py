@@ -1,4 +1,5 @@
-"""The copies shipped in data/: shapes and counts always; identical arrays to the originals when present."""
+"""The copies shipped as package data (predtron/data/files/): shapes and counts always;
+identical arrays to the originals when present."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from predtron.data import get_data_home, load_arff, load_emotions, load_letor, load_mq2008
+from predtron.data import get_data_home, load_arff, load_bibtex, load_emotions, load_letor, load_mq2008
 from predtron.data.shipped import DATA_ENV
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"
+PACKAGE_DATA = Path(__file__).resolve().parents[1] / "predtron" / "data" / "files"
 
 
 @pytest.mark.parametrize(("split", "n_docs", "n_queries", "largest"),
@@ -47,15 +48,25 @@ def test_emotions_shapes_and_label_counts(split, n_rows, label_counts):
     assert np.array_equal(load_emotions(split, sparse=True).X.toarray(), data.X)
 
 
+@pytest.mark.parametrize(("split", "n_rows", "n_nonzero", "n_tags"),
+                         [("train", 4880, 334250, 11616), ("test", 2515, 173496, 6146)])
+def test_bibtex_shapes_and_label_counts(split, n_rows, n_nonzero, n_tags):
+    data = load_bibtex(split)
+    assert isinstance(data.X, sp.csr_matrix) and data.X.shape == (n_rows, 1836) and data.Y.shape == (n_rows, 159)
+    assert set(np.unique(data.X.data).tolist()) == {1.0} and data.Y.sum(axis=1).min() >= 1
+    assert data.X.nnz == n_nonzero and int(data.Y.sum()) == n_tags
+    assert data.label_names[0] == "TAG_2005"
+
+
 def test_where_the_files_are_looked_for(tmp_path, monkeypatch):
     monkeypatch.delenv(DATA_ENV, raising=False)
-    assert get_data_home() == REPOSITORY_DATA
+    assert get_data_home() == PACKAGE_DATA
     monkeypatch.setenv(DATA_ENV, str(tmp_path))
     assert get_data_home() == tmp_path
-    with pytest.raises(FileNotFoundError, match=rf"shipped data file not found: .*from \${DATA_ENV}.*Clone the "
-                                                r"repository, or set PREDTRON_DATA"):
+    with pytest.raises(FileNotFoundError, match=rf"shipped data file not found: .*from \${DATA_ENV}.*unset "
+                                                r"PREDTRON_DATA"):
         load_mq2008()
-    assert load_emotions("test", data_home=REPOSITORY_DATA).X.shape == (202, 72)
+    assert load_emotions("test", data_home=PACKAGE_DATA).X.shape == (202, 72)
     with pytest.raises(FileNotFoundError, match="from the data_home argument"):
         load_emotions(data_home=tmp_path / "nowhere")
     with pytest.raises(ValueError, match="split must be one of"):
@@ -88,4 +99,13 @@ def test_shipped_emotions_equals_the_original(split):
     ours = load_emotions(split)
     theirs = load_arff(_shared(SHARED / "mulan-emotions" / f"emotions-{split}.arff"), 6)
     assert np.array_equal(ours.X, theirs.X) and np.array_equal(ours.Y, theirs.Y)
+    assert ours.feature_names == theirs.feature_names and ours.label_names == theirs.label_names
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_shipped_bibtex_equals_the_original(split):
+    ours = load_bibtex(split)
+    folder = _shared(SHARED / "mulan-bibtex")
+    theirs = load_arff(folder / f"bibtex-{split}.arff", xml=folder / "bibtex.xml", sparse=True)
+    assert (ours.X != theirs.X).nnz == 0 and np.array_equal(ours.Y, theirs.Y)
     assert ours.feature_names == theirs.feature_names and ours.label_names == theirs.label_names

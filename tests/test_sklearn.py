@@ -183,3 +183,21 @@ def test_callback_sees_the_averaged_predictor():
     Predtron(Multiclass(3), average=True).fit(X, Y, epochs=3, callback=lambda m, e: seen.update({e: m.coef_.copy()}))
     for epoch in (1, 2, 3):
         np.testing.assert_allclose(seen[epoch], Predtron(Multiclass(3), average=True).fit(X, Y, epochs=epoch).coef_)
+
+
+def test_multilabel_auto_step_is_each_labels_binary_step():
+    """With the Hamming loss, ``eta="auto"`` is ``m`` times Theorem 1's joint step (each label's
+    binary step); other losses keep the joint step."""
+    from predtron.problems import Multilabel
+    from predtron.sklearn import theorem1_step
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((40, 6)) < 0.3).astype(float)
+    Y = (rng.random((40, 5)) < 0.4).astype(int)
+    hamming = PredtronMultilabelClassifier(epochs=1, random_state=0).fit(X, Y)
+    joint = theorem1_step(Multilabel(5, normalize=True), X, Y, True)
+    assert hamming.eta_ == pytest.approx(5 * joint, rel=1e-12)
+    f1 = PredtronMultilabelClassifier(loss="f1", epochs=1, random_state=0).fit(X, Y)
+    assert f1.eta_ == pytest.approx(theorem1_step(Multilabel(5, "f1"), X, Y, True), rel=1e-12)
+    assert PredtronMultilabelClassifier(eta=0.25, epochs=1).fit(X, Y).eta_ == 0.25
+    assert hamming.scaler_.mean is not None and np.all(hamming.scaler_.scale == 1.0)  # 0/1 features kept

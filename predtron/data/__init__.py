@@ -7,8 +7,8 @@ Loaders (every malformed line raises ``ValueError`` naming the file and the line
   in the flat layout; ``.queries()`` gives per-query lists (:mod:`predtron.data.letor`);
 * :func:`load_arff` -- multilabel ARFF, dense and sparse rows, labels last or named by a Mulan
   XML file (:mod:`predtron.data.mulan`);
-* :func:`load_mq2008`, :func:`load_emotions` -- the copies shipped in the repository's
-  ``data/`` folder (:mod:`predtron.data.shipped`).
+* :func:`load_mq2008`, :func:`load_emotions`, :func:`load_bibtex` -- the copies shipped as
+  package data in ``predtron/data/files/`` (:mod:`predtron.data.shipped`).
 """
 
 from predtron.data.generators import SeparableData, make_noisy, make_separable
@@ -23,7 +23,7 @@ from predtron.data.ranking import (
     split_queries,
 )
 from predtron.data.sequences import SequenceData, make_sequences
-from predtron.data.shipped import get_data_home, load_emotions, load_mq2008
+from predtron.data.shipped import get_data_home, load_bibtex, load_emotions, load_mq2008
 from predtron.data.svmlight import SvmlightData, load_svmlight
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "flatten_queries",
     "get_data_home",
     "load_arff",
+    "load_bibtex",
     "load_emotions",
     "load_letor",
     "load_mq2008",

@@ -19,6 +19,7 @@ Modules, one job each (none imports anything else of predtron):
 * :mod:`~predtron.engine.ranking`: the pass over queries of documents;
 * :mod:`~predtron.engine.grade_dp`: the grade dynamic programme (Lemma 3's argmax) and its
   cost model;
+* :mod:`~predtron.engine.fbeta`: the F-beta loss and its loss-augmented argmax;
 * :mod:`~predtron.engine.scans`: whole-array scans (finiteness, running sums);
 * :mod:`~predtron.engine.run`: :func:`run_pass`, from a spec and the inputs to a kernel.
 
@@ -28,11 +29,13 @@ Exactness: ``tests/test_fast_loop.py`` checks every compiled pass against
 and their twins.
 """
 
+from predtron.engine.fbeta import fbeta_loss, fbeta_oracle
 from predtron.engine.grade_dp import MAX_DP_STATES, grade_dp_argmax, grade_dp_cost, grade_dp_covers, grade_dp_is_cheap
 from predtron.engine.jit import AVAILABLE
 from predtron.engine.run import run_pass
 from predtron.engine.scans import finite_max_abs, running_sum
 from predtron.engine.spec import TIE_TOLERANCE, EngineSpec, Kind
 
-__all__ = ["AVAILABLE", "MAX_DP_STATES", "TIE_TOLERANCE", "EngineSpec", "Kind", "finite_max_abs", "grade_dp_argmax",
-           "grade_dp_cost", "grade_dp_covers", "grade_dp_is_cheap", "run_pass", "running_sum"]
+__all__ = ["AVAILABLE", "MAX_DP_STATES", "TIE_TOLERANCE", "EngineSpec", "Kind", "fbeta_loss", "fbeta_oracle",
+           "finite_max_abs", "grade_dp_argmax", "grade_dp_cost", "grade_dp_covers", "grade_dp_is_cheap", "run_pass",
+           "running_sum"]

@@ -39,7 +39,7 @@ _PASSES = {
     Kind.HAMMING: Tiered(pass_multilabel, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
     Kind.RANKING: Tiered(pass_documents, _no_kernel, _queries, QUERIES_BEFORE_COMPILING),
 }
-_PASSES[Kind.SUBSET] = _PASSES[Kind.HAMMING]  # one kernel for both multilabel losses
+_PASSES[Kind.SUBSET] = _PASSES[Kind.FBETA] = _PASSES[Kind.HAMMING]  # one kernel for the multilabel losses
 
 
 def _forms(inputs) -> tuple:
@@ -77,5 +77,5 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
         return run(*forms, order, W, U, spec.labels, spec.loss_matrix, spec.correct, *options)
     if spec.kind == Kind.FINITE:
         return run(*forms, order, W, U, spec.labels, spec.reps, spec.loss_matrix, spec.correct, *options)
-    return run(*forms, order, W, U, spec.labels, spec.kind == Kind.SUBSET, spec.scale, spec.unit, spec.normalize,
-               *options)
+    return run(*forms, order, W, U, spec.labels, int(spec.kind), spec.scale, spec.unit, spec.normalize, spec.coef,
+               spec.beta2, *options)

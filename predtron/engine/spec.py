@@ -38,6 +38,8 @@ class Kind(IntEnum):
     HAMMING = 4
     #: Multilabel as :attr:`HAMMING`, subset (0-1) loss.
     SUBSET = 5
+    #: Multilabel as :attr:`HAMMING`, F-beta loss (``1 - F_beta``; F1 at ``beta = 1``).
+    FBETA = 6
     #: Subset ranking over a query's documents, ``t = X_q w`` (Section 4): the oracle is an
     #: exact sort, or the grade dynamic programme of :mod:`predtron.engine.grade_dp`.
     RANKING = 10
@@ -97,6 +99,9 @@ class EngineSpec:
     scale, unit, normalize : float, float, bool
         Multilabel: ``1 / sqrt(m)`` of the representation, the loss of one wrong label
         (``1 / m`` normalised, else 1), and whether the Hamming loss is divided by ``m``.
+    coef, beta2 : float
+        F-beta: the weight ``2 / sqrt(m)`` of the scores in the loss-augmented argmax, and
+        ``beta^2``.
     gains, f_table, f_start, alphas, position_weights : ndarray
         Ranking: the item values ``v`` of every document; every query size's ``f`` values
         concatenated, with size ``m`` at ``f_start[m]``; the sort oracle's ``alpha`` per size
@@ -113,6 +118,8 @@ class EngineSpec:
     scale: float = 0.0
     unit: float = 0.0
     normalize: bool = False
+    coef: float = 0.0
+    beta2: float = 0.0
     gains: np.ndarray = field(default_factory=_no_vector)
     f_table: np.ndarray = field(default_factory=_no_vector)
     f_start: np.ndarray = field(default_factory=_no_indices)
@@ -148,6 +155,11 @@ class EngineSpec:
         unit = 1.0 / rows.shape[1] if normalize else 1.0
         return cls(Kind.SUBSET if subset else Kind.HAMMING, rows, scale=float(scale), unit=unit,
                    normalize=bool(normalize))
+
+    @classmethod
+    def fbeta(cls, rows, scale: float, coef: float, beta2: float) -> EngineSpec:
+        """:attr:`Kind.FBETA` for 0/1 label ``rows``."""
+        return cls(Kind.FBETA, _ints(rows, 2), scale=float(scale), coef=float(coef), beta2=float(beta2))
 
     @classmethod
     def ranking(cls, grades, gains, f_table, f_start, alphas, position_weights) -> EngineSpec:

@@ -22,8 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from predtron.engine.fbeta import fbeta_loss, fbeta_oracle
 from predtron.engine.jit import jit, jit_inline, jit_sum
-from predtron.engine.spec import TIE_TOLERANCE
+from predtron.engine.spec import TIE_TOLERANCE, Kind
+
+#: The multilabel losses of :func:`pass_multilabel` (plain integers, constants to numba).
+_SUBSET, _FBETA = int(Kind.SUBSET), int(Kind.FBETA)
 
 
 @jit_sum
@@ -264,9 +268,38 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
 
 
 @jit_inline
-def _multilabel_round(subset, t, labels, row, scale, unit, normalize, use_oracle, g, work):
-    """:attr:`~predtron.engine.spec.Kind.HAMMING` / ``SUBSET``: ``Multilabel._round`` (the gains
-    ``a_j`` of ``Multilabel._gains`` in ``work[:d]``, the oracle's labels in ``work[d:2d]``)."""
+def _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g):
+    """:attr:`~predtron.engine.spec.Kind.FBETA`: the F-beta round of ``Multilabel``."""
+    d = g.shape[0]
+    a, b, P = 0, 0, 0
+    for j in range(d):
+        yj = labels[row, j]
+        on = 1 if t[j] >= 0 else 0
+        P += yj
+        a += on * yj
+        b += on * (1 - yj)
+    loss = fbeta_loss(a, b, P, beta2)
+    if loss == 0:
+        return 0.0
+    if use_oracle:
+        chosen = fbeta_oracle(t, labels[row], coef, beta2)
+        for j in range(d):
+            g[j] = (2.0 * chosen[j] - 1.0) * scale - (2.0 * labels[row, j] - 1.0) * scale
+    else:
+        for j in range(d):
+            on = 1.0 if t[j] >= 0 else 0.0
+            g[j] = (2.0 * on - 1.0) * scale - (2.0 * labels[row, j] - 1.0) * scale
+    return loss
+
+
+@jit_inline
+def _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g, work):
+    """:attr:`~predtron.engine.spec.Kind.HAMMING` / ``SUBSET`` / ``FBETA``: ``Multilabel._round``
+    (the gains ``a_j`` of ``Multilabel._gains`` in ``work[:d]``, the oracle's labels in
+    ``work[d:2d]``)."""
+    if kind == _FBETA:
+        return _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
+    subset = kind == _SUBSET
     d = g.shape[0]
     wrong = 0
     for j in range(d):
@@ -310,10 +343,10 @@ def _multilabel_round(subset, t, labels, row, scale, unit, normalize, use_oracle
 
 
 @jit
-def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, subset, scale, unit, normalize, eta,
-                    use_oracle, loss_driven, intercept, tau0):
-    """One pass of :attr:`~predtron.engine.spec.Kind.HAMMING` (or ``SUBSET`` with ``subset``)
-    over the rows ``order``."""
+def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scale, unit, normalize, coef, beta2,
+                    eta, use_oracle, loss_driven, intercept, tau0):
+    """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING`,
+    ``SUBSET`` or ``FBETA``, as an integer) over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * d)
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
@@ -321,7 +354,7 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, subset, sc
         row = order[r]
         if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
             return finish(r, mistakes, rounds, losses, 1)
-        loss = _multilabel_round(subset, t, labels, row, scale, unit, normalize, use_oracle, g, work)
+        loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g, work)
         if loss == 0:
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)

@@ -1,7 +1,7 @@
 """Figure 1 of the paper (Section 6): one call per panel, the sensitivity studies, the margin study.
 
 Every function takes the experiment's choices as keyword arguments (their defaults are
-the choices of the book's chapter ``06_experiments``) and returns a tidy
+the choices of the book's chapter ``09_experiments``) and returns a tidy
 :class:`pandas.DataFrame` built by :func:`~predtron.experiments.protocol.run_settings`,
 so a panel can be rerun with other choices in one call::
 

@@ -67,8 +67,13 @@ MAX_ETA = 1e100
 #: variable ``PREDTRON_NO_JIT`` to force the NumPy block scan everywhere).
 USE_COMPILED = engine.AVAILABLE and not os.environ.get("PREDTRON_NO_JIT")
 
-#: Smallest and largest number of instances scored together by the block scan.
-MIN_BLOCK, MAX_BLOCK = 32, 4096
+#: Smallest number of instances the block scan scores together: the size of its first
+#: block, and the floor of the block size after an update (twice the rounds the last
+#: block got through).
+MIN_BLOCK = 32
+#: Largest number of instances the block scan scores together: a block with no mistake
+#: doubles the next one up to this size, and prediction scores blocks of this size.
+MAX_BLOCK = 4096
 
 #: ``Y`` omitted (prediction): distinct from ``Y=None``, which is refused.
 _NO_LABELS = object()
@@ -117,8 +122,12 @@ class OnlineLearner(Estimator, ABC):
         The bias ``b`` (only with ``fit_intercept=True``).
     loss_history_ : ndarray of shape (n_rounds,)
         Loss suffered in every online round, in order (with ``record_losses=True``).
-    n_rounds_, cumulative_loss_, n_mistakes_ : int, float, int
-        Rounds so far, the sum of their losses, and the rounds with a non-zero loss.
+    n_rounds_ : int
+        Number of online rounds so far.
+    cumulative_loss_ : float
+        Sum of the losses of those rounds.
+    n_mistakes_ : int
+        Number of rounds with a non-zero loss.
     n_updates_ : int
         Number of rounds with an update (for Algorithm 1, the rounds with non-zero loss).
     n_features_in_ : int
@@ -222,7 +231,7 @@ class OnlineLearner(Estimator, ABC):
 
     # -------------------------------------------------------------- online loop
     def partial_fit(self, X, Y, *, qid=None, group=None) -> OnlineLearner:
-        """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-14).
+        """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-13).
 
         Parameters
         ----------

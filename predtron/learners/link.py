@@ -16,7 +16,7 @@ class PredtronLink(OnlineLearner):
 
     **Reconstructed.** The paper's Algorithm 3 is in its appendix, which is not
     available; this is our reconstruction as online mirror descent, consistent with
-    the paper's Section 4, which replaces line 10 of Algorithm 1 by
+    the paper's Section 4, which replaces the update of Algorithm 1 (line 9) by
     ``w_{tau+1} = (grad psi)^{-1}(grad psi(w_tau) - r_tau)``.  The learner keeps the dual
     parameters ``Theta = grad psi(W)`` and applies exactly the Predtron update to them,
 

@@ -209,13 +209,16 @@ class SGDSVM(OnlineLearner):
         self._params = self._theta.copy()
         self._finish_pass()
 
-    def partial_fit(self, X, Y) -> SGDSVM:
-        """``len(X)`` more SGD steps, each on an example drawn uniformly from ``(X, Y)``."""
-        return super().partial_fit(X, Y)
+    def partial_fit(self, X, Y, *, qid=None, group=None) -> SGDSVM:
+        """``len(X)`` more SGD steps, each on an example drawn uniformly from ``(X, Y)``
+        (``qid``/``group``: flat ranking input, as in the other learners)."""
+        return super().partial_fit(X, Y, qid=qid, group=group)
 
-    def fit(self, X, Y, epochs: int = 1, verbose: bool = False) -> SGDSVM:
-        """Start from ``theta = 0`` and make ``T = epochs * len(X)`` SGD steps."""
-        return super().fit(X, Y, epochs=epochs, verbose=verbose)
+    def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None,
+            callback=None) -> SGDSVM:
+        """Start from ``theta = 0`` and make ``T = epochs * len(X)`` SGD steps (``qid``,
+        ``group``, ``callback`` as in the other learners' ``fit``)."""
+        return super().fit(X, Y, epochs=epochs, verbose=verbose, qid=qid, group=group, callback=callback)
 
     @property
     def hinge_history_(self) -> np.ndarray:

@@ -128,8 +128,10 @@ class PairedPA(_BatchPA):
         The weights ``w`` (no intercept: append a constant feature for one).
     loss_history_ : ndarray of shape (n_rounds,)
         Sum of the hinge losses of each round's batch at ``w_t``.
-    n_rounds_, n_updates_ : int
-        Rounds seen, and rounds in which ``w`` changed.
+    n_rounds_ : int
+        Number of rounds seen.
+    n_updates_ : int
+        Number of rounds in which ``w`` changed.
     n_unconverged_ : int
         Rounds in which ``"dca"`` stopped at ``max_iter`` before reaching ``tol``.
     n_features_in_ : int

@@ -169,7 +169,7 @@ class Problem(Parametrized, ABC):
 
     def _round(self, t: np.ndarray, y, use_oracle: bool) -> tuple[float, np.ndarray | None]:
         """One round of Algorithm 1 on the scores ``t``: the loss of ``pred(t)`` and, when it is
-        not zero, the update direction ``g`` (lines 5-9); ``g`` is ``None`` on a zero loss.
+        not zero, the update direction ``g`` (lines 4-9); ``g`` is ``None`` on a zero loss.
 
         ``use_oracle`` puts the loss-augmented argmax in ``g``, otherwise the prediction.
         Subclasses may fuse the steps; the result must equal the steps done one by one.

@@ -143,16 +143,28 @@ class Multilabel(Problem):
         return (false_neg * false_pos).astype(float)
 
     def _batch_pred(self, T) -> np.ndarray:
-        if self._measure is not None:
+        if self._measure is not None and self._measure.k is not None:
             return super()._batch_pred(T)
         return (np.asarray(T, dtype=float) >= 0).astype(np.int64)
 
     def _batch_loss(self, T, Y) -> np.ndarray:
+        if self._fbeta:
+            S, Y = self._batch_pred(T), np.asarray(Y)
+            a = np.count_nonzero((S == 1) & (Y == 1), axis=1)
+            b = np.count_nonzero((S == 1) & (Y == 0), axis=1)
+            P = np.count_nonzero(Y == 1, axis=1)
+            return np.asarray(self._measure.loss_counts(a, b, P, self._m - P), dtype=float)
         if self._measure is not None:
             return super()._batch_loss(T, Y)
         return self._loss_rows(self._batch_pred(T), np.asarray(Y))
 
+    @property
+    def _fbeta(self) -> bool:
+        return self.loss_name in ("f1", "fbeta")
+
     def _compiled_spec(self, labels) -> EngineSpec | None:
+        if self._fbeta:
+            return EngineSpec.fbeta(labels, self._scale, 2.0 / np.sqrt(self._m), self._measure.beta ** 2)
         if self._measure is not None or self.loss_name == "errorset":
             return None
         return EngineSpec.multilabel(labels, self.loss_name == "subset", self._scale, self._normalize)

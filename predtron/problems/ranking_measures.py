@@ -85,6 +85,9 @@ LOSSES = ("ndcg", "precision")
 
 #: Largest exponential gain exponent (``2^y - 1`` must stay finite in float64).
 MAX_EXPONENTIAL_GRADE = 1000
+#: Largest grade of a linear gain (or of precision, which only asks ``y > 0``): ``2^53``, the
+#: largest integer up to which every integer is exactly a float64.
+MAX_LINEAR_GRADE = 2 ** 53
 
 
 
@@ -189,11 +192,14 @@ def _assignment_argmax(profit: np.ndarray) -> np.ndarray:
     return sigma
 
 
-def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | None = None) -> np.ndarray:
+def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | None = None,
+                    max_grade: int = MAX_EXPONENTIAL_GRADE) -> np.ndarray:
     """Validate a relevance vector: 1-D, non-empty, integer-valued, ``0 <= y_i (<= y_max)``.
 
     Returns it as an ``int64`` array; floats such as ``2.0`` are accepted, ``2.5`` and NaN
-    are not.
+    are not.  ``max_grade`` bounds the grades: :data:`MAX_EXPONENTIAL_GRADE` (the default)
+    where the gain is ``2^y - 1``, :data:`MAX_LINEAR_GRADE` where it is ``y`` (see
+    :attr:`RankingLoss.max_grade`).
     """
     if length is not None:
         length = check_int(length, "length", minimum=1)
@@ -216,11 +222,10 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
         raise ValueError(f"{name} must contain relevance grades >= 0; got {arr[arr < 0][0]!r}")
     if y_max is not None and np.any(arr > y_max):
         raise ValueError(f"{name} must contain relevance grades <= y_max = {y_max}; got {arr.max()}")
-    if arr.max() > MAX_EXPONENTIAL_GRADE:  # before the cast: a float grade may exceed int64
-        raise ValueError(
-            f"{name} has a relevance grade {arr.max()} > {MAX_EXPONENTIAL_GRADE}, whose gain 2^y - 1 "
-            "overflows; rescale the grades"
-        )
+    if arr.max() > max_grade:  # before the cast: a float grade may exceed int64
+        why = ("whose gain 2^y - 1 overflows" if max_grade <= MAX_EXPONENTIAL_GRADE
+               else "beyond the integers float64 holds exactly")
+        raise ValueError(f"{name} has a relevance grade {arr.max()} > {max_grade}, {why}; rescale the grades")
     return arr.astype(np.int64)
 
 
@@ -248,9 +253,16 @@ class RankingLoss:
         self.k = k
         self.gain = check_choice(gain, "gain", GAINS)
 
+    @property
+    def max_grade(self) -> int:
+        """The largest relevance grade this loss takes: only the exponential gain of NDCG
+        overflows (beyond :data:`MAX_EXPONENTIAL_GRADE`)."""
+        exponential = self.name == "ndcg" and self.gain == "exponential"
+        return MAX_EXPONENTIAL_GRADE if exponential else MAX_LINEAR_GRADE
+
     def item_values(self, y: np.ndarray) -> np.ndarray:
         """``v``: the gains (NDCG) or the relevance indicators (precision)."""
-        return self._item_values(check_relevance(y, "y"))
+        return self._item_values(check_relevance(y, "y", max_grade=self.max_grade))
 
     def _item_values(self, y: np.ndarray) -> np.ndarray:
         if self.name == "precision":
@@ -293,7 +305,7 @@ class RankingLoss:
         The DCG is summed in position order, like the ideal, so that a zero-loss ranking
         gives bitwise the same sum and the loss is exactly 0.
         """
-        y = check_relevance(y, "y")
+        y = check_relevance(y, "y", max_grade=self.max_grade)
         return self._value(_check_ranking(sigma, y.size, "sigma (one position per item of y)"), y)
 
     def _value(self, sigma: np.ndarray, y: np.ndarray) -> float:
@@ -317,7 +329,7 @@ class RankingLoss:
         occurs among the run's values.  Zero-loss rankings are exactly the perfect
         matchings of ``A`` (checked by enumeration in the tests).
         """
-        return self._allowed(check_relevance(y, "y"))
+        return self._allowed(check_relevance(y, "y", max_grade=self.max_grade))
 
     def _allowed(self, y: np.ndarray) -> np.ndarray:
         v = self._item_values(y)

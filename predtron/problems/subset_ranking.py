@@ -64,7 +64,7 @@ class SubsetRanking(RankingProblem):
         self.scoring = DocumentScoring()
 
     def check_label(self, y) -> np.ndarray:
-        return check_relevance(y, "label")
+        return check_relevance(y, "label", max_grade=self.ranking_loss.max_grade)
 
     def check_labels(self, Y, inputs) -> Ragged:
         """Relevance grades for the queries of ``inputs``: one array per query, or one flat
@@ -76,7 +76,8 @@ class SubsetRanking(RankingProblem):
         flat_layout = not isinstance(Y, (list, tuple)) or (
             len(Y) == n_docs and all(np.ndim(y) == 0 for y in Y))
         if flat_layout:
-            grades = check_relevance(Y, "Y") if n_docs else np.zeros(0, dtype=np.int64)
+            top = self.ranking_loss.max_grade
+            grades = check_relevance(Y, "Y", max_grade=top) if n_docs else np.zeros(0, dtype=np.int64)
             if grades.shape != (n_docs,):
                 raise ValueError(
                     f"Y must hold one relevance grade per document ({n_docs}) or one array per query "
@@ -84,7 +85,7 @@ class SubsetRanking(RankingProblem):
                 )
             return Ragged(grades, offsets)
         check_n_labels(Y, inputs.n)
-        grades = check_each(Y, lambda y: check_relevance(y, "label"), "Y")
+        grades = check_each(Y, self.check_label, "Y")
         sizes = np.diff(offsets)
         for i, (y, m) in enumerate(zip(grades, sizes, strict=True)):
             if len(y) != m:

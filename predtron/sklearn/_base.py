@@ -55,13 +55,16 @@ _COMMON_DOC_TEXT = """
     fit_intercept : bool, default True
         A bias per score coordinate.
     standardize : bool, default True
-        Scale every feature to unit variance with the training statistics, and centre it
-        when the training input is dense (centring sparse input would densify it, so sparse
-        input is only scaled: a model fitted on a CSR matrix then differs from one fitted on
-        the same data dense; with ``standardize=False`` they are identical).  The
+        Rescale the features with the training statistics.  Dense input: centre every
+        feature and scale it to unit variance, except 0/1 features (indicators such as a
+        word's presence), which are left alone.  Sparse input: divide every feature by its
+        largest absolute value (centring would densify the matrix), which also leaves 0/1
+        features alone; a model fitted on a CSR matrix of real values then differs from one
+        fitted on the same data dense (with ``standardize=False`` they are identical).  The
         perceptron's mistake bounds grow with the input radius ``R``, and a feature on a much
         larger scale than the others dominates it (on Mulan emotions, without it the
-        estimator predicts no label at all).
+        estimator predicts no label at all); standardising a rare indicator would make it
+        such a feature (a word in one document of 400 would become a 20).
     update : {"oracle", "prediction"}, default "oracle"
         Which prediction enters the update: the loss-augmented argmax (Algorithm 1) or the
         prediction itself (perceptron-style).

@@ -1,0 +1,242 @@
+"""The built book's HTML, read as text: numbered references, appendix numbers, API names.
+
+This test builds nothing: it reads the HTML of ``bash .ci/build-book`` in ``_build/html``
+and skips, saying so, when there is none.  Unlike ``test_book_browser.py`` it needs no
+browser: what it checks is in the HTML Sphinx writes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+TOC = ROOT / "_toc.yml"
+
+# The words Sphinx, sphinx-proof and sphinx-exercise put before the number of a reference.
+KINDS = (
+    "Theorem|Lemma|Corollary|Proposition|Algorithm|Definition|Remark|Conjecture|Example|"
+    "Exercise|Solution|Fig\\.|Figure|Listing|Table|Section|Equation"
+)
+# "Theorem ." or "Exercise )": the number Sphinx puts between them is missing.
+UNNUMBERED = re.compile(rf"(?:^|\W)(?:{KINDS})\s+[.,;:)]")
+SKIP_TEXT = {"script", "style", "pre", "code", "textarea"}
+
+
+def _pages() -> list[Path]:
+    files = re.findall(r"file:\s*(\S+)", TOC.read_text())
+    root = re.search(r"root:\s*(\S+)", TOC.read_text())
+    return [HTML / f"{name}.html" for name in ([root.group(1)] if root else []) + files]
+
+
+class _Page(HTMLParser):
+    """Internal references (their text), caption numbers, visible text, field-list names."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str]] = []  # (tag, classes)
+        self.references: list[str] = []
+        self.numbers: list[str] = []
+        self.text: list[str] = []
+        self.strong: list[str] = []
+        self._ref_depth: list[int] = []
+        self._ref_text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        classes = dict(attrs).get("class") or ""
+        # Internal references of the text (not the page's table of contents, not API names).
+        if (tag == "a" and "reference internal" in classes and "nav-link" not in classes
+                and not dict(attrs).get("title")):
+            self._ref_depth.append(len(self.stack))
+            self._ref_text.append("")
+        if tag not in ("br", "img", "meta", "link", "input", "hr", "source", "wbr", "col"):
+            self.stack.append((tag, classes))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            open_tag, _ = self.stack.pop()
+            if self._ref_depth and len(self.stack) == self._ref_depth[-1]:
+                self._ref_depth.pop()
+                self.references.append(" ".join(self._ref_text.pop().split()))
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data):
+        if self._ref_text:
+            self._ref_text[-1] += data
+        if any("caption-number" in classes for _, classes in self.stack):
+            self.numbers.append(data.strip())
+        if self.stack and self.stack[-1][0] == "strong":
+            self.strong.append(data)
+        if not any(tag in SKIP_TEXT for tag, _ in self.stack):
+            self.text.append(data)
+
+
+@pytest.fixture(scope="module")
+def pages() -> dict[str, _Page]:
+    if not (HTML / "index.html").exists():
+        pytest.skip(f"no built book at {HTML} (run `bash .ci/build-book` first)")
+    result = {}
+    for path in _pages():
+        assert path.exists(), f"{path.relative_to(ROOT)} is in _toc.yml but not in the build"
+        page = _Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        result[path.relative_to(HTML).as_posix()] = page
+    return result
+
+
+def test_every_reference_to_a_numbered_object_shows_its_number(pages):
+    bad = {}
+    for name, page in pages.items():
+        wrong = [text for text in page.references
+                 if "??" in text or re.match(rf"^(?:{KINDS})\s*(?:[.,:)]|$)", text)]
+        if wrong:
+            bad[name] = wrong[:5]
+    assert not bad, f"references rendered with no number (first ones per page): {bad}"
+
+
+def test_no_page_shows_an_unresolved_or_empty_number(pages):
+    bad = {}
+    for name, page in pages.items():
+        text = " ".join(page.text)
+        found = [m.group(0) for m in UNNUMBERED.finditer(text)] + (["??"] if "??" in text else [])
+        found += [n for n in page.numbers if not re.search(r"\d", n)]
+        if found:
+            bad[name] = found[:5]
+    assert not bad, f"a kind of object with no number after it (first ones per page): {bad}"
+
+
+def test_no_directive_is_shown_as_text(pages):
+    # A directive whose fence MyST could not read (a backtick in a fence's info string, for
+    # instance) is shown as a paragraph starting with its fence and options.
+    bad = {name: re.findall(r"```\{[^}]*\}.{0,40}|\n:(?:label|nonumber|class): .{0,20}", "\n".join(page.text))
+           for name, page in pages.items()}
+    bad = {name: found[:3] for name, found in bad.items() if found}
+    assert not bad, f"directives shown as text instead of rendered: {bad}"
+
+
+def test_appendix_objects_carry_their_page_prefix(pages):
+    checked = 0
+    for name, page in pages.items():
+        match = re.search(r"/(A\d+)_", name)
+        if not match:
+            continue
+        wrong = [n for n in page.numbers if not re.match(rf"^\S+ {match.group(1)}\.\d+", n)]
+        assert not wrong, f"{name}: numbers without the prefix {match.group(1)}.: {wrong}"
+        checked += len(page.numbers)
+    assert checked >= 10, f"only {checked} numbered objects on the appendix pages"
+
+
+def test_outside_the_appendix_no_number_has_an_appendix_prefix(pages):
+    wrong = {name: [n for n in page.numbers if re.search(r" A\d+\.", n)]
+             for name, page in pages.items() if not re.search(r"/A\d+_", name)}
+    wrong = {name: numbers for name, numbers in wrong.items() if numbers}
+    assert not wrong, wrong
+
+
+def _documented_attributes() -> set[str]:
+    """Every name in a numpydoc ``Attributes`` section of a public class of a public module."""
+    names = set()
+    for path in (ROOT / "predtron").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if any(part.startswith("_") and part != "__init__" for part in parts):
+            continue  # a private module: the API reference does not document it
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            doc = ast.get_docstring(node) or ""
+            section = re.search(r"\nAttributes\n-+\n(.*?)(?:\n\n\S|\Z)", doc, re.S)
+            if section:
+                names.update(re.findall(r"^(\w+)\s*:", section.group(1), re.M))
+    return names
+
+
+def test_api_attribute_names_keep_their_trailing_underscore(pages):
+    documented = _documented_attributes()
+    assert {"classes_", "coef_", "n_rounds_", "n_mistakes_"} <= documented
+    shown = {text for name, page in pages.items() if name.startswith("book/api/") for text in page.strong}
+    # Without the fix of _config.yml, "classes_" is shown as "classes" (and "a_, b_ : int"
+    # as one garbled entry), so these names would be missing.
+    missing = sorted(documented - shown)
+    assert not missing, f"attributes of the docstrings not shown under their own name: {missing[:10]}"
+
+
+def test_min_and_max_block_have_their_own_descriptions():
+    page = HTML / "book" / "api" / "learners.html"
+    if not page.exists():
+        pytest.skip(f"no built book at {HTML}")
+    html = page.read_text(encoding="utf-8")
+    descriptions = []
+    for name in ("MIN_BLOCK", "MAX_BLOCK"):
+        match = re.search(rf'id="predtron\.learners\.base\.{name}".*?<dd><p>(.*?)</p>', html, re.S)
+        assert match, f"{name} is not documented in {page.name}"
+        descriptions.append(match.group(1))
+    assert descriptions[0] != descriptions[1]
+
+
+def test_citation_labels_are_short_and_ascii():
+    # pybtex's alpha labels abbreviate every author to a letter; a name it cannot read
+    # (a LaTeX accent in braces) comes out whole, as in "[JarvelinKekalainen02]".
+    page = HTML / "book" / "references.html"
+    if not page.exists():
+        pytest.skip(f"no built book at {HTML}")
+    labels = re.findall(r'class="label"><span class="fn-bracket">\[</span>([^<]*)<', page.read_text(encoding="utf-8"))
+    assert len(labels) >= 10
+    long = [label for label in labels if not re.fullmatch(r"[A-Za-z]{2,6}\+?\d{2}[a-z]?", label)]
+    assert not long, f"citation labels that spell out names: {long}"
+
+
+def test_only_the_mathjax_files_the_pages_load_are_shipped():
+    mathjax = HTML / "_static" / "mathjax"
+    if not mathjax.exists():
+        pytest.skip(f"no built book at {HTML}")
+    assert (mathjax / "tex-chtml.js").exists()
+    assert list((mathjax / "output" / "chtml" / "fonts" / "woff-v2").glob("MathJax_Main-Regular.woff"))
+    others = sorted(p.name for p in mathjax.glob("*.js") if p.name != "tex-chtml.js")
+    assert not others, f"MathJax components no page loads: {others}"
+    size = sum(p.stat().st_size for p in mathjax.rglob("*") if p.is_file())
+    assert size < 4_000_000, f"_static/mathjax holds {size / 1e6:.1f} MB"
+
+
+# The two hooks of book/_ext, on small inputs (these run without a built book).
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import predtron_appendix  # noqa: E402
+import predtron_mathjax  # noqa: E402
+
+
+def test_appendix_hook_numbers_each_kind_per_page_in_order():
+    env = SimpleNamespace(toc_fignumbers={
+        "book/A4_cost": {"figure": {"f2": (9,), "f1": (7,)}, "exercise": {"e1": (2,)}},
+        "book/02_framework": {"figure": {"g": (2, 1)}},
+    })
+    changed = predtron_appendix.renumber_appendix(None, env)
+    assert changed == ["book/A4_cost"]
+    assert env.toc_fignumbers["book/A4_cost"] == {"figure": {"f1": ("A4", 1), "f2": ("A4", 2)},
+                                                  "exercise": {"e1": ("A4", 1)}}
+    assert env.toc_fignumbers["book/02_framework"] == {"figure": {"g": (2, 1)}}
+    assert predtron_appendix.appendix_prefix("book/A12_x") == "A12"
+    assert predtron_appendix.appendix_prefix("book/II_1_reductions") is None
+
+
+def test_mathjax_hook_keeps_the_component_its_fonts_and_extensions(tmp_path):
+    root = tmp_path / "_static" / "mathjax"
+    keep = ["tex-chtml.js", "output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
+            "input/tex/extensions/cancel.js"]
+    drop = ["tex-svg.js", "sre/mathmaps/en.json", "output/svg.js", "a11y/explorer.js"]
+    for name in keep + drop:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    app = SimpleNamespace(outdir=str(tmp_path), config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"))
+    predtron_mathjax.prune_mathjax(app, None)
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == sorted(keep)
+    assert not (root / "sre").exists() and not (root / "a11y").exists()
+    app.config.mathjax_path = "mathjax/tex-svg.js"
+    with pytest.raises(ValueError, match="mathjax_path"):
+        predtron_mathjax.prune_mathjax(app, None)
