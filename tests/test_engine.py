@@ -36,6 +36,7 @@ def test_one_tie_tolerance():
     (BinaryReject(0.4, 0.3), np.array([1, -1]), Kind.FINITE),
     (Multilabel(4, "hamming"), np.array([[0, 1, 1, 0]]), Kind.HAMMING),
     (Multilabel(4, "subset"), np.array([[0, 1, 1, 0]]), Kind.SUBSET),
+    (Multilabel(4, "fbeta", beta=0.5), np.array([[0, 1, 1, 0]]), Kind.FBETA),
 ])
 def test_built_in_problems_describe_their_rounds_with_a_spec(problem, labels, kind):
     checked = problem.check_labels(labels, problem.scoring.prepare(np.zeros((len(labels), 2))))
@@ -140,7 +141,7 @@ def _multiclass_data(n=120, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("problem", [Ordinal(3), Multilabel(3, "subset")], ids=repr)
+@pytest.mark.parametrize("problem", [Ordinal(3), Multilabel(3, "subset"), Multilabel(3, "f1")], ids=repr)
 def test_a_fit_moving_from_numpy_to_compiled_passes_stays_exact(problem, monkeypatch):
     """The first passes run the NumPy block scan (the budget is not reached), the later ones
     the compiled kernel: the result is still the per-example reference's."""
