@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import memory
 import passes
 import ranking_oracle
+import streaming
 
 
 def verdict(row: dict) -> str:
@@ -38,7 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     quick = parser.parse_args().quick
-    rows = passes.run(quick) + ranking_oracle.run(quick) + memory.run(quick)
+    rows = passes.run(quick) + ranking_oracle.run(quick) + memory.run(quick) + streaming.run(quick)
     print(f"{'workload':78s} {'kind':6s} {'ratio':>8s} {'goal':>7s}  verdict   note")
     for row in rows:
         kind = row.get("kind", "speed")

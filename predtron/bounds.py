@@ -247,7 +247,10 @@ def corollary5_bound(R: float, gamma: float, n_items: int, y_max: int) -> float:
     ``R`` bounds the operator norm of every query matrix (:func:`operator_norm_radius`),
     ``gamma`` is the margin of a unit-l2-norm ``w*`` (Lemma 4), ``m`` the largest number
     of documents in a query and ``Ymax`` the largest relevance grade.  It follows from
-    Theorem 1 with ``C_L <= 1`` and ``c_L >= 1 / (2^{Ymax+1} m^2 log2^2(2m))``.
+    Theorem 1 with ``C_L <= 1`` and ``c_L >= 1 / (2^{Ymax+1} m^2 log2^2(2m))``, and holds for
+    the Predtron with Theorem 1's step ``eta = c_L / (4 R^2)`` (:func:`theorem1_eta`); the
+    paper omits the step, but the bound is not free of it: for another ``eta`` the proof
+    gives :func:`theorem1_bound` with ``eta``, and a small step can exceed this bound.
     """
     return _ranking_factor(R, gamma, n_items, y_max)
 
@@ -258,11 +261,13 @@ def corollary6_bound(R: float, gamma: float, n_items: int, y_max: int, n_feature
     ``R = max_tau max_j ||X_tau[:, j]||_2`` (:func:`column_norm_radius`), ``gamma`` the
     margin of a unit-l1-norm ``w*``.  ``ln`` is the natural logarithm and ``p0 >= 2``.
 
-    The bound holds for Predtron.Link with the exponent :func:`link_exponent` (the
-    package's default): ``r = ln p0 / (ln p0 - 1)`` for ``p0 >= 8`` and ``r = 2`` below,
-    because :func:`link_factor` is at most ``9 ln p0`` for every ``p0 >= 2``.  For
-    ``p0 <= 7`` the paper's ``r = ln p0 / (ln p0 - 1)`` exceeds 2, ``1/2 ||w||_r^2`` is no
-    longer strongly convex, and the paper's statement fails (the book gives a stream).
+    The bound holds for Predtron.Link with the step :func:`link_eta` and the exponent
+    :func:`link_exponent` (the package's default): ``r = ln p0 / (ln p0 - 1)`` for
+    ``p0 >= 8`` and ``r = 2`` below, because :func:`link_factor` is at most ``9 ln p0`` for
+    every ``p0 >= 2``.  For ``p0 <= 7`` the paper's ``r = ln p0 / (ln p0 - 1)`` leaves
+    ``(1, 2]`` (it exceeds 2 for ``p0 = 3..7``, is negative for ``p0 = 2`` and zero for
+    ``p0 = 1``), ``1/2 ||w||_r^2`` is not strongly convex, and the paper's statement fails
+    (the book gives a stream).
     """
     log_p = _log_dimension(n_features, "n_features")
     factor = _ranking_factor(R, gamma, n_items, y_max)
@@ -271,7 +276,8 @@ def corollary6_bound(R: float, gamma: float, n_items: int, y_max: int, n_feature
 
 def corollary7_bound(R: float, gamma: float, n_labels: int, y_max: int) -> float:
     """Corollary 7 (multilabel ranking, NDCG): ``2^{Ymax+3} m^2 log2^2(2m) R^2 / gamma^2`` with
-    ``||x||_2 <= R`` (:func:`l2_radius`) and ``gamma`` the margin of a unit-Frobenius ``W*``."""
+    ``||x||_2 <= R`` (:func:`l2_radius`) and ``gamma`` the margin of a unit-Frobenius ``W*``,
+    for the Predtron with Theorem 1's step ``eta = c_L / (4 R^2)`` (as :func:`corollary5_bound`)."""
     return _ranking_factor(R, gamma, n_labels, y_max, "n_labels")
 
 
@@ -280,8 +286,9 @@ def corollary8_bound(R: float, gamma: float, n_labels: int, y_max: int, n_featur
     times ``9 ln p``, with ``||x||_inf <= R`` (:func:`linf_radius`), ``gamma`` the margin of a ``W*``
     of unit (2,1) norm and ``p >= 2`` features.
 
-    As for :func:`corollary6_bound`, it holds with the exponent :func:`link_exponent`
-    (``r = 2`` for ``p <= 7``), not with the paper's ``r = ln p / (ln p - 1) > 2`` there.
+    As for :func:`corollary6_bound`, it holds with the step :func:`link_eta` and the exponent
+    :func:`link_exponent` (``r = 2`` for ``p <= 7``), not with the paper's
+    ``r = ln p / (ln p - 1)`` there, which is outside ``(1, 2]`` for every ``p <= 7``.
     """
     log_p = _log_dimension(n_features, "n_features")
     factor = _ranking_factor(R, gamma, n_labels, y_max, "n_labels")
@@ -307,8 +314,9 @@ def link_exponent(n_features: int) -> float:
     """The norm exponent ``r`` of Predtron.Link with an ``l_1`` or group margin.
 
     ``r = ln p / (ln p - 1)`` (Corollaries 6 and 8) when ``p >= 8``, and ``r = 2`` for
-    ``p <= 7``: below ``p = e^2`` the paper's formula gives ``r > 2``, for which
-    ``1/2 ||.||_r^2`` is not strongly convex and no bound of this kind holds.  This is
+    ``p <= 7``: below ``p = e^2`` the paper's formula leaves ``(1, 2]`` (``r > 2`` for
+    ``p = 3..7``, ``r < 0`` for ``p = 2``), where ``1/2 ||.||_r^2`` is not strongly convex
+    and no bound of this kind holds.  This is
     :func:`predtron.links.default_exponent`, the exponent ``PNormLink()`` and
     ``GroupNormLink()`` use when none is given.
     """
@@ -327,7 +335,7 @@ def link_factor(n_features: int) -> float:
     multiplied by this factor.  It is ``e^2 (ln p - 1)`` for ``p >= 8`` and ``p`` for
     ``p <= 7`` (where ``r = 2``), and at most ``9 ln p`` for every ``p >= 2`` (the factor of
     Corollaries 6 and 8).  The formula ``e^2 (ln p - 1)`` alone is wrong below ``p = 8``:
-    it assumes the exponent ``ln p / (ln p - 1)``, which exceeds 2 there.
+    it assumes the exponent ``ln p / (ln p - 1)``, which is outside ``(1, 2]`` there.
     """
     r = link_exponent(n_features)
     s = r / (r - 1.0)

@@ -35,9 +35,19 @@ import numpy as np
 from sklearn.metrics import accuracy_score, hamming_loss
 
 from predtron import __version__
+from predtron.cli_stream import (
+    add_fit_options,
+    add_read_options,
+    as_labels,
+    checkpointed_fit,
+    stream_fit,
+    stream_metrics,
+    stream_predictions,
+)
+from predtron.dask.cli import add_cluster_options, cluster_requested, fit_on_cluster
 from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.data._files import DECOMPRESSION_ERRORS, check_file, open_binary
-from predtron.persistence import load, save
+from predtron.persistence import load
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.problems.ranking_measures import F_CHOICES
 from predtron.sklearn import (
@@ -46,6 +56,7 @@ from predtron.sklearn import (
     PredtronOrdinalClassifier,
     PredtronRanker,
 )
+from predtron.streaming import atomic_save
 
 PROG = "predtron"
 
@@ -288,6 +299,9 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     group.add_argument("--missing", type=float, metavar="VALUE",
                        help="ARFF: the number a missing feature value '?' stands for (default: a missing value "
                             "is an error)")
+    add_read_options(parser.add_argument_group("streaming"), command)
+    if command == "fit":
+        add_fit_options(parser.add_argument_group("streaming and checkpoints"))
 
 
 def _add_estimator_options(parser: argparse.ArgumentParser) -> None:
@@ -331,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="show neither the progress bar nor the summary line")
     _add_data_options(fit, "fit")
     _add_estimator_options(fit)
+    add_cluster_options(fit)
     fit.set_defaults(run=run_fit)
 
     predict = commands.add_parser("predict", help="write one prediction per line for a data file",
@@ -391,13 +406,6 @@ def _sniff(path) -> str:
     return "svmlight"  # the svmlight reader reports an empty or unreadable file
 
 
-def _as_labels(y: np.ndarray) -> np.ndarray:
-    """svmlight labels (read as floats) as integers when they all are whole numbers."""
-    if y.size and np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53):
-        return y.astype(np.int64)
-    return y
-
-
 def _check_format_options(args, fmt: str, task: str, path) -> None:
     if fmt != TASK_FORMATS[task]:
         if task == "multilabel":
@@ -428,12 +436,25 @@ def read_data(path, task: str, args, *, n_features: int | None = None, n_labels:
     _check_format_options(args, fmt, task, path)
     if fmt == "arff":
         return _read_arff(path, args, n_features, n_labels)
-    if task == "rank" and need_groups:
-        data = load_letor(path, group_file=args.group_file, n_features=n_features, sparse=args.sparse,
-                          zero_based=args.zero_based)
-        return Dataset(data.X, data.y, data.group)
-    data = load_svmlight(path, n_features=n_features, sparse=args.sparse, zero_based=args.zero_based)
-    return Dataset(data.X, _as_labels(data.y), None)
+    try:
+        if task == "rank" and need_groups:
+            data = load_letor(path, group_file=args.group_file, n_features=n_features, sparse=args.sparse,
+                              zero_based=args.zero_based)
+            return Dataset(data.X, data.y, data.group)
+        data = load_svmlight(path, n_features=n_features, sparse=args.sparse, zero_based=args.zero_based)
+    except ValueError as exc:
+        raise _cli_hint(exc) from None
+    return Dataset(data.X, as_labels(data.y), None)
+
+
+def _cli_hint(exc: ValueError) -> Exception:
+    """A loader's message with its Python advice (``pass sparse=True``) in the command line's terms."""
+    text = str(exc)
+    if "pass sparse=True" in text:
+        return CommandError(text.replace("pass sparse=True for a scipy CSR matrix",
+                                         "pass --sparse to hold the features in a sparse matrix, or --stream to "
+                                         "read the file in chunks"))
+    return exc
 
 
 def _read_arff(path, args, n_features: int | None, n_labels: int | None) -> Dataset:
@@ -442,7 +463,10 @@ def _read_arff(path, args, n_features: int | None, n_labels: int | None) -> Data
         raise CommandError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are "
                            "labels) or --xml FILE (a Mulan file naming them)")
     missing = "error" if args.missing is None else args.missing
-    data = load_arff(path, labels, xml=args.xml, sparse=args.sparse, missing=missing)
+    try:
+        data = load_arff(path, labels, xml=args.xml, sparse=args.sparse, missing=missing)
+    except ValueError as exc:
+        raise _cli_hint(exc) from None
     if n_features is not None and data.X.shape[1] != n_features:
         raise CommandError(f"{path} has {data.X.shape[1]} features, but {n_features} are expected "
                            "(the training data's)")
@@ -597,26 +621,84 @@ def _summary(path: Path, task: str, model, data: Dataset) -> str:
 
 # ------------------------------------------------------------------ commands
 def run_fit(args) -> int:
-    """``predtron fit``: read, fit, save."""
+    """``predtron fit``: read, fit, save (the model file is replaced only by a complete model)."""
     params = estimator_params(args.task, args)
     check_params(args.task, params)
+    on_cluster = cluster_requested(args)
+    verbose = sys.stderr.isatty() if args.progress is None else args.progress
+    if args.stream:
+        _check_stream(args, args.task)
+        model, counts = stream_fit(args, args.task, params, verbose)
+        path = atomic_save(model, args.model)
+        if args.progress is not False:
+            print(_stream_summary(path, args.task, model, counts))
+        return 0
     data = read_data(args.data, args.task, args, n_features=args.n_features)
     if args.n_features is not None and data.X.shape[1] != args.n_features:
         raise CommandError(f"{args.data} has {data.X.shape[1]} features, not --n-features {args.n_features}")
-    verbose = sys.stderr.isatty() if args.progress is None else args.progress
-    model = fit_model(args.task, data, params, verbose)
-    path = save(model, args.model)
+    if on_cluster:
+        model = fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
+                               scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
+    elif args.checkpoint is not None or args.resume or args.cache is not None or args.classes is not None:
+        model = checkpointed_fit(args, args.task, data, params)
+    else:
+        model = fit_model(args.task, data, params, verbose)
+    path = atomic_save(model, args.model)
     if args.progress is not False:
         print(_summary(path, args.task, model, data))
     return 0
 
 
+def _check_stream(args, task: str) -> None:
+    """``--stream`` reads the task's format (svmlight; ARFF for multilabel) with the same checks."""
+    check_file(args.data, "data")
+    _check_format_options(args, detect_format(args.data, args.format), task, args.data)
+
+
+def _stream_summary(path: Path, task: str, model, counts: dict) -> str:
+    extra = ""
+    if task == "rank":
+        extra = f", {counts['queries']} queries" if counts["queries"] else ""
+    elif task in ("classify", "ordinal"):
+        extra = f", {len(model.classes_)} {'levels' if task == 'ordinal' else 'classes'}"
+    rows = f"{counts['rows']} examples" if counts["rows"] else "examples"
+    passes = int(model.n_iter_)
+    stopped = f" (of at most {model.epochs})" if passes < model.epochs else ""
+    return (f"saved {type(model).__name__} ({task}) to {path}: {rows} x {counts['features']} features{extra}, "
+            f"{passes} epoch{'s' if passes != 1 else ''}{stopped}, streamed")
+
+
 def run_predict(args) -> int:
     """``predtron predict``: one prediction per line."""
     task, model = load_model(args.model, args.task)
+    if args.stream:
+        _check_stream(args, task)
+        verbose = sys.stderr.isatty() and args.output not in (None, "-")
+        with _output(args.output) as out:
+            for predictions in stream_predictions(args, task, model, verbose):
+                out.write("".join(line + "\n" for line in prediction_lines(task, predictions)))
+        return 0
     data = read_for_model(args, task, model, need_groups=False)
     write_lines(prediction_lines(task, model.predict(data.X)), args.output)
     return 0
+
+
+class _output:
+    """stdout (``None`` or ``-``) or a file opened for writing, as a context manager."""
+
+    def __init__(self, output):
+        self.output = output
+        self.handle = None
+
+    def __enter__(self):
+        if self.output is None or self.output == "-":
+            return sys.stdout
+        self.handle = open(self.output, "w")
+        return self.handle
+
+    def __exit__(self, *exc):
+        if self.handle is not None:
+            self.handle.close()
 
 
 def run_evaluate(args) -> int:
@@ -624,8 +706,12 @@ def run_evaluate(args) -> int:
     task, model = load_model(args.model, args.task)
     if args.k is not None and task != "rank":
         raise CommandError(f"--k applies to rank models; {args.model} is a {task} model")
-    data = read_for_model(args, task, model)
-    write_lines(metric_lines(metrics(task, model, data, args.k)), None)
+    if args.stream:
+        _check_stream(args, task)
+        values = stream_metrics(args, task, model, args.k, metrics, Dataset)
+    else:
+        values = metrics(task, model, read_for_model(args, task, model), args.k)
+    write_lines(metric_lines(values), None)
     return 0
 
 

@@ -33,8 +33,49 @@ from predtron._validation import MAX_DENSE_ENTRIES, as_finite_array, check_int, 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
+#: Largest temporary (entries) :func:`row_scores` builds at once.
+_ROW_SCORES_CHUNK = 1 << 20
+
+
 def _is_slice(rows) -> bool:
     return isinstance(rows, slice)
+
+
+def row_dot(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` with every entry summed the same way, whatever the machine.
+
+    The products ``A[i, j] x[j]`` are exact roundings and numpy adds each row's products by
+    the same pairwise summation, so two equal rows of ``A`` score exactly the same and a tie
+    stays a tie for the documented tie-break (lowest index) to decide.  A BLAS ``A @ x``
+    does not promise this: its kernels add the terms of different rows in different orders
+    (vector blocks, tail loops, chosen by the CPU), so equal rows can score a rounding
+    error apart and the winner of a tie then depends on the CPU and the BLAS.  Used for the
+    scores a round decides on (one instance at a time).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[0.1, 0.7, 0.2], [0.3, 0.3, 0.3], [0.1, 0.7, 0.2]])
+    >>> t = row_dot(W, np.array([0.3, -1.1, 2.9]))
+    >>> bool(t[0] == t[2])
+    True
+    """
+    return np.multiply(A, x).sum(axis=-1)
+
+
+def row_scores(X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``X @ W.T`` for dense ``X`` with every entry summed as :func:`row_dot` sums it.
+
+    Equal rows of ``W`` give equal columns and equal rows of ``X`` equal rows, on any
+    machine; the work is done in chunks of rows so that the products never take more than
+    about a million entries.
+    """
+    X, W = np.asarray(X, dtype=float), np.asarray(W, dtype=float)
+    out = np.empty((X.shape[0], W.shape[0]))
+    step = max(1, _ROW_SCORES_CHUNK // max(1, W.size))
+    for lo in range(0, X.shape[0], step):
+        out[lo:lo + step] = row_dot(W[None, :, :], X[lo:lo + step, None, :])
+    return out
 
 
 class Inputs(ABC):
@@ -116,9 +157,10 @@ class VectorInputs(Inputs):
         return np.asarray(block @ params.T)
 
     def one_scores(self, params, i):
+        # The scores a round decides on: equal rows of W score equally on any machine.
         idx, vals = self._row(i)
         W = params[:, :-1] if self.intercept else params
-        t = W[:, idx] @ vals if self.sparse else W @ vals
+        t = row_dot(W[:, idx], vals) if self.sparse else row_dot(W, vals)
         return t + params[:, -1] if self.intercept else t
 
     def add_adjoint(self, params, g, i, alpha):
@@ -178,7 +220,10 @@ class DocumentInputs(Inputs):
         return Ragged(np.asarray(docs @ params).ravel(), offsets)
 
     def one_scores(self, params, i):
-        return np.asarray(self.X[self.offsets[i]:self.offsets[i + 1]] @ params).ravel()
+        docs = self.X[self.offsets[i]:self.offsets[i + 1]]
+        if self.sparse:  # scipy sums each document's non-zeros in order: equal documents tie
+            return np.asarray(docs @ params).ravel()
+        return row_dot(docs, params)  # equal documents score equally on any machine
 
     def add_adjoint(self, params, g, i, alpha):
         docs = self.X[self.offsets[i]:self.offsets[i + 1]]

@@ -1281,10 +1281,38 @@ _INPUTS = ("validated-data container built by LinearScoring.prepare (fuzzed thro
 _BATCH = ("unchecked batch kernel of the ranking problems (predtron.problems.ranking_batch, the integrator's "
           "hot path): callers validate, and it is exercised through every ranking learner and score")
 
+_KERNEL = ("unchecked arithmetic kernel (scores summed the same way for every row, predtron.scoring): callers "
+           "validate, and it is exercised through every learner's rounds, MMP and the ranking data generator")
+
 _CLI = ("the command line reads strings and files: tests/test_cli.py runs it on malformed options, values and "
         "files (each must end with a non-zero exit status and a one-line message naming the option or file)")
 
+_FILES = ("reads or writes files (paths, not arrays): tests/test_stream.py and tests/test_streaming.py run it on real "
+          "files on disk, malformed lines, truncated and corrupt files, and compare it with the loaders and with fit")
+_STREAM_CLI = ("a step of the command line's --stream/--checkpoint options, called with the parsed arguments; "
+               "tests/test_streaming.py runs the program through it on good and malformed files and options")
+
 EXCLUDED: dict[str, str] = {
+    "predtron.data.stream.SvmlightChunk": _RECORD,
+    "predtron.data.stream.LetorChunk": _RECORD,
+    "predtron.data.stream.iter_svmlight": _FILES,
+    "predtron.data.stream.iter_letor": _FILES,
+    "predtron.data.stream.prefetch": _FILES,
+    "predtron.data.mulan.iter_arff": _FILES,
+    "predtron.data.cache.CacheWriter": _FILES,
+    "predtron.data.cache.cache_key": _FILES,
+    "predtron.data.cache.read_cache": _FILES,
+    "predtron.data.svmlight.damaged_message": "formats a message from a path, a line number and an exception",
+    "predtron.streaming.atomic_save": _FILES,
+    "predtron.streaming.read_checkpoint": _FILES,
+    "predtron.streaming.fit_passes": ("drives an estimator's partial_fit (fuzzed with the estimators) over a chunk "
+                                      "source; tests/test_streaming.py compares it with fit and checkpoints it"),
+    "predtron.streaming.permuted_chunks": "a chunk source of fit_passes (see there)",
+    "predtron.learners.stopping.EarlyStopping": ("the stopping rule of the estimators' tol/n_iter_no_change, fuzzed "
+                                                 "through every estimator's fit"),
+    **{f"predtron.cli_stream.{name}": _STREAM_CLI for name in (
+        "add_fit_options", "add_read_options", "as_labels", "checkpointed_fit", "release_freed_chunks",
+        "stream_chunks", "stream_fit", "stream_metrics", "stream_predictions")},
     "predtron.baselines.prank.RankedData": _RECORD,
     "predtron.data.generators.SeparableData": _RECORD,
     "predtron.data.letor.LetorData": _RECORD,
@@ -1309,6 +1337,8 @@ EXCLUDED: dict[str, str] = {
     "predtron.scoring.VectorInputs": _INPUTS,
     "predtron.scoring.DocumentInputs": _INPUTS,
     "predtron.scoring.ListInputs": _INPUTS,
+    "predtron.scoring.row_dot": _KERNEL,
+    "predtron.scoring.row_scores": _KERNEL,
     "predtron.learners.kernel.SupportSet": ("the kernel learner's internal storage of support vectors (arrays it "
                                             "appends to); fuzzed through KernelPredtron and its persistence"),
     "predtron.problems.ranking_batch.losses": _BATCH,

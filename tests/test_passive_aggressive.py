@@ -538,3 +538,27 @@ def test_objectives_and_gradient():
     assert batch_primal_objective(np.array([1.0, -0.5]), w_t, X, y, np.inf) == pytest.approx(0.625)
     np.testing.assert_allclose(dual_gradient(w, X, y), [0.5, 1.0])
     assert kkt_violation(w_t, np.zeros(2), X, y, 1.0) == pytest.approx(1.0)
+
+
+def test_samples_a_step_puts_on_their_margin_have_no_loss_in_any_summation_order():
+    """Rounding noise of <w, x> does not decide which samples the rules step on."""
+    rng = np.random.default_rng(7)
+    raw_positive = 0
+    for _ in range(300):
+        d = int(rng.integers(2, 60))
+        X = rng.standard_normal((2, d))
+        y = np.array([1, -1])
+        w_t = rng.standard_normal(d) / 10
+        # a hard-margin step on sample 0 alone puts it exactly on its margin (in exact arithmetic)
+        w = pa_update(w_t, X[[0]], y[[0]], rule="auc", C=np.inf).w
+        order = rng.permutation(d)  # another order of the features: another rounding of <w, x>
+        for X_seen, w_seen in ((X, w), (X[:, order], w[order])):
+            raw_positive += int(hinge_losses(w_seen, X_seen, y)[0] > 0)
+            sets = index_sets("correct_mistakes", w_seen, X_seen, y)
+            assert [J.tolist() for J in sets] in ([[1]], [])
+            if hinge_losses(w_seen, X_seen, y)[1] > 1e-9:
+                assert [J.tolist() for J in sets] == [[1]]
+    assert raw_positive > 0  # the plain loss of a sample on its margin is often a rounding error > 0
+    # a loss just above the rounding error of its computation still counts
+    X, y = np.array([[1.0, 0.0]]), np.array([1])
+    assert [J.tolist() for J in index_sets("correct_mistakes", np.array([1 - 1e-12, 0.0]), X, y)] == [[0]]

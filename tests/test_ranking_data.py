@@ -271,3 +271,15 @@ def test_learners_take_the_flat_layout():
     assert by_group.mean_loss(X, y, group=[3, 5, 1, 4]) == by_list.mean_loss(Xs, ys)
     with pytest.raises(ValueError, match="qid and group describe ranking inputs"):
         Predtron(Binary()).fit(np.ones((2, 2)), [1, -1], qid=[0, 1])
+
+
+def test_orthonormal_rows_of_the_multilabel_target_are_orthonormal_and_span_the_draw():
+    from predtron.data.ranking import _orthonormal_rows
+
+    rng = np.random.default_rng(0)
+    for m, p in [(1, 3), (6, 10), (10, 10), (20, 300)]:
+        A = rng.standard_normal((m, p))
+        Q = _orthonormal_rows(A)
+        np.testing.assert_allclose(Q @ Q.T, np.eye(m), atol=1e-13)
+        np.testing.assert_allclose(A @ Q.T @ Q, A, atol=1e-12)  # same row space
+        np.testing.assert_array_equal(_orthonormal_rows(A), Q)

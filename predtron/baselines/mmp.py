@@ -57,6 +57,7 @@ from predtron._validation import (
     check_positive,
     finite_result,
 )
+from predtron.scoring import row_dot, row_scores
 
 LOSSES = ("is_error", "error_set_size")
 
@@ -126,7 +127,7 @@ def mmp_margin(W, X, Y) -> float:
     labels = _check_labels(Y, X.shape[0], W.shape[0], "rows of W")
     best = np.inf
     for x, y in zip(X, labels, strict=True):
-        t = W @ x / scale
+        t = row_dot(W, x) / scale
         rel, irr = t[y == 1], t[y == 0]
         if rel.size and irr.size:
             best = min(best, float(rel.min() - irr.max()))
@@ -237,7 +238,7 @@ class MMP(Estimator):
         return self
 
     def _round(self, x: np.ndarray, y: np.ndarray) -> None:
-        t = self.coef_ @ x
+        t = row_dot(self.coef_, x)  # labels with equal rows tie exactly, on any machine
         pairs = _error_set(t, y)
         loss = float(len(pairs) > 0) if self.loss == "is_error" else float(len(pairs))
         self._trace.add(loss)
@@ -256,7 +257,7 @@ class MMP(Estimator):
         """Scores ``t = W x`` of the labels, one row per input."""
         self._check_fitted()
         X, _ = self._check_data(X)
-        return X @ self.coef_.T
+        return row_scores(X, self.coef_)
 
     def predict(self, X) -> np.ndarray:
         """Rankings of the labels (``sigma[j]`` = position of label ``j``), one row per input."""
@@ -269,5 +270,5 @@ class MMP(Estimator):
         X, labels = self._check_data(X, Y)
         if X.shape[0] == 0:
             raise ValueError("X is empty; a mean loss needs at least one example")
-        scores = X @ self.coef_.T
+        scores = row_scores(X, self.coef_)
         return float(np.mean([mmp_loss(t, y, self.loss) for t, y in zip(scores, labels, strict=True)]))

@@ -7,13 +7,15 @@ Loaders (every malformed line raises ``ValueError`` naming the file and the line
   in the flat layout; ``.queries()`` gives per-query lists (:mod:`predtron.data.letor`);
 * :func:`load_arff` -- multilabel ARFF, dense and sparse rows, labels last or named by a Mulan
   XML file (:mod:`predtron.data.mulan`);
+* :func:`iter_svmlight`, :func:`iter_letor`, :func:`iter_arff` -- the same files read in chunks
+  of whole examples (whole queries), for files larger than memory (:mod:`predtron.data.stream`);
 * :func:`load_mq2008`, :func:`load_emotions`, :func:`load_bibtex` -- the copies shipped as
   package data in ``predtron/data/files/`` (:mod:`predtron.data.shipped`).
 """
 
 from predtron.data.generators import SeparableData, make_noisy, make_separable
 from predtron.data.letor import LetorData, load_letor, read_group_file
-from predtron.data.mulan import MultilabelData, load_arff, read_mulan_xml
+from predtron.data.mulan import MultilabelData, iter_arff, load_arff, read_mulan_xml
 from predtron.data.ranking import (
     Figure1Data,
     check_group_sizes,
@@ -24,6 +26,7 @@ from predtron.data.ranking import (
 )
 from predtron.data.sequences import SequenceData, make_sequences
 from predtron.data.shipped import get_data_home, load_bibtex, load_emotions, load_mq2008
+from predtron.data.stream import iter_letor, iter_svmlight
 from predtron.data.svmlight import SvmlightData, load_svmlight
 
 __all__ = [
@@ -36,6 +39,9 @@ __all__ = [
     "check_group_sizes",
     "flatten_queries",
     "get_data_home",
+    "iter_arff",
+    "iter_letor",
+    "iter_svmlight",
     "load_arff",
     "load_bibtex",
     "load_emotions",

@@ -33,6 +33,7 @@ import numbers
 import os
 import xml.etree.ElementTree as ET
 from array import array
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +49,7 @@ from predtron.data._files import (
     show,
     where,
 )
+from predtron.data.svmlight import _lines as _numbered
 from predtron.data.svmlight import check_flag
 
 _QUOTES = "'\""
@@ -298,7 +300,7 @@ def _value(token: str, column: _Column, missing) -> float:
 
 def _lines(handle, path):
     """``(number, text)`` for every line that is neither blank nor a ``%`` comment."""
-    for number, raw in enumerate(handle, start=1):
+    for number, raw in _numbered(handle, path):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -308,6 +310,23 @@ def _lines(handle, path):
             raise ValueError(f"{where(path, number)}: the line contains a NUL character")
         if text and not text.startswith("%"):
             yield number, text
+
+
+def _check_arff_options(path, n_labels, xml, sparse, missing):
+    path = check_file(path, "ARFF")
+    sparse = check_flag(sparse, "sparse")
+    if not (isinstance(missing, str) and missing == "error"):
+        if isinstance(missing, str) or isinstance(missing, bool) or not isinstance(missing, numbers.Real):
+            raise ValueError(f"missing must be 'error' or a finite number; got {missing!r}"[:200])
+        missing = check_real(missing, "missing")
+    if n_labels is None and xml is None:
+        raise ValueError("give n_labels (how many trailing attributes are labels) or xml (a Mulan label file)")
+    if n_labels is not None:
+        n_labels = check_int(n_labels, "n_labels", minimum=1)
+    if xml is not None and not isinstance(xml, (str, bytes, bytearray, os.PathLike)):
+        raise TypeError(f"xml must be a str or path-like naming a Mulan label XML file; got {type(xml).__name__}")
+    names_from_xml = read_mulan_xml(xml) if xml is not None else None
+    return path, sparse, missing, n_labels, names_from_xml
 
 
 def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = False,
@@ -342,19 +361,7 @@ def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = Fal
         For every malformed line, with the file and the line number (see the module
         docstring for the rules), and for label choices that do not fit the file.
     """
-    path = check_file(path, "ARFF")
-    sparse = check_flag(sparse, "sparse")
-    if not (isinstance(missing, str) and missing == "error"):
-        if isinstance(missing, str) or isinstance(missing, bool) or not isinstance(missing, numbers.Real):
-            raise ValueError(f"missing must be 'error' or a finite number; got {missing!r}"[:200])
-        missing = check_real(missing, "missing")
-    if n_labels is None and xml is None:
-        raise ValueError("give n_labels (how many trailing attributes are labels) or xml (a Mulan label file)")
-    if n_labels is not None:
-        n_labels = check_int(n_labels, "n_labels", minimum=1)
-    if xml is not None and not isinstance(xml, (str, bytes, bytearray, os.PathLike)):
-        raise TypeError(f"xml must be a str or path-like naming a Mulan label XML file; got {type(xml).__name__}")
-    names_from_xml = read_mulan_xml(xml) if xml is not None else None
+    path, sparse, missing, n_labels, names_from_xml = _check_arff_options(path, n_labels, xml, sparse, missing)
     try:
         with open_binary(path) as handle:
             return _read(path, handle, n_labels, names_from_xml, xml, sparse, missing)
@@ -364,7 +371,33 @@ def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = Fal
         raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
 
 
+def iter_arff(path, n_labels: int | None = None, *, xml=None, chunk_rows: int = 65_536, sparse: bool = True,
+              missing="error") -> Iterator[MultilabelData]:
+    """Read a multilabel ARFF file in chunks of at most ``chunk_rows`` rows, in file order.
+
+    The streaming counterpart of :func:`load_arff` (same parameters, same rules and messages;
+    the rows of the chunks are the loader's rows, bit for bit), for files larger than memory:
+    the file is read as the chunks are consumed.  ``sparse`` defaults to True here (CSR
+    chunks).  Every chunk has all the feature and label columns.
+    """
+    path, sparse, missing, n_labels, names_from_xml = _check_arff_options(path, n_labels, xml, sparse, missing)
+    chunk_rows = check_int(chunk_rows, "chunk_rows", minimum=1)
+    try:
+        with open_binary(path) as handle:
+            yield from _chunks(path, handle, n_labels, names_from_xml, xml, sparse, missing, chunk_rows)
+    except DECOMPRESSION_ERRORS as exc:
+        if isinstance(exc, FileNotFoundError | PermissionError):
+            raise
+        raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
+
+
 def _read(path: Path, handle, n_labels, names_from_xml, xml, sparse: bool, missing) -> MultilabelData:
+    return next(_chunks(path, handle, n_labels, names_from_xml, xml, sparse, missing, None))
+
+
+def _chunks(path: Path, handle, n_labels, names_from_xml, xml, sparse: bool, missing, chunk_rows: int | None):
+    """The rows of an ARFF file as :class:`MultilabelData` chunks of at most ``chunk_rows`` rows
+    (``None``: one chunk of every row)."""
     lines = _lines(handle, path)
     attributes, data_line = _read_header(lines, path)
     n_attributes = len(attributes)
@@ -391,10 +424,17 @@ def _read(path: Path, handle, n_labels, names_from_xml, xml, sparse: bool, missi
     # in a sparse row an omitted nominal value stands for the attribute's first declared value
     nonzero_default = [c.attribute for c in columns if c.allowed is not None
                        and c.allowed[c.attribute.values[0]] != 0.0]
+    feature_names = [c.attribute.name for c in columns if not c.label]
+    label_names = [c.attribute.name for c in columns if c.label]
     rows, cols, vals = array("q"), array("q"), array("d")
     labels = array("b")
-    n_rows = 0
+    n_rows = total = 0
     for number, text in lines:
+        if chunk_rows is not None and n_rows == chunk_rows:
+            yield _chunk(path, rows, cols, vals, labels, n_rows, n_x, n_y, sparse, feature_names, label_names)
+            rows, cols, vals = array("q"), array("q"), array("d")
+            labels = array("b")
+            n_rows = 0
         here = where(path, number)
         y_row = [0] * n_y
         try:
@@ -449,8 +489,14 @@ def _read(path: Path, handle, n_labels, names_from_xml, xml, sparse: bool, missi
             raise ValueError(f"{here}: {exc}") from None
         labels.extend(y_row)
         n_rows += 1
-    if n_rows == 0:
+        total += 1
+    if total == 0:
         raise ValueError(f"{where(path, data_line)}: the @data section has no rows")
+    if n_rows:
+        yield _chunk(path, rows, cols, vals, labels, n_rows, n_x, n_y, sparse, feature_names, label_names)
+
+
+def _chunk(path, rows, cols, vals, labels, n_rows, n_x, n_y, sparse, feature_names, label_names) -> MultilabelData:
     X = sp.csr_matrix((np.frombuffer(vals, dtype=np.float64), (np.frombuffer(rows, dtype=np.int64),
                                                                np.frombuffer(cols, dtype=np.int64))),
                       shape=(n_rows, n_x)) if len(vals) else sp.csr_matrix((n_rows, n_x))
@@ -458,5 +504,4 @@ def _read(path: Path, handle, n_labels, names_from_xml, xml, sparse: bool, missi
         check_dense_size(n_rows, n_x, path)
         X = X.toarray()
     Y = np.frombuffer(labels, dtype=np.int8).astype(np.int64).reshape(n_rows, n_y)
-    return MultilabelData(X, Y, [c.attribute.name for c in columns if not c.label],
-                          [c.attribute.name for c in columns if c.label])
+    return MultilabelData(X, Y, feature_names, label_names)

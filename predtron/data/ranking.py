@@ -32,7 +32,7 @@ from predtron.data._files import excerpt
 from predtron.data.generators import SeparableData
 from predtron.problems.ranking import MAX_EXPONENTIAL_GRADE, RankingProblem, check_relevance
 from predtron.problems.ranking_margin import _block_structure
-from predtron.scoring import DocumentScoring, VectorScoring
+from predtron.scoring import DocumentScoring, VectorScoring, row_dot
 
 
 # ---------------------------------------------------------------- flat <-> per query
@@ -210,6 +210,20 @@ def _n_items(n_items, rng: np.random.Generator) -> int:
     return int(n_items)
 
 
+def _orthonormal_rows(A: np.ndarray) -> np.ndarray:
+    """Orthonormal rows spanning the rows of ``A`` (full row rank), by Gram-Schmidt applied twice.
+
+    Every product is summed by :func:`predtron.scoring.row_dot`, so the rows are the same
+    bits on every CPU and BLAS (LAPACK's QR is not), and so are the data built from them.
+    """
+    Q = np.array(A, dtype=float)
+    for i in range(Q.shape[0]):
+        for _ in range(2):  # the second pass removes what rounding left of the earlier rows
+            Q[i] -= row_dot(Q[:i].T, row_dot(Q[:i], Q[i]))
+        Q[i] /= np.sqrt(row_dot(Q[i], Q[i]))
+    return Q
+
+
 def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: int, margin: float,
                            n_items=(3, 8), y_max: int = 2, noise: float = 1.0, jitter: float = 0.5,
                            seed: int = 0, max_tries: int = 1000) -> SeparableData:
@@ -279,13 +293,11 @@ def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: 
         m_fixed = problem.scoring.dim
         if n_features < m_fixed:
             raise ValueError(f"multilabel ranking needs n_features >= n_labels = {m_fixed}; got {n_features}")
-        Q, _ = np.linalg.qr(rng.standard_normal((n_features, m_fixed)))
-        W = Q.T / np.sqrt(m_fixed)  # orthonormal rows scaled to unit Frobenius norm
-        pinv = np.linalg.pinv(W)
-        null = np.eye(n_features) - pinv @ W
+        Q = _orthonormal_rows(rng.standard_normal((n_features, m_fixed)).T)
+        W = Q / np.sqrt(m_fixed)  # orthonormal rows scaled to unit Frobenius norm
     else:
         W = rng.standard_normal(n_features)
-        W /= np.linalg.norm(W)
+        W /= np.sqrt(row_dot(W, W))
     X, Y, margins = [], [], []
     for _ in range(n_samples):
         for _ in range(max_tries):
@@ -304,10 +316,12 @@ def make_separable_ranking(problem: RankingProblem, n_samples: int, n_features: 
                 "use loss='ndcg' or other n_items / y_max"
             )
         if vector:
-            x = pinv @ t + noise * (null @ rng.standard_normal(n_features))
+            # W x = t for x = pinv(W) t = sqrt(m) Q^T t, plus noise projected on the null space of W
+            z = rng.standard_normal(n_features)
+            x = np.sqrt(m_fixed) * row_dot(Q.T, t) + noise * (z - row_dot(Q.T, row_dot(Q, z)))
         else:
             N = noise * rng.standard_normal((len(y), n_features))
-            x = N - np.outer(N @ W, W) + np.outer(t, W)
+            x = N - np.outer(row_dot(N, W), W) + np.outer(t, W)
         X.append(x)
         Y.append(np.asarray(y, dtype=np.int64))
         margins.append(problem.margin(problem.scoring.scores(W, x), y))

@@ -180,6 +180,32 @@ def _raise_first_bad_line(path, zero_based: bool, limit: _Limit, cause: Exceptio
     raise ValueError(f"{path} could not be read as an svmlight file{detail}")
 
 
+def damaged_message(path, line: int, exc: BaseException) -> str:
+    """The message for a compressed file that ends (or is damaged) after ``line`` lines were read."""
+    if line == 0:
+        return f"{path} could not be read: {type(exc).__name__}: {exc}"
+    return (f"{path} could not be read after line {line}: the file ends or is damaged inside its compressed data "
+            f"({type(exc).__name__}: {exc})")
+
+
+def _lines(handle, path):
+    """``(number, line)`` of a file being read; a damaged or truncated compressed file raises a
+    ``ValueError`` naming the last line read."""
+    number = 0
+    lines = iter(handle)
+    while True:
+        try:
+            raw = next(lines)
+        except StopIteration:
+            return
+        except DECOMPRESSION_ERRORS as exc:
+            if isinstance(exc, FileNotFoundError | PermissionError):
+                raise
+            raise ValueError(damaged_message(path, number, exc)) from None
+        number += 1
+        yield number, raw
+
+
 class _Scan(NamedTuple):
     lines: np.ndarray
     qid: np.ndarray | None
@@ -195,7 +221,7 @@ def _scan(path) -> _Scan:
     named = False
     has_qid = None
     with open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in _lines(handle, path):
             body, _, comment = raw.partition(b"#")
             tokens = body.split(None, 2)
             if not tokens:

@@ -55,6 +55,7 @@ from predtron._validation import (
     check_int,
     check_positive,
     check_random_state,
+    excerpt,
 )
 from predtron.problems.base import Problem
 
@@ -87,6 +88,15 @@ def check_problem(problem) -> Problem:
             f"got {type(problem).__name__}"
         )
     return problem
+
+
+def check_order(order, n: int) -> np.ndarray:
+    """The ``order`` of :meth:`OnlineLearner.partial_fit`: a permutation of ``0, ..., n - 1``."""
+    arr = np.asarray(order)
+    if arr.shape != (n,) or arr.dtype.kind not in "iu" or not np.array_equal(np.sort(arr), np.arange(n)):
+        raise ValueError(f"order must be a permutation of 0..{n - 1} (one index per example); got "
+                         f"{excerpt(arr)} of shape {arr.shape}")
+    return arr.astype(np.int64, copy=False)
 
 
 class OnlineLearner(Estimator, ABC):
@@ -230,7 +240,7 @@ class OnlineLearner(Estimator, ABC):
         self._init_state(inputs)
 
     # -------------------------------------------------------------- online loop
-    def partial_fit(self, X, Y, *, qid=None, group=None) -> OnlineLearner:
+    def partial_fit(self, X, Y, *, qid=None, group=None, order=None) -> OnlineLearner:
         """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-13).
 
         Parameters
@@ -246,14 +256,21 @@ class OnlineLearner(Estimator, ABC):
             sparse) and ``Y`` their ``(N,)`` relevance grades, with a query id per row
             (``qid``, as XGBoost) or the number of rows of each query (``group``, as
             LightGBM).
+        order : array-like of int, optional
+            Visit the examples (the queries, for ranking) in this order, a permutation of
+            ``0, ..., n - 1``: one pass of ``fit`` with ``shuffle=True`` is this call with
+            ``order`` the pass's permutation (:mod:`predtron.dask` runs its shard passes so).
+            ``None``: the order of the stream.
         """
         self._validate_params()
         inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
         if inputs.n == 0:
             raise ValueError("X is empty; at least one example is needed to learn")
+        if order is not None:
+            order = check_order(order, inputs.n)
         if not hasattr(self, "n_features_in_"):
             self._start(inputs)
-        self._pass(inputs, labels, None)
+        self._pass(inputs, labels, order)
         self._finish_pass()
         return self
 

@@ -151,6 +151,23 @@ def hinge_losses(w, X, y) -> np.ndarray:
     return np.maximum(0.0, 1.0 - y * (X @ w))
 
 
+def _decided_losses(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Hinge losses with those that floating point cannot tell from zero set to zero.
+
+    A step puts samples exactly on their margin (``y_i <w, x_i> = 1``), and the computed
+    loss of such a sample is a rounding error of either sign whose value depends on the
+    order in which the BLAS of the machine sums ``<w, x_i>``.  Any summation order computes
+    ``1 - y_i <w, x_i>`` within ``(d + 1) u (1 + sum_j |w_j x_ij|)`` of its exact value
+    (``u`` the unit roundoff, ``d`` features), so a loss at most twice that counts as
+    zero: the rules that choose samples by their losses then choose the same ones on
+    every machine.
+    """
+    losses = np.maximum(0.0, 1.0 - y * (X @ w))
+    noise = (X.shape[1] + 1) * np.finfo(np.float64).eps * (1.0 + np.abs(X) @ np.abs(w))
+    losses[losses <= noise] = 0.0
+    return losses
+
+
 def batch_primal_objective(w, w_t, X, y, C: float, sample_weight=None) -> float:
     """``1/2 ||w - w_t||^2 + C sum_i c_i [1 - y_i <w, x_i>]_+`` (Section 4 of the draft).
 

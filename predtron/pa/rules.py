@@ -12,10 +12,13 @@ Every rule starts from ``alpha = 0`` and ``w = w_t`` and returns a :class:`PAUpd
   which constrains the difference ``<w, x+ - x->`` (the pair's order).
 * ``"correct_mistakes"`` (PA-correctMistakes): one common step on the samples with
   positive hinge loss at ``w_t`` (the draft writes ``0 <= l``, which would be every sample;
-  we read it as ``l > 0``); no step when there is none.
+  we read it as ``l > 0``); no step when there is none.  A loss within the rounding error
+  of its computation counts as zero (a sample a previous step put exactly on its margin
+  has no loss), so the choice does not depend on the machine's summation order.
 * ``"max_violators"`` (PA-maxViolators): one common step on the positive sample with the
   largest hinge loss and the negative sample with the largest hinge loss (first index
-  on ties; a class absent from the batch contributes nothing).  For a pair it is
+  on ties, losses within rounding of zero counting as zero; a class absent from the batch
+  contributes nothing).  For a pair it is
   ``"auc"``.
 """
 
@@ -28,6 +31,7 @@ import numpy as np
 from predtron._validation import check_choice, check_int, check_positive
 from predtron.pa.dual import (
     _apply,
+    _decided_losses,
     _kkt_violation,
     _step_size,
     check_batch,
@@ -81,7 +85,7 @@ def index_sets(rule: str, w_t, X, y) -> list[np.ndarray]:
         return [np.array([i]) for i in range(k)]
     if rule == "auc":
         return [np.arange(k)]
-    losses = np.maximum(0.0, 1.0 - y * (X @ w_t))
+    losses = _decided_losses(w_t, X, y)
     if rule == "correct_mistakes":
         J = np.flatnonzero(losses > 0)
         return [J] if J.size else []

@@ -24,8 +24,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from predtron._state import State
-from predtron._validation import MAX_DENSE_ENTRIES, check_bool, check_choice, check_int, check_positive, excerpt
+from predtron._validation import (
+    MAX_DENSE_ENTRIES,
+    check_bool,
+    check_choice,
+    check_class_labels,
+    check_int,
+    check_positive,
+    excerpt,
+)
 from predtron.learners.predtron import Predtron, PredtronLD
+from predtron.learners.stopping import EarlyStopping
 from predtron.sklearn._checks import _check_input
 from predtron.sklearn._scaling import _Standardizer
 
@@ -214,18 +223,7 @@ class _PredtronEstimator(BaseEstimator):
         ``n_iter_no_change`` passes in a row."""
         if self.tol is None:
             return None
-        tol, patience = float(self.tol), int(self.n_iter_no_change)
-        state = {"best": np.inf, "stall": 0, "rounds": 0, "total": 0.0}
-
-        def stop(learner, epoch: int) -> bool:
-            rounds, total = learner.n_rounds_, learner.cumulative_loss_
-            mean = (total - state["total"]) / max(rounds - state["rounds"], 1)
-            state["rounds"], state["total"] = rounds, total
-            state["stall"] = state["stall"] + 1 if mean > state["best"] - tol else 0
-            state["best"] = min(state["best"], mean)
-            return bool(state["stall"] >= patience)
-
-        return stop
+        return EarlyStopping(self.tol, self.n_iter_no_change)
 
     def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
         """The step size: ``eta`` as given, or Theorem 1's step for ``eta="auto"``."""
@@ -256,6 +254,60 @@ class _PredtronEstimator(BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold at least 2 {unit} to learn from; got 1 class ({excerpt(self.classes_)})")
         return X, indices
+
+    # ------------------------------------------------------------ partial_fit
+    def _partial_data(self, X, y, **validate):
+        """Validate one ``partial_fit`` batch: ``(first, X, y)``, ``first`` True when no state exists yet
+        (the parameters are then checked and ``n_features_in_`` set; later batches must agree)."""
+        first = not hasattr(self, "learner_")
+        if first:
+            self._validate_params()
+        _check_input(X, y, fitting=True, relevance=validate.pop("relevance", False), type_name=type(self).__name__)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first, **validate)
+        return first, X, y
+
+    def _partial_classes(self, classes, first: bool, unit: str = "classes") -> None:
+        """``classes_`` from the first call's ``classes``; later calls may repeat the same classes."""
+        if first:
+            if classes is None:
+                raise ValueError(f"classes must be passed on the first call to partial_fit: all the {unit} the "
+                                 "stream will hold (the batches may not show them all)")
+            classes = check_class_labels(classes, "classes")
+            check_classification_targets(classes)
+            self.classes_ = np.unique(classes)
+            if len(self.classes_) < 2:
+                raise ValueError(f"classes must hold at least 2 {unit}; got {excerpt(self.classes_)}")
+        elif classes is not None and not np.array_equal(np.unique(check_class_labels(classes, "classes")),
+                                                        self.classes_):
+            raise ValueError(f"classes must equal the classes of the first call to partial_fit "
+                             f"({excerpt(self.classes_)}); got {excerpt(np.unique(classes))}")
+
+    def _class_indices(self, y) -> np.ndarray:
+        """The index in ``classes_`` of every label of ``y``; a label not in ``classes_`` is refused."""
+        y = check_class_labels(y, "y")
+        indices = np.searchsorted(self.classes_, y)
+        inside = indices < len(self.classes_)
+        known = np.zeros(len(y), dtype=bool)
+        known[inside] = self.classes_[indices[inside]] == y[inside]
+        if not known.all():
+            raise ValueError(f"y holds labels not in classes_ {excerpt(self.classes_)}: "
+                             f"{excerpt(np.unique(y[~known]))}")
+        return indices.astype(np.int64)
+
+    def _partial_pass(self, first: bool, X, target, offsets=None, **split) -> None:
+        """One online pass of the core learner over the batch, in order (Algorithm 1 continued).
+
+        On the first call the scaler (``standardize=True``) and Theorem 1's step
+        (``eta="auto"``) are estimated from this batch and then frozen: later batches are
+        scaled with the same statistics and learned with the same step."""
+        if first:
+            X = self._fit_scaler(X)
+            problem = self._problem()
+            self.eta_ = self._resolve_eta(problem, X, target, offsets)
+            self.learner_ = self._learner(problem)
+        else:
+            X = self._transform(X)
+        self.learner_.partial_fit(X, target, **split)
 
     def _validate_X(self, X, reset: bool):
         _check_input(X)

@@ -104,6 +104,34 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
             self.threshold_ = self._fit_threshold(X, indices)
         return self
 
+    def partial_fit(self, X, y, classes=None):
+        """One online pass over the batch ``(X, y)``, in order, continuing from the current state.
+
+        ``classes`` (all the labels of the stream) is required on the first call, as in
+        scikit-learn's ``SGDClassifier.partial_fit``; a later batch may hold any subset of them.
+        ``reject_cost`` is not available here (its threshold is fitted on the whole training
+        set by :meth:`fit`).
+        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
+        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
+        frozen (give a first batch that represents the data, or fit the scaling beforehand);
+        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
+        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
+        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        """
+        first, X, y = self._partial_data(X, y)
+        if first and self.reject_cost is not None:
+            raise ValueError("partial_fit does not support reject_cost: the abstention threshold is fitted on the "
+                             "whole training set by fit")
+        self._partial_classes(classes, first)
+        if first and self.cost_matrix is not None:
+            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
+            if shape != (len(self.classes_),) * 2:
+                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
+                                 f"{len(self.classes_)} classes; got shape {shape}")
+            check_loss_matrix(self.cost_matrix, "cost_matrix")
+        self._partial_pass(first, X, self._encode(self._class_indices(y)))
+        return self
+
     def _scores(self, X) -> np.ndarray:
         return self.learner_.decision_function(X)
 

@@ -147,6 +147,51 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         auto = isinstance(self.eta, str) and self.eta == "auto"
         return eta * self.n_labels_ if auto and self.multilabel_ and self.loss == "hamming" else eta
 
+    def partial_fit(self, X, y, classes=None):
+        """One online pass over the batch ``(X, Y)``, in order, continuing from the current state.
+
+        A 0/1 indicator ``Y`` fixes the number of labels at the first call (later batches must
+        have as many columns); a one-dimensional ``y`` of class labels (the multiclass case of
+        :meth:`fit`) needs ``classes`` on the first call.
+        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
+        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
+        frozen (give a first batch that represents the data, or fit the scaling beforehand);
+        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
+        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
+        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        """
+        first, X, Y = self._partial_data(X, y, multi_output=True, y_numeric=False)
+        Y = np.asarray(Y)
+        check_classification_targets(Y)
+        if Y.ndim == 2 and Y.shape[1] == 1:
+            Y = Y[:, 0]
+        if first:
+            self.multilabel_ = Y.ndim == 2
+            if self.multilabel_:
+                if classes is not None:
+                    raise ValueError("classes applies to a one-dimensional y of class labels; an indicator matrix "
+                                     "Y gives the labels by its columns")
+                self.n_labels_ = Y.shape[1]
+                self.classes_ = np.arange(self.n_labels_)
+            else:
+                self._partial_classes(classes, first)
+                self.n_labels_ = len(self.classes_)
+        elif (Y.ndim == 2) != self.multilabel_ or (self.multilabel_ and Y.shape[1] != self.n_labels_):
+            expected = f"{self.n_labels_} label columns" if self.multilabel_ else "one class label per row"
+            raise ValueError(f"y must have the layout of the first call to partial_fit ({expected}); got shape "
+                             f"{Y.shape}")
+        if self.multilabel_:
+            values = np.unique(Y)
+            if not np.all(np.isin(values, [0, 1])):
+                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values "
+                                 f"{excerpt(values)}")
+            target = Y.astype(np.int64)
+        else:
+            indices = self._class_indices(Y)
+            target = np.where(indices == 1, 1, -1) if len(self.classes_) == 2 else indices
+        self._partial_pass(first, X, target)
+        return self
+
     def decision_function(self, X) -> np.ndarray:
         """Label scores, ``(n, n_labels)``; a label is predicted where its score is ``>= 0``
         (class scores for a multiclass target, ``(n,)`` for two classes)."""

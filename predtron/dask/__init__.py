@@ -1,0 +1,32 @@
+"""The Predtron on a Dask cluster: iterative parameter mixing (McDonald, Hall and Mann, 2010).
+
+* :mod:`predtron.dask.mixing` -- the training loop on Dask futures: one pass per shard from
+  the mixed parameters, then mixing (uniform or loss-weighted);
+* :mod:`predtron.dask.estimators` -- :class:`DaskPredtronClassifier`,
+  :class:`DaskPredtronMultilabelClassifier`, :class:`DaskPredtronOrdinalClassifier` and
+  :class:`DaskPredtronRanker` (the convention of ``lightgbm.dask``), with ``to_local()``;
+* :mod:`predtron.dask.cli` -- ``predtron fit ... --workers N`` / ``--scheduler ADDRESS``.
+
+Requires ``dask`` and ``distributed`` (pinned in ``requirements.txt``).
+"""
+
+import importlib
+
+__all__ = [
+    "DaskPredtronClassifier",
+    "DaskPredtronMultilabelClassifier",
+    "DaskPredtronOrdinalClassifier",
+    "DaskPredtronRanker",
+    "iterative_parameter_mixing",
+    "mixing_weights",
+]
+
+_HOMES = dict.fromkeys(__all__[:4], "predtron.dask.estimators") | dict.fromkeys(__all__[4:], "predtron.dask.mixing")
+
+
+def __getattr__(name: str):
+    """Import Dask only when an estimator is used (``predtron.dask.cli`` stays light for the
+    command line)."""
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'predtron.dask' has no attribute {name!r}")

@@ -1,0 +1,124 @@
+"""``predtron fit ... --workers N`` and ``--scheduler ADDRESS``: the command line on Dask.
+
+The training file is read by the command (as without Dask), cut into shards of consecutive
+rows (whole queries for ranking), one per worker unless ``--shards`` says otherwise, and fitted
+by iterative parameter mixing (:mod:`predtron.dask.mixing`); the saved model is the
+``to_local()`` estimator, the same file ``predtron fit`` writes without Dask.
+``--workers N`` starts a local cluster of ``N`` worker processes on 127.0.0.1 (one thread
+each) and closes it at the end; ``--scheduler ADDRESS`` uses a running cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import logging
+
+import numpy as np
+
+DASK_ESTIMATORS = {
+    "classify": "DaskPredtronClassifier",
+    "multilabel": "DaskPredtronMultilabelClassifier",
+    "ordinal": "DaskPredtronOrdinalClassifier",
+    "rank": "DaskPredtronRanker",
+}
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``predtron fit`` that train on a Dask cluster."""
+    group = parser.add_argument_group("Dask cluster (iterative parameter mixing)")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="fit on a local Dask cluster of N worker processes (127.0.0.1), closed at the end")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="fit on the running Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
+    group.add_argument("--shards", type=_positive_int, metavar="S",
+                       help="cut the data into S shards (default: one per worker)")
+    group.add_argument("--mixing", choices=("uniform", "loss"),
+                       help="weights of the shards' parameters at every epoch (default: uniform)")
+
+
+def cluster_requested(args) -> bool:
+    """Whether ``args`` ask for a Dask fit (``--shards`` or ``--mixing`` alone is an error)."""
+    requested = getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None
+    if requested:
+        streaming = [flag for flag, value in (("--stream", getattr(args, "stream", False)),
+                                              ("--checkpoint", getattr(args, "checkpoint", None)),
+                                              ("--resume", getattr(args, "resume", False)),
+                                              ("--cache", getattr(args, "cache", None)),
+                                              ("--classes", getattr(args, "classes", None)))
+                     if value not in (None, False)]
+        if streaming:
+            raise ValueError(f"{streaming[0]} does not combine with a fit on a Dask cluster (--workers/--scheduler)")
+    else:
+        given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
+                                          ("--mixing", getattr(args, "mixing", None))) if value is not None]
+        if given:
+            raise ValueError(f"{given[0]} applies to a fit on a Dask cluster; add --workers N or --scheduler ADDRESS")
+    return requested
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
+    return value
+
+
+@contextlib.contextmanager
+def cluster_client(workers: int | None = None, scheduler: str | None = None):
+    """A :class:`distributed.Client` on a new local cluster of ``workers`` processes (closed on
+    exit) or on the scheduler at ``scheduler``; distributed's log shows errors only (a worker slow to
+    stop at the end is not the user's concern)."""
+    from distributed import Client, LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if scheduler is not None:
+        with Client(scheduler) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+        yield client
+
+
+def shard_bounds(n_rows: int, n_shards: int, group: np.ndarray | None = None) -> list[int]:
+    """Row boundaries of ``n_shards`` shards of consecutive rows, as equal as possible; with
+    ``group`` (rows per query) every boundary falls between two queries (so there may be fewer
+    shards than asked when there are fewer queries)."""
+    targets = np.linspace(0, n_rows, n_shards + 1)
+    if group is None:
+        return sorted({round(t) for t in targets})
+    ends = np.concatenate([[0], np.cumsum(group)])
+    return sorted({int(ends[np.argmin(np.abs(ends - t))]) for t in targets})
+
+
+def row_blocks(A, bounds: list[int]):
+    """A dask array of the rows of ``A`` (dense or CSR, kept as it is) cut at ``bounds``."""
+    import dask
+    import dask.array as da
+
+    blocks = [da.from_delayed(dask.delayed(A[a:b]), shape=(b - a, *A.shape[1:]), dtype=A.dtype, meta=A[:0])
+              for a, b in itertools.pairwise(bounds)]
+    return da.concatenate(blocks, axis=0)
+
+
+def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
+                   scheduler: str | None = None, shards: int | None = None, mixing: str | None = None):
+    """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator."""
+    import predtron.dask as pdask
+
+    with cluster_client(workers, scheduler) as client:
+        n_shards = shards or max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+        bounds = shard_bounds(X.shape[0], n_shards, group)
+        Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
+        model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing or "uniform", client=client)
+        if task == "rank":
+            model.fit(Xd, yd, group=group)
+        else:
+            model.fit(Xd, yd)
+        return model.to_local()

@@ -1,0 +1,568 @@
+"""The Dask estimators: :mod:`predtron.sklearn`'s four estimators fitted by iterative
+parameter mixing (:mod:`predtron.dask.mixing`) on a Dask cluster.
+
+As ``lightgbm.dask`` and ``xgboost.dask``: ``fit`` takes Dask arrays or dataframes (one shard
+per row partition; the ranker with ``qid=`` or ``group=``, and a partition never splits a
+query) or a list of files that the workers read themselves (one shard per file); ``predict``
+and ``decision_function`` map the model over the partitions; ``to_local()`` returns the
+in-memory estimator of :mod:`predtron.sklearn` with the learned state; ``client=`` chooses
+the cluster (default: the current client of :mod:`distributed`).
+
+The preprocessing is the local estimator's, computed from the shards: the classes (the
+union of the shards' labels, sorted), the standardisation (the shards' means and variances
+combined; sparse shards: their mean squares) and ``eta="auto"`` (the mean squared norm over
+all shards).  With one shard every one of them is computed by the local estimator's own code
+on the whole data, so a one-shard fit IS the serial fit, bit for bit.
+
+Coupling to :mod:`predtron.sklearn` is through these members of its estimators only:
+``_validate_params``, ``_fit_scaler`` and ``_transform`` (the scaler, whose rule
+:func:`_combined_scaler` pools), ``_resolve_eta``, ``_problem``,
+``_learner`` and ``_stopper`` (the core learner and early stopping), ``_encode`` (the
+classifier's labels), the label attributes each ``fit`` sets (``classes_``, ``multilabel_``,
+``n_labels_``), ``eta_``, ``n_iter_`` and ``learner_``; the learner is restored through the
+core learners' state API (``_get_state``/``_set_state``).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import itertools
+from pathlib import Path
+
+import dask
+import dask.array as da
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
+from predtron.dask.mixing import MIXINGS, iterative_parameter_mixing
+from predtron.data import load_arff, load_letor, load_svmlight
+from predtron.problems.general import check_loss_matrix
+from predtron.sklearn import (
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
+    theorem1_step,
+)
+
+__all__ = [
+    "DaskPredtronClassifier",
+    "DaskPredtronMultilabelClassifier",
+    "DaskPredtronOrdinalClassifier",
+    "DaskPredtronRanker",
+]
+
+
+def get_client(client=None):
+    """``client``, or the current :class:`distributed.Client` (as ``lightgbm.dask`` does)."""
+    from distributed import Client, default_client
+
+    if client is None:
+        try:
+            return default_client()
+        except ValueError as err:
+            raise ValueError("no Dask client: pass client=, or create a distributed.Client first "
+                             "(e.g. Client(LocalCluster()))") from err
+    if not isinstance(client, Client):
+        raise ValueError(f"client must be a distributed.Client or None; got {type(client).__name__}")
+    return client
+
+
+# ----------------------------------------------------------------- the shards
+def _is_dask(value) -> bool:
+    return dask.is_dask_collection(value)
+
+
+def _as_dask_array(value, name: str, ndim: tuple[int, ...]):
+    if hasattr(value, "to_dask_array"):  # dask DataFrame / Series
+        value = value.to_dask_array(lengths=True)
+    if not isinstance(value, da.Array):
+        raise TypeError(f"{name} must be a dask array or dataframe when X is one; got {type(value).__name__}")
+    if value.ndim not in ndim:
+        raise ValueError(f"{name} must have {' or '.join(map(str, ndim))} dimensions; got shape {value.shape}")
+    return value
+
+
+def _is_file_list(X) -> bool:
+    return isinstance(X, (list, tuple)) and len(X) > 0 and all(isinstance(f, (str, Path)) for f in X)
+
+
+def _raw_block(X, y, qid, group):
+    return X, y, qid, group
+
+
+def _array_shards(client, X, y, qid=None, group=None) -> list:
+    """Futures of the raw shards ``(X, y, qid, group)``, one per row partition of ``X``."""
+    X = _as_dask_array(X, "X", (2,))
+    X = X.rechunk({1: -1})
+    rows = X.chunks[0]
+    if any(np.isnan(rows)):
+        raise ValueError("X must have known partition sizes (dask dataframes: to_dask_array(lengths=True))")
+    y = _as_dask_array(y, "y", (1, 2))
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must have one label per row of X ({X.shape[0]} rows); got {y.shape[0]}")
+    y = y.rechunk({0: rows} if y.ndim == 1 else {0: rows, 1: -1})
+    x_parts, y_parts = X.to_delayed().ravel(), y.to_delayed().ravel()
+    q_parts = [None] * len(rows)
+    g_parts = [None] * len(rows)
+    if qid is not None:
+        qid = _as_dask_array(qid, "qid", (1,)).rechunk({0: rows})
+        q_parts = list(qid.to_delayed().ravel())
+        ends = client.compute([dask.delayed(_first_last)(q) for q in q_parts], sync=True)
+        for i, ((_, last), (first, _)) in enumerate(itertools.pairwise(ends)):
+            if last == first:
+                raise ValueError(f"partition {i + 1} of X ends inside query {last!r} (it continues in partition "
+                                 f"{i + 2}); a partition must hold whole queries: rechunk X, y and qid at query "
+                                 "boundaries")
+    elif group is not None:
+        g_parts = _split_groups(group, rows)
+    return client.compute([dask.delayed(_raw_block)(x, t, q, g)
+                           for x, t, q, g in zip(x_parts, y_parts, q_parts, g_parts, strict=True)])
+
+
+def _first_last(qid):
+    qid = np.asarray(qid)
+    return (qid[0].item(), qid[-1].item()) if len(qid) else (None, None)
+
+
+def _split_groups(group, rows) -> list[np.ndarray]:
+    """The group sizes of every partition; a partition boundary inside a query is an error."""
+    group = np.asarray(group)
+    if group.ndim != 1 or group.dtype.kind not in "iuf" or np.any(group < 1) or np.any(group != np.round(group)):
+        raise ValueError(f"group must be positive integers (rows per query); got {excerpt(group)}")
+    group = group.astype(np.int64)
+    ends = np.cumsum(group)
+    if ends[-1] != sum(rows):
+        raise ValueError(f"group must sum to the number of rows of X ({sum(rows)}); got {ends[-1]}")
+    parts, first = [], 0
+    for i, boundary in enumerate(np.cumsum(rows)):
+        stop = int(np.searchsorted(ends, boundary))
+        if ends[stop] != boundary:
+            raise ValueError(f"partition {i + 1} of X ends at row {boundary}, inside query {stop} (rows "
+                             f"{ends[stop] - group[stop]}..{ends[stop] - 1}); a partition must hold whole queries: "
+                             "rechunk X and y at query boundaries")
+        parts.append(group[first:stop + 1])
+        first = stop + 1
+    return parts
+
+
+def _read_file(path, kind: str, options: dict):
+    """A worker reads one file: svmlight (``"svmlight"``), LETOR (``"letor"``) or ARFF (``"arff"``)."""
+    if kind == "letor":
+        data = load_letor(path, **options)
+        return data.X, data.y, None, data.group
+    if kind == "arff":
+        data = load_arff(path, **options)
+        return data.X, data.Y, None, None
+    data = load_svmlight(path, **options)
+    return data.X, data.y, None, None
+
+
+def _file_shards(client, files, kind: str, options: dict) -> list:
+    return [client.submit(_read_file, str(f), kind, options, pure=False) for f in files]
+
+
+# --------------------------------------------------------- shard preprocessing
+def _shard_stats(local, raw, alone: bool) -> dict:
+    """What the coordinator combines: rows, width, the labels' summary and the scaler's
+    statistics (``alone``, the only shard: the shard's own scaler, which is the fit's)."""
+    local = copy.deepcopy(local)  # tasks of an in-process cluster share their arguments
+    X, y, _, _ = raw
+    check_matrix(X, "X", accept_sparse=True, min_features=1)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    stats = {"n": X.shape[0], "n_features": X.shape[1], "sparse": sp.issparse(X), "labels": local._summarize(y)}
+    if local.standardize and alone:
+        local._fit_scaler(X)
+        stats["scaler"] = local.scaler_
+    elif local.standardize:
+        local._fit_scaler(X[:1])  # an instance of the estimator's scaler, to hold the pooled statistics
+        stats["scaler"] = local.scaler_
+        if sp.issparse(X):
+            stats["max_abs"] = np.asarray(abs(X).max(axis=0).todense()).ravel()
+        else:
+            stats["mean"], stats["var"] = X.mean(axis=0), X.var(axis=0)
+            stats["zero_one"] = np.all((X == 0) | (X == 1), axis=0)
+            stats["has_one"], stats["has_zero"] = np.any(X == 1, axis=0), np.any(X == 0, axis=0)
+    return stats
+
+
+def _combined_scaler(stats: list[dict]):
+    """The scaler of all shards: the one shard's own, or the shards' statistics pooled by the
+    rule of the estimators' scaler (``predtron.sklearn._scaling``; ``tests/test_dask.py`` checks
+    the two agree): sparse input, ``max |x|`` per feature; dense input, the mean and standard
+    deviation per feature, except 0/1 indicator features (0 and 1 both present, nothing else),
+    left as they are; constant features unscaled."""
+    if len(stats) == 1:
+        return stats[0]["scaler"]
+    scaler = copy.copy(stats[0]["scaler"])
+    n = np.array([s["n"] for s in stats], dtype=np.float64)
+    w = n / n.sum()
+    if stats[0]["sparse"]:
+        scale, scaler.mean = np.max([s["max_abs"] for s in stats], axis=0), None
+    else:
+        mean = sum(wi * s["mean"] for wi, s in zip(w, stats, strict=True))
+        var = sum(wi * (s["var"] + (s["mean"] - mean) ** 2) for wi, s in zip(w, stats, strict=True))
+        indicator = (np.all([s["zero_one"] for s in stats], axis=0) & np.any([s["has_one"] for s in stats], axis=0)
+                     & np.any([s["has_zero"] for s in stats], axis=0))
+        scaler.mean, scale = np.where(indicator, 0.0, mean), np.where(indicator, 1.0, np.sqrt(var))
+    scaler.scale = np.where(scale > 0, scale, 1.0)
+    return scaler
+
+
+def _widen(X, n_features: int):
+    """``X`` with zero columns appended up to ``n_features`` (files read without ``n_features``)."""
+    if X.shape[1] == n_features:
+        return X
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        X.resize((X.shape[0], n_features))
+        return X
+    return np.hstack([X, np.zeros((X.shape[0], n_features - X.shape[1]))])
+
+
+def _prepare_shard(local, raw, n_features: int) -> tuple:
+    """The shard as the core learner takes it: ``(X, target, split)``, scaled and encoded."""
+    X, y, qid, group = raw
+    X = _widen(check_array(X, accept_sparse="csr", dtype=np.float64), n_features)
+    X = local._transform(X)
+    target, split = local._target(X, y, qid, group)
+    return X, target, split
+
+
+def _eta_summary(local, problem, shard) -> tuple:
+    """``(examples, sum of squared norms, c_L, the estimator's step on this shard alone, its ratio
+    to Theorem 1's step on the shard)``."""
+    X, target, split = shard
+    offsets = np.concatenate([[0], np.cumsum(split["group"])]) if "group" in split else None
+    squares = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    if offsets is not None:
+        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
+        segments = [target[a:b] for a, b in itertools.pairwise(offsets)]
+        try:
+            c_L = float(problem.loss_bounds_for(segments)[0])
+        except ValueError:
+            c_L = None
+    else:
+        c_L = float(problem.c_L)
+    step = theorem1_step(problem, X, target, bool(local.fit_intercept), offsets)
+    own = local._resolve_eta(problem, X, target, offsets)  # the estimator's rule on this shard alone
+    return len(squares), float(np.sum(squares)), c_L, own, own / step
+
+
+def _combined_eta(local, summaries: list[tuple]) -> float:
+    """``eta_``: the estimator's own step with one shard; with several, Theorem 1's step with the
+    mean squared norm over all shards, times the estimator's factor on Theorem 1's step (the
+    ratio of its ``_resolve_eta`` to :func:`theorem1_step` on the first shard: 1, or the number
+    of labels for the multilabel Hamming loss)."""
+    if len(summaries) == 1 or not (isinstance(local.eta, str) and local.eta == "auto"):
+        return summaries[0][3]
+    count = sum(s[0] for s in summaries)
+    r2 = sum(s[1] for s in summaries) / count + (1.0 if local.fit_intercept else 0.0)
+    c_Ls = [s[2] for s in summaries if s[2] is not None]
+    if not c_Ls or r2 <= 0:
+        return summaries[0][4]
+    return float(min(c_Ls) / (4.0 * r2) * summaries[0][4])
+
+
+def _apply(block, model, method: str):
+    return getattr(model, method)(block)
+
+
+# ------------------------------------------------------------- the estimators
+def _dask_signature(local_cls):
+    """The local estimator's constructor parameters plus ``client`` and ``mixing``."""
+    signature = inspect.signature(local_cls.__init__)
+    extra = [inspect.Parameter("mixing", inspect.Parameter.KEYWORD_ONLY, default="uniform"),
+             inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None)]
+    return signature.replace(parameters=[*signature.parameters.values(), *extra])
+
+
+class _DaskPredtron(BaseEstimator):
+    """Shared fit, prediction and ``to_local`` of the Dask estimators."""
+
+    _local_class: type = PredtronClassifier
+    #: Reader of ``fit(files)``: ``"svmlight"``, ``"letor"`` or ``"arff"``.
+    _file_kind = "svmlight"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        names = [p for p in _dask_signature(cls._local_class).parameters.values() if p.name != "self"]
+
+        def __init__(self, **params):
+            unknown = set(params) - {p.name for p in names}
+            if unknown:
+                raise TypeError(f"{cls.__name__}() got unexpected keyword arguments {sorted(unknown)}")
+            for p in names:
+                setattr(self, p.name, params.get(p.name, p.default))
+
+        __init__.__signature__ = _dask_signature(cls._local_class)
+        __init__.__doc__ = f"See :class:`{cls._local_class.__name__}`; ``mixing`` and ``client`` are described above."
+        cls.__init__ = __init__
+
+    # ------------------------------------------------------------- the model
+    def _local_estimator(self):
+        """An unfitted local estimator with this estimator's parameters (bar client, mixing)."""
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("client", "mixing")}
+        return _Local[self._local_class](**params)
+
+    def to_local(self):
+        """The fitted in-memory estimator of :mod:`predtron.sklearn` (a copy): the same class,
+        parameters and learned state, so it predicts exactly what this estimator predicts."""
+        check_is_fitted(self, "model_")
+        return copy.deepcopy(self.model_)
+
+    # --------------------------------------------------------------- fitting
+    def _fit(self, X, y, *, qid=None, group=None, file_options=None):
+        check_choice(self.mixing, "mixing", MIXINGS)
+        client = get_client(self.client)
+        local = self._local_estimator()
+        local._validate_params()
+        local._check_extra()
+        if _is_file_list(X):
+            if y is not None or qid is not None or group is not None:
+                raise ValueError("fit on files reads the labels (and queries) from the files; pass y=None")
+            raw = _file_shards(client, X, self._file_kind, file_options or {})
+        elif _is_dask(X):
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed with a dask X")
+            raw = _array_shards(client, X, y, qid=qid, group=group)
+        else:
+            raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
+                            " (use the estimators of predtron.sklearn for in-memory data)")
+        stats = client.gather([client.submit(_shard_stats, local, r, len(raw) == 1, pure=False) for r in raw])
+        widths = {s["n_features"] for s in stats}
+        n_features = max(widths)
+        if len(widths) > 1 and not _is_file_list(X):
+            raise ValueError(f"every partition of X must have the same number of columns; got {sorted(widths)}")
+        if len({s["sparse"] for s in stats}) > 1:
+            raise ValueError("the shards mix dense and sparse matrices; read every file the same way")
+        local.n_features_in_ = n_features
+        local._combine_labels([s["labels"] for s in stats])
+        if local.standardize and len(widths) > 1:
+            raise ValueError(f"the files have different numbers of features ({sorted(widths)}); pass "
+                             "file_options={'n_features': ...} to read them alike")
+        local.scaler_ = _combined_scaler(stats) if local.standardize else None
+        problem = local._problem()
+        shards = [client.submit(_prepare_shard, local, r, n_features, pure=False) for r in raw]
+        local.eta_ = _combined_eta(local, client.gather([client.submit(_eta_summary, local, problem, s, pure=False)
+                                                         for s in shards]))
+        prototype = local._learner(problem)
+        result = iterative_parameter_mixing(client, prototype, shards, local.epochs, mixing=self.mixing,
+                                            shuffle=local.shuffle, random_state=prototype.random_state,
+                                            stop=local._stopper())
+        learner = copy.deepcopy(prototype)
+        learner._validate_params()
+        learner._set_state(result.scalars, result.arrays)
+        local.learner_ = learner
+        local.n_iter_ = result.n_epochs
+        self.model_ = _plain(local)  # the plain class: pickles and predicts like any local estimator
+        self.n_features_in_ = local.n_features_in_
+        self.n_iter_ = result.n_epochs
+        self.n_shards_ = len(shards)
+        self.shard_losses_ = result.shard_losses
+        self.mixing_weights_ = result.weights
+        for name in ("classes_", "n_labels_", "multilabel_", "eta_"):
+            if hasattr(local, name):
+                setattr(self, name, getattr(local, name))
+        return self
+
+    # ------------------------------------------------------------ prediction
+    def _map(self, X, method: str):
+        check_is_fitted(self, "model_")
+        model = self.model_
+        if not _is_dask(X):
+            return getattr(model, method)(X)
+        X = _as_dask_array(X, "X", (2,)).rechunk({1: -1})
+        probe = np.asarray(getattr(model, method)(np.zeros((1, X.shape[1]))))
+        if probe.ndim == 1:
+            return X.map_blocks(_apply, model=model, method=method, dtype=probe.dtype, drop_axis=1,
+                                chunks=(X.chunks[0],))
+        return X.map_blocks(_apply, model=model, method=method, dtype=probe.dtype,
+                            chunks=(X.chunks[0], (probe.shape[1],)))
+
+    def predict(self, X):
+        """Predictions of the mixed model, partition by partition (a dask array for a dask ``X``)."""
+        return self._map(X, "predict")
+
+    def decision_function(self, X):
+        """Scores of the mixed model, partition by partition (see the local estimator's method)."""
+        return self._map(X, "decision_function")
+
+
+class _LocalMixin:
+    """What the Dask fit needs of a local estimator, per label convention (the default:
+    classes, encoded by the estimator's own ``_encode``)."""
+
+    def _check_extra(self) -> None:
+        if getattr(self, "reject_cost", None) is not None:
+            raise ValueError("reject_cost is not supported by the Dask estimators (its threshold is fitted on the "
+                             "whole training set); fit PredtronClassifier on a sample instead")
+
+    @staticmethod
+    def _summarize(y) -> np.ndarray:
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be one label per row; got shape {y.shape}")
+        return np.unique(y)
+
+    def _combine_labels(self, summaries) -> None:
+        self.classes_ = np.unique(np.concatenate(summaries))
+        if len(self.classes_) < 2:
+            raise ValueError(f"y must hold at least 2 classes to learn from; got 1 class ({excerpt(self.classes_)})")
+        if getattr(self, "cost_matrix", None) is not None:
+            shape = np.shape(self.cost_matrix)
+            if shape != (len(self.classes_),) * 2:
+                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
+                                 f"{len(self.classes_)} classes of y; got shape {shape}")
+            check_loss_matrix(self.cost_matrix, "cost_matrix")
+
+    def _indices(self, y) -> np.ndarray:
+        y = np.asarray(y)
+        return np.searchsorted(self.classes_, y).astype(np.int64)
+
+    def _target(self, X, y, qid, group):
+        return self._encode(self._indices(y)), {}
+
+
+class _LocalOrdinal(_LocalMixin):
+    def _target(self, X, y, qid, group):
+        return self._indices(y), {}
+
+
+class _LocalMultilabel(_LocalMixin):
+    @staticmethod
+    def _summarize(y):
+        Y = np.asarray(y)
+        if Y.ndim == 2 and Y.shape[1] == 1:
+            Y = Y[:, 0]
+        return Y.ndim, (Y.shape[1] if Y.ndim == 2 else 0), np.unique(Y)
+
+    def _combine_labels(self, summaries) -> None:
+        if len({(s[0], s[1]) for s in summaries}) > 1:
+            shapes = sorted({s[:2] for s in summaries})
+            raise ValueError(f"every shard's y must have the same shape per row; got {shapes}")
+        ndim, n_labels = summaries[0][:2]
+        values = np.unique(np.concatenate([s[2] for s in summaries]))
+        self.multilabel_ = ndim == 2
+        if self.multilabel_:
+            if not np.all(np.isin(values, [0, 1])):
+                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values "
+                                 f"{excerpt(values)}")
+            self.n_labels_, self.classes_ = n_labels, np.arange(n_labels)
+        else:
+            super()._combine_labels([values])
+            self.n_labels_ = len(self.classes_)
+
+    def _target(self, X, y, qid, group):
+        Y = np.asarray(y)
+        if self.multilabel_:
+            return Y.astype(np.int64), {}
+        indices = self._indices(Y.ravel())
+        return (np.where(indices == 1, 1, -1) if len(self.classes_) == 2 else indices), {}
+
+
+class _LocalRanker(_LocalMixin):
+    @staticmethod
+    def _summarize(y):
+        return None
+
+    def _combine_labels(self, summaries) -> None:
+        return None
+
+    def _target(self, X, y, qid, group):
+        offsets = query_offsets(X.shape[0], qid=qid, group=group)
+        grades = self._problem().check_labels(y, _Offsets(offsets)).values
+        return grades, {"group": np.diff(offsets)}
+
+
+class _Offsets:
+    """Ranking inputs reduced to their query offsets (what ``check_labels`` reads)."""
+
+    def __init__(self, offsets: np.ndarray):
+        self.offsets = offsets
+        self.n = len(offsets) - 1
+
+
+def _local_subclass(local_cls, mixin):
+    return type(local_cls.__name__, (mixin, local_cls), {"__module__": __name__, "__doc__": local_cls.__doc__})
+
+
+_Local = {
+    PredtronClassifier: _local_subclass(PredtronClassifier, _LocalMixin),
+    PredtronOrdinalClassifier: _local_subclass(PredtronOrdinalClassifier, _LocalOrdinal),
+    PredtronMultilabelClassifier: _local_subclass(PredtronMultilabelClassifier, _LocalMultilabel),
+    PredtronRanker: _local_subclass(PredtronRanker, _LocalRanker),
+}
+
+
+def _plain(model):
+    """A copy of ``model`` as the plain local class (the helpers above dropped)."""
+    plain_cls = next(cls for cls in _Local if isinstance(model, cls))
+    out = plain_cls.__new__(plain_cls)
+    out.__dict__.update(copy.deepcopy(model.__dict__))
+    return out
+
+
+_DOC = """{what} fitted by iterative parameter mixing on a Dask cluster.
+
+    The Dask counterpart of :class:`~predtron.sklearn.{local}` (the convention of
+    ``lightgbm.dask``): the same parameters, plus
+
+    mixing : {{"uniform", "loss"}}, default "uniform"
+        Weights of the shards' parameters at the end of every epoch: equal, or proportional
+        to the loss each shard suffered in its pass (:mod:`predtron.dask.mixing`).
+    client : distributed.Client or None, default None
+        The cluster (``None``: the current client).
+
+    ``fit`` takes a dask array or dataframe ``X`` with ``y`` (one shard per row partition),
+    or a list of files (one shard per file, read by the workers with
+    :func:`predtron.data.{reader}`; its keyword arguments go in ``file_options``).  Fitted
+    attributes: those of the local estimator, plus ``n_shards_``, ``shard_losses_`` and
+    ``mixing_weights_`` (per epoch and shard) and ``model_`` (see :meth:`to_local`).
+    """
+
+
+class DaskPredtronClassifier(_DaskPredtron):
+    __doc__ = _DOC.format(what="Binary and multiclass classification", local="PredtronClassifier",
+                          reader="load_svmlight")
+    _local_class = PredtronClassifier
+
+    def fit(self, X, y=None, *, file_options: dict | None = None):
+        """Fit on a dask ``X`` and ``y``, or on a list of svmlight files (``y=None``)."""
+        return self._fit(X, y, file_options=file_options)
+
+
+class DaskPredtronOrdinalClassifier(_DaskPredtron):
+    __doc__ = _DOC.format(what="Ordinal classification", local="PredtronOrdinalClassifier", reader="load_svmlight")
+    _local_class = PredtronOrdinalClassifier
+
+    def fit(self, X, y=None, *, file_options: dict | None = None):
+        """Fit on a dask ``X`` and ``y``, or on a list of svmlight files (``y=None``)."""
+        return self._fit(X, y, file_options=file_options)
+
+
+class DaskPredtronMultilabelClassifier(_DaskPredtron):
+    __doc__ = _DOC.format(what="Multilabel classification", local="PredtronMultilabelClassifier",
+                          reader="load_arff")
+    _local_class = PredtronMultilabelClassifier
+    _file_kind = "arff"
+
+    def fit(self, X, y=None, *, file_options: dict | None = None):
+        """Fit on a dask ``X`` and indicator matrix ``y``, or on a list of ARFF files (``y=None``;
+        ``file_options`` holds ``n_labels`` or ``xml``)."""
+        return self._fit(X, y, file_options=file_options)
+
+
+class DaskPredtronRanker(_DaskPredtron):
+    __doc__ = _DOC.format(what="Learning to rank", local="PredtronRanker", reader="load_letor")
+    _local_class = PredtronRanker
+    _file_kind = "letor"
+
+    def fit(self, X, y=None, *, qid=None, group=None, file_options: dict | None = None):
+        """Fit on a dask ``X``, ``y`` and ``qid`` (a dask array) or ``group`` (rows per query, in
+        memory), no partition splitting a query; or on a list of LETOR files (``y=None``)."""
+        return self._fit(X, y, qid=qid, group=group, file_options=file_options)

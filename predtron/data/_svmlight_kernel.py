@@ -1,0 +1,295 @@
+"""The compiled svmlight line parser behind :mod:`predtron.data.stream` (numba over byte blocks).
+
+:func:`parse_block` reads the complete lines of a block of bytes into CSR arrays.  It takes
+the common syntax only -- ``<label> [qid:<int>] <index>:<value> ... [# comment]`` with
+decimal numbers (``[+-]digits[.digits][(e|E)[+-]digits]``) and plain decimal indices -- and
+stops with :data:`ODD` at the first line it does not take (a malformed line, or merely an
+unusual spelling such as ``inf``, ``1_000`` or ``+3`` as an index).  The caller then reads
+that block with the line-by-line Python reader, which either accepts the line exactly as the
+loaders do or raises their message with the file and line; so this kernel decides nothing
+about validity on its own.
+
+Exact numbers.  A decimal ``m * 10^e`` with a mantissa ``m <= 2^53`` and ``|e| <= 22`` is
+converted as one IEEE multiplication or division of two exactly representable numbers, which
+is correctly rounded (Clinger's fast path), hence equal to Python's ``float`` (and to C's
+``strtod``).  Any other number (more than 15-16 significant digits, a large exponent) is
+recorded as *slow* and converted by the caller with ``float``, so every value is the
+correctly rounded one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+
+    _jit = numba.njit(cache=True, nogil=True)
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - numba is a dependency; the Python reader then does all the work
+    AVAILABLE = False
+
+    def _jit(function):
+        return function
+
+#: Status codes of :func:`parse_block`: done, a line for the Python reader, output arrays full.
+OK, ODD, FULL = 0, 1, 2
+
+#: ``slow_kind`` values: the slow number is the label of row ``slow_at`` or the value at
+#: position ``slow_at`` of the CSR ``values``.
+SLOW_LABEL, SLOW_VALUE = 0, 1
+
+_POW10 = np.array([10.0**k for k in range(23)])
+_TWO53 = 2**53
+
+
+@_jit
+def _is_space(c) -> bool:
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@_jit
+def _ends_token(buf, i, n) -> bool:
+    """Whether a token ends at ``i`` (whitespace, a comment, the line's or the buffer's end)."""
+    if i >= n:
+        return True
+    c = buf[i]
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12 or c == 10 or c == 35
+
+
+@_jit
+def _number(buf, i, n, pow10):
+    """Parse a decimal number starting at ``buf[i]`` and running to the end of its token.
+
+    Returns ``(ok, fast, value, end)``: ``ok`` False for a token that is not the common
+    decimal syntax; ``fast`` False when the value must be converted by ``float`` (not exact
+    here); ``end`` the position after the token.
+    """
+    negative = False
+    if i < n and (buf[i] == 45 or buf[i] == 43):
+        negative = buf[i] == 45
+        i += 1
+    mantissa = 0
+    digits = 0  # significant digits kept in the mantissa
+    seen = 0  # digits seen at all
+    exp10 = 0
+    overflow = False
+    while i < n and 48 <= buf[i] <= 57:
+        d = np.int64(buf[i]) - 48
+        seen += 1
+        if digits > 0 or d != 0:
+            if digits < 18:
+                mantissa = mantissa * 10 + d
+                digits += 1
+            else:
+                overflow = True
+                exp10 += 1
+        i += 1
+    if i < n and buf[i] == 46:
+        i += 1
+        while i < n and 48 <= buf[i] <= 57:
+            d = np.int64(buf[i]) - 48
+            seen += 1
+            if digits > 0 or d != 0:
+                if digits < 18:
+                    mantissa = mantissa * 10 + d
+                    digits += 1
+                    exp10 -= 1
+                else:
+                    overflow = True
+            else:
+                exp10 -= 1
+            i += 1
+    if seen == 0:
+        return False, False, 0.0, i
+    if i < n and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        eneg = False
+        if i < n and (buf[i] == 45 or buf[i] == 43):
+            eneg = buf[i] == 45
+            i += 1
+        edigits = 0
+        e = 0
+        while i < n and 48 <= buf[i] <= 57:
+            if e < 100000:
+                e = e * 10 + (np.int64(buf[i]) - 48)
+            edigits += 1
+            i += 1
+        if edigits == 0:
+            return False, False, 0.0, i
+        exp10 += -e if eneg else e
+    if not _ends_token(buf, i, n):
+        return False, False, 0.0, i
+    if mantissa == 0 and not overflow:
+        return True, True, -0.0 if negative else 0.0, i
+    if overflow or mantissa > _TWO53 or exp10 > 22 or exp10 < -22:
+        return True, False, 0.0, i
+    value = float(mantissa)
+    if exp10 >= 0:
+        value = value * pow10[exp10]
+    else:
+        value = value / pow10[-exp10]
+    return True, True, -value if negative else value, i
+
+
+@_jit
+def _integer(buf, i, n, allow_sign, stop_byte):
+    """A decimal integer of at most 18 digits at ``buf[i]``, ending at ``stop_byte`` (58, a colon)
+    or at the end of its token (``stop_byte`` -1): ``(ok, value, end)``."""
+    negative = False
+    if allow_sign and i < n and buf[i] == 45:
+        negative = True
+        i += 1
+    start = i
+    value = 0
+    while i < n and 48 <= buf[i] <= 57:
+        value = value * 10 + (np.int64(buf[i]) - 48)
+        i += 1
+    if i == start or i - start > 18:
+        return False, 0, i
+    if stop_byte >= 0:
+        if i >= n or buf[i] != stop_byte:
+            return False, 0, i
+    elif not _ends_token(buf, i, n):
+        return False, 0, i
+    return True, -value if negative else value, i
+
+
+@_jit
+def _skip_line(buf, i, n):
+    """Position of the newline ending the line at ``i`` (``n`` if none)."""
+    while i < n and buf[i] != 10:
+        i += 1
+    return i
+
+
+@_jit
+def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
+                values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
+    """Parse the complete lines of ``buf[pos:]`` (the last, unterminated one only if ``eof``).
+
+    Stops after ``max_rows`` examples in all.  ``first`` is the first feature index (0 or 1),
+    ``limit`` the number of columns allowed, ``qid_mode`` -1 (not known yet), 0 (no line has
+    ``qid:``) or 1 (every line has); ``line`` is the number of the line at ``pos``; ``rows``,
+    ``nnz`` and ``n_slow`` are how much of the output arrays is already filled (``indptr[rows]``
+    is set).  One pass over the bytes: tokens are parsed where they stand.
+
+    Returns ``(status, rows, nnz, n_slow, next_pos, next_line, qid_mode)``: with
+    :data:`ODD` (or :data:`FULL`: no room left in ``indices``/``values`` or the slow arrays),
+    ``next_pos``/``next_line`` locate the line not taken and nothing of it is in the arrays.
+    """
+    n = buf.size
+    while pos < n and rows < max_rows:
+        i = pos
+        while i < n and _is_space(buf[i]):
+            i += 1
+        if i >= n:
+            if not eof:
+                break
+            pos = n
+            break
+        c = buf[i]
+        if c == 10 or c == 35:  # blank or comment line
+            stop = _skip_line(buf, i, n)
+            if stop >= n and not eof:
+                break
+            pos = stop + 1
+            line += 1
+            continue
+        row_nnz = nnz
+        row_slow = n_slow
+        ok, fast, value, i = _number(buf, i, n, pow10)
+        if not ok:
+            if i >= n and not eof:
+                break
+            return ODD, rows, nnz, n_slow, pos, line, qid_mode
+        if not fast:
+            if n_slow >= slow_at.size:
+                return FULL, rows, nnz, n_slow, pos, line, qid_mode
+            slow_at[n_slow] = rows
+            slow_kind[n_slow] = SLOW_LABEL
+            slow_start[n_slow] = -1  # the token's start is found again below
+            n_slow += 1
+        label = value
+        while i < n and _is_space(buf[i]):
+            i += 1
+        here = 0
+        if i + 3 <= n and buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100:
+            here = 1
+        if qid_mode >= 0 and here != qid_mode:
+            if _skip_line(buf, i, n) >= n and not eof:
+                break
+            return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+        q = 0
+        if here == 1:
+            if i + 4 > n or buf[i + 3] != 58:
+                if _skip_line(buf, i, n) >= n and not eof:
+                    break
+                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+            ok, q, i = _integer(buf, i + 4, n, True, -1)
+            if not ok:
+                if i >= n and not eof:
+                    break
+                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+        previous = first - 1
+        odd = False
+        full = False
+        while True:
+            while i < n and _is_space(buf[i]):
+                i += 1
+            if i >= n or buf[i] == 10 or buf[i] == 35:
+                break
+            ok, index, i = _integer(buf, i, n, False, 58)
+            if not ok or index <= previous or index - first >= limit:
+                odd = True
+                break
+            t = i + 1
+            ok, fast, value, i = _number(buf, t, n, pow10)
+            if not ok:
+                odd = True
+                break
+            if nnz >= indices.size or (not fast and n_slow >= slow_at.size):
+                full = True
+                break
+            if not fast:
+                slow_at[n_slow] = nnz
+                slow_kind[n_slow] = SLOW_VALUE
+                slow_start[n_slow] = t
+                slow_end[n_slow] = i
+                n_slow += 1
+            indices[nnz] = index - first
+            values[nnz] = value
+            nnz += 1
+            previous = index
+        if full:
+            return FULL, rows, row_nnz, row_slow, pos, line, qid_mode
+        stop = _skip_line(buf, i, n)
+        if stop >= n and not eof:  # the line goes on in the next block
+            nnz = row_nnz
+            n_slow = row_slow
+            break
+        if odd:
+            return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+        if row_slow < n_slow and slow_start[row_slow] == -1:  # locate the slow label's token
+            j = pos
+            while _is_space(buf[j]):
+                j += 1
+            k = j
+            while not _ends_token(buf, k, n):
+                k += 1
+            slow_start[row_slow] = j
+            slow_end[row_slow] = k
+        if qid_mode < 0:
+            qid_mode = here
+        labels[rows] = label
+        qids[rows] = q
+        lines[rows] = line
+        starts[rows] = pos
+        rows += 1
+        indptr[rows] = nnz
+        pos = stop + 1
+        line += 1
+    return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
+
+
+__all__ = ["AVAILABLE", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]

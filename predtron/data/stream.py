@@ -1,0 +1,616 @@
+"""Streaming readers: svmlight / LETOR files (plain, gzip or bz2) in chunks of whole examples.
+
+The loaders of :mod:`predtron.data` read a whole file into memory; the functions here read it
+a chunk at a time, so that a learner's ``partial_fit`` (or a Dask worker) can go over files
+larger than memory with memory bounded by the chunk size:
+
+* :func:`iter_svmlight` -- chunks of at most ``chunk_rows`` examples (``queries=True``: never
+  splitting a run of equal ``qid:``);
+* :func:`iter_letor` -- learning-to-rank chunks of whole queries, from ``qid:`` fields or
+  from group sizes (a ``.query`` / ``.group`` sidecar, ``group_file`` or ``group``), with the
+  checks of :func:`~predtron.data.load_letor` (relevance grades, contiguous queries);
+* :func:`~predtron.data.mulan.iter_arff` (in :mod:`predtron.data.mulan`) -- multilabel ARFF
+  files in chunks of rows;
+* :func:`prefetch` -- any of these read one chunk ahead in a background thread.
+
+Every chunk equals the corresponding rows of the in-memory loader (same values bit for bit,
+same ``qid``, same line numbers; ``tests/test_stream.py`` compares them), and every malformed
+line raises the loader's ``ValueError`` naming the file and the line.  A file that ends inside
+its compressed stream (a truncated ``.gz``) is reported with the last line read.
+
+The parser.  Lines are parsed by a compiled kernel
+(:func:`~predtron.data._svmlight_kernel.parse_block`) over blocks of bytes, a whole chunk of
+lines at a time; partial lines at a block's end are carried into the next block.  The kernel
+takes the common syntax and hands any other line to the line-by-line Python reader of
+:mod:`predtron.data.svmlight` (which accepts it as the loader does, or reports it), so the two
+readers agree on every file; ``benchmarks/streaming.py`` measures the speed.
+
+Chunks hold CSR matrices by default (``sparse=True``); ``sparse=False`` gives dense arrays.
+Without ``n_features`` a chunk is as wide as its own largest feature index, as a file read
+by the loader; pass ``n_features`` whenever chunks must agree (a learner needs it).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from predtron._validation import check_int
+from predtron.data import _svmlight_kernel as kernel
+from predtron.data._files import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
+from predtron.data.cache import CacheWriter, cache_key, read_cache
+from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
+from predtron.data.ranking import check_group_sizes
+from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag, damaged_message
+
+__all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch"]
+
+#: Default number of examples per chunk.
+DEFAULT_CHUNK_ROWS = 65_536
+
+#: Bytes read from the file at a time (more when a chunk's lines need more).
+BLOCK_BYTES = 1 << 22
+
+
+class SvmlightChunk(NamedTuple):
+    """Consecutive examples of an svmlight file.
+
+    Attributes
+    ----------
+    X : scipy.sparse.csr_matrix or ndarray of shape (n_rows, n_features)
+        The features (explicit zeros are not stored in CSR, as the loader does).
+    y : ndarray of float64, shape (n_rows,)
+        The labels as written.
+    qid : ndarray of int64 or None
+        The ``qid:`` of each row (``None`` for a file without).
+    lines : ndarray of int64
+        The line number (1-based) of each row in the file.
+    """
+
+    X: sp.csr_matrix | np.ndarray
+    y: np.ndarray
+    qid: np.ndarray | None
+    lines: np.ndarray
+
+
+class LetorChunk(NamedTuple):
+    """Whole queries of a learning-to-rank file, in the flat layout of
+    :class:`~predtron.data.LetorData`: ``X``, integer grades ``y``, ``qid`` per row, ``group``
+    (rows per query, summing to the chunk's rows) and the line number of each row."""
+
+    X: sp.csr_matrix | np.ndarray
+    y: np.ndarray
+    qid: np.ndarray
+    group: np.ndarray
+    lines: np.ndarray
+
+
+class _Reader:
+    """Bytes of a file, decompressed as it is read, with the count of raw bytes read."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.raw = path.open("rb")
+        magic = self.raw.read(3)
+        self.raw.seek(0)
+        if magic[:2] == b"\x1f\x8b":
+            self.handle = gzip.GzipFile(fileobj=self.raw, mode="rb")
+        elif magic == b"BZh":
+            self.handle = bz2.BZ2File(self.raw, mode="rb")
+        else:
+            self.handle = self.raw
+        self.size = path.stat().st_size
+
+    def read(self, n: int, line: int) -> bytes:
+        """About ``n`` bytes (fewer only at the end); ``line`` is the number of the first line not yet
+        complete in what was read before.  Compressed data are decompressed a piece at a time
+        (``read1``), so that a truncated file is reported after the last line it holds."""
+        if self.handle is self.raw:
+            return self.raw.read(n)
+        pieces, size = [], 0
+        try:
+            while size < n:
+                piece = self.handle.read1(n - size)
+                if not piece:
+                    break
+                pieces.append(piece)
+                size += len(piece)
+        except DECOMPRESSION_ERRORS as exc:
+            if isinstance(exc, PermissionError):
+                raise
+            complete = sum(piece.count(b"\n") for piece in pieces)
+            raise ValueError(damaged_message(self.path, line - 1 + complete, exc)) from None
+        return b"".join(pieces)
+
+    @property
+    def position(self) -> int:
+        return self.raw.tell()
+
+    def close(self) -> None:
+        if self.handle is not self.raw:
+            self.handle.close()
+        self.raw.close()
+
+
+class _Block(NamedTuple):
+    """The rows parsed from the start of a buffer."""
+
+    labels: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    qid: np.ndarray | None
+    lines: np.ndarray
+    starts: np.ndarray
+    next_pos: int
+    next_line: int
+
+
+def _grow(array: np.ndarray, at_least: int = 0) -> np.ndarray:
+    """``array`` copied into one twice as long (or ``at_least`` long)."""
+    grown = np.empty(max(2 * array.size, at_least), dtype=array.dtype)
+    grown[:array.size] = array
+    return grown
+
+
+class _Parser:
+    """Parse complete lines of a buffer into CSR rows (compiled kernel, Python for unusual lines)."""
+
+    def __init__(self, path: Path, zero_based: bool, n_features: int | None, max_features: int | None):
+        self.path = path
+        self.first = 0 if zero_based else 1
+        self.zero_based = zero_based
+        self.limit = _limit(n_features, max_features)
+        self.qid_mode = -1
+
+    def parse(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int) -> _Block:
+        """The rows of the complete lines of ``buf`` (at most ``max_rows``; ``newlines`` is the
+        number of newlines in ``buf``, ``nnz_hint`` a guess of the values the rows hold)."""
+        data = np.frombuffer(buf, dtype=np.uint8)
+        rows_bound = min(max_rows, newlines + 1)
+        capacity = max(nnz_hint, 1024)
+        labels = np.empty(rows_bound)
+        indptr = np.zeros(rows_bound + 1, dtype=np.int64)
+        indices = np.empty(capacity, dtype=np.int32)
+        values = np.empty(capacity)
+        qids = np.empty(rows_bound, dtype=np.int64)
+        lines = np.empty(rows_bound, dtype=np.int64)
+        starts = np.empty(rows_bound, dtype=np.int64)
+        slow_at, slow_kind = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int8)
+        slow_start, slow_end = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int64)
+        pos = rows = nnz = n_slow = 0
+        limit = min(self.limit.columns, 2**62)
+        while True:
+            if kernel.AVAILABLE:
+                status, rows, nnz, n_slow, pos, line, self.qid_mode = kernel.parse_block(
+                    data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels,
+                    indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
+                    kernel._POW10)
+            else:  # pragma: no cover - without numba every line goes through the Python reader
+                status = kernel.ODD
+            if status == kernel.FULL:  # more room, then go on from the line not taken
+                if nnz + 1024 > indices.size:
+                    indices, values = _grow(indices), _grow(values)
+                if n_slow >= slow_at.size:
+                    slow_at, slow_kind, slow_start, slow_end = map(_grow, (slow_at, slow_kind, slow_start, slow_end))
+                continue
+            if status == kernel.OK or rows >= max_rows or pos >= len(buf):
+                break
+            stop = buf.find(b"\n", pos)
+            if stop < 0:
+                if not eof:
+                    break
+                stop = len(buf)
+            raw = bytes(buf[pos:stop])
+            need = raw.count(b":") + nnz
+            if need > indices.size:
+                indices, values = _grow(indices, need), _grow(values, need)
+            rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
+                                          lines, starts)
+            pos, line = stop + 1, line + 1
+        del data
+        for k in range(n_slow):
+            value = float(bytes(buf[slow_start[k]:slow_end[k]]))
+            if slow_kind[k] == kernel.SLOW_LABEL:
+                labels[slow_at[k]] = value
+            else:
+                values[slow_at[k]] = value
+        if n_slow and (not np.all(np.isfinite(labels[:rows])) or not np.all(np.isfinite(values[:nnz]))):
+            self._raise_nonfinite(bytes(buf), labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows],
+                                  starts[:rows])
+        return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
+                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
+                      line)
+
+    def _python_line(self, raw: bytes, line: int, pos: int, rows, nnz, labels, indptr, indices, values, qids, lines,
+                     starts):
+        """Read one line the kernel did not take, with the loader's rules (or raise its message)."""
+        body = raw.partition(b"#")[0]
+        tokens = body.split()
+        if not tokens:
+            return rows, nnz
+        expected = None if self.qid_mode < 0 else bool(self.qid_mode)
+        problem = _line_problem(body, self.zero_based, self.limit, expected)
+        if problem is not None:
+            raise ValueError(f"{where(self.path, line)}: {problem}: {show(raw)}")
+        labels[rows] = float(tokens[0])
+        features = tokens[1:]
+        here = bool(features) and features[0].startswith(b"qid")
+        if here:
+            qids[rows] = int(features.pop(0)[4:])
+        if self.qid_mode < 0:
+            self.qid_mode = int(here)
+        for token in features:
+            index, _, value = token.partition(b":")
+            indices[nnz] = int(index) - self.first
+            values[nnz] = float(value)
+            nnz += 1
+        lines[rows], starts[rows] = line, pos
+        rows += 1
+        indptr[rows] = nnz
+        return rows, nnz
+
+    def _raise_nonfinite(self, buf, labels, indptr, values, lines, starts):
+        bad_rows = np.flatnonzero(~np.isfinite(labels))
+        bad_values = np.flatnonzero(~np.isfinite(values))
+        rows = list(bad_rows[:1]) + list(np.searchsorted(indptr, bad_values[:1], side="right") - 1)
+        row = int(min(rows))
+        start = int(starts[row])
+        stop = buf.find(b"\n", start)
+        raw = buf[start:stop if stop >= 0 else len(buf)]
+        body = raw.partition(b"#")[0]
+        problem = _line_problem(body, self.zero_based, self.limit, None) or "a value is not a finite number"
+        raise ValueError(f"{where(self.path, int(lines[row]))}: {problem}: {show(raw)}")
+
+
+def _check_options(path, chunk_rows, sparse, zero_based, n_features, max_features):
+    path = check_file(path, "svmlight")
+    chunk_rows = check_int(chunk_rows, "chunk_rows", minimum=1)
+    sparse = check_flag(sparse, "sparse")
+    zero_based = check_flag(zero_based, "zero_based")
+    if n_features is not None:
+        n_features = check_int(n_features, "n_features", minimum=1, maximum=_PARSER_LIMIT)
+    if max_features is not None:
+        max_features = check_int(max_features, "max_features", minimum=1, maximum=_PARSER_LIMIT)
+    return path, chunk_rows, sparse, zero_based, n_features, max_features
+
+
+def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
+    """The first ``rows`` rows of a block as the arrays a chunk (and the cache) is made of (views
+    of the block's arrays: a block is parsed into fresh arrays, so nothing else holds them)."""
+    nnz = int(block.indptr[rows])
+    raw = {"values": block.values[:nnz], "indices": block.indices[:nnz], "indptr": block.indptr[:rows + 1],
+           "y": block.labels[:rows], "lines": block.lines[:rows]}
+    if block.qid is not None:
+        raw["qid"] = block.qid[:rows]
+    return raw
+
+
+def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> SvmlightChunk:
+    rows = len(raw["y"])
+    indices = raw["indices"]
+    width = n_features if n_features is not None else (int(indices.max()) + 1 if indices.size else 0)
+    X = sp.csr_matrix((raw["values"], indices, raw["indptr"]), shape=(rows, width))
+    if sparse:
+        X.eliminate_zeros()
+    else:
+        check_dense_size(rows, width, path)
+        X = X.toarray()
+    return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
+
+
+def _cached(path: Path, cache, options: dict, parse: Callable[[], Iterator[dict]],
+            on_progress: Callable[[int], None] | None) -> Iterator[dict]:
+    """The raw chunks of ``parse()``, read from the cache file ``cache`` when it is valid for
+    ``path`` and ``options``, else parsed and written to it (committed after a complete pass)."""
+    if cache is None:
+        yield from parse()
+        return
+    key = cache_key(path, options)
+    chunks = read_cache(cache, key)
+    if chunks is not None:
+        for raw in chunks:
+            if on_progress is not None:
+                on_progress(sum(a.nbytes for a in raw.values()))
+            yield raw
+        return
+    writer = CacheWriter(cache, key)
+    try:
+        for raw in parse():
+            writer.add(raw)
+            yield raw
+    except BaseException:
+        writer.abort()
+        raise
+    writer.commit()
+
+
+def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | None,
+            max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None) \
+        -> Iterator[SvmlightChunk]:
+    """Chunks of whole examples; ``cut(block, rows, complete, chunk_rows)`` says how many rows to
+    emit (0: more rows are needed to end the first query)."""
+    parser = _Parser(path, zero_based, n_features, max_features)
+    reader = _Reader(path)
+    buf = bytearray()
+    line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
+
+    def read_more():
+        nonlocal eof, newlines, reported
+        more = reader.read(BLOCK_BYTES, line + newlines)
+        eof = not more
+        buf.extend(more)
+        newlines += more.count(b"\n")
+        if on_progress is not None:
+            position = reader.position
+            on_progress(position - reported)
+            reported = position
+
+    try:
+        while True:
+            while not eof and newlines < want:
+                read_more()
+            block = parser.parse(buf, eof, want, line, newlines, int(per_row * min(want, newlines + 1) * 1.25))
+            rows = len(block.labels)
+            if rows == 0:
+                if eof:
+                    break
+                read_more()  # only blank or comment lines so far
+                continue
+            if rows < want and not eof:  # blank or comment lines left the buffer short of rows: read on
+                read_more()
+                continue
+            take = cut(block, rows, eof and block.next_pos >= len(buf), chunk_rows)
+            if take == 0:  # one query longer than the rows parsed: parse more of it
+                want *= 2
+                continue
+            chunk = _raw(block, take)
+            per_row = max(len(chunk["values"]) / take, 1.0)
+            total += take
+            if take < rows:
+                start, next_line = int(block.starts[take]), int(block.lines[take])
+            else:
+                start, next_line = block.next_pos, block.next_line
+            del block
+            del buf[:start]
+            newlines -= next_line - line
+            line = next_line
+            want = chunk_rows
+            yield chunk
+            if eof and not buf.strip():
+                break
+        if total == 0:
+            raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
+    finally:
+        reader.close()
+
+
+def _cut_at(ends: np.ndarray, rows: int, complete: bool, chunk_rows: int) -> int:
+    """Rows to emit given the query ends (row counts, increasing) within the ``rows`` parsed: the
+    last end within ``chunk_rows``, else the first end (one long query), else all rows when the
+    file is done, else 0 (read on)."""
+    if complete:
+        ends = np.append(ends[ends < rows], rows)
+    fit = ends[ends <= chunk_rows]
+    if fit.size:
+        return int(fit[-1])
+    return int(ends[0]) if ends.size else 0
+
+
+def _cut_queries(block: _Block, rows: int, complete: bool, chunk_rows: int) -> int:
+    """Whole runs of equal ``qid`` (all rows for a file without ``qid:``)."""
+    if block.qid is None:
+        return rows
+    qid = block.qid[:rows]
+    return _cut_at(np.flatnonzero(qid[1:] != qid[:-1]) + 1, rows, complete, chunk_rows)
+
+
+def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True, n_features: int | None = None,
+                  zero_based: bool = False, max_features: int | None = MAX_FEATURES, queries: bool = False, cache=None,
+                  on_progress: Callable[[int], None] | None = None) -> Iterator[SvmlightChunk]:
+    """Read an svmlight / LibSVM file in chunks of whole examples, in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; gzip and bz2 compression are recognised by content and decompressed as
+        the file is read.
+    chunk_rows : int, default :data:`DEFAULT_CHUNK_ROWS`
+        Examples per chunk (the last chunk may be shorter; with ``queries=True`` a chunk
+        ends at the last query boundary before ``chunk_rows``, or holds one query longer
+        than that).
+    sparse : bool, default True
+        CSR chunks (``False``: dense arrays).
+    n_features : int, optional
+        Width of every chunk; an index beyond it is an error.  Default: each chunk as wide as
+        its largest index (pass it whenever chunks must agree).
+    zero_based, max_features
+        As for :func:`~predtron.data.load_svmlight`.
+    queries : bool, default False
+        Never split a run of lines with equal ``qid:`` across chunks.
+    cache : str or path-like, optional
+        A cache file of the parsed chunks (:mod:`predtron.data.cache`): read instead of the
+        file when it was built from the same file (path, size, modification time, first
+        bytes) with the same options, else rebuilt by this pass (written when the pass
+        completes).
+    on_progress : callable, optional
+        Called with the number of (compressed) file bytes read since its previous call (cache
+        bytes when the cache is read).
+
+    Yields
+    ------
+    SvmlightChunk
+        ``X``, ``y``, ``qid`` (or ``None``) and the line number of each row.
+
+    Raises
+    ------
+    ValueError
+        For the first malformed line (file, line and rule, as the loader says), a file that
+        ends inside its compressed data (with the last line read), or a file without data.
+    """
+    path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
+        path, chunk_rows, sparse, zero_based, n_features, max_features)
+    queries = check_flag(queries, "queries")
+    cut = _cut_queries if queries else (lambda block, rows, complete, chunk_rows: rows)
+    options = {"reader": "svmlight", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
+               "max_features": max_features, "queries": queries}
+    raw = _cached(path, cache, options,
+                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
+                  on_progress)
+    return (_to_chunk(path, chunk, n_features, sparse) for chunk in raw)
+
+
+def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True,
+               n_features: int | None = None, zero_based: bool = False, max_features: int | None = MAX_FEATURES,
+               cache=None, on_progress: Callable[[int], None] | None = None) -> Iterator[LetorChunk]:
+    """Read a learning-to-rank file in chunks of whole queries (never a query split across chunks).
+
+    Queries come from ``qid:`` on every line, else from ``group`` sizes, ``group_file`` or a
+    ``.query`` / ``.group`` sidecar beside the file, as in :func:`~predtron.data.load_letor`,
+    with its checks: relevance grades are whole numbers ``>= 0``; a query's lines are
+    contiguous (a ``qid`` seen again after other queries is an error naming both lines);
+    given sizes must match the ``qid:`` runs and sum to the number of rows.  Other parameters
+    (``cache`` included) as in :func:`iter_svmlight`.
+
+    Yields
+    ------
+    LetorChunk
+        ``X``, integer ``y``, ``qid`` per row (the query's position when the sizes come from
+        ``group``), ``group`` sizes and line numbers.
+    """
+    path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
+        path, chunk_rows, sparse, zero_based, n_features, max_features)
+    if group is not None and group_file is not None:
+        raise ValueError("give at most one of group (an array of sizes) and group_file (a path)")
+    if group_file is None and group is None:
+        group_file = find_sidecar(path)
+    sizes = None
+    if group_file is not None:
+        sizes = read_group_file(group_file)
+    elif group is not None:
+        sizes = check_group_sizes(group, name="group")
+    options = {"reader": "letor", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
+               "max_features": max_features,
+               "sizes": None if sizes is None else hashlib.sha256(sizes.tobytes()).hexdigest()}
+    return _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features,
+                         cache, options, on_progress)
+
+
+def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features, cache, options,
+                  on_progress):
+    source = f"the group sizes in {group_file}," if group_file is not None else "group ="
+    bounds = None if sizes is None else np.cumsum(sizes)
+    state = {"done": 0, "query": 0}
+    first_line: dict[int, int] = {}
+
+    def cut(block: _Block, rows: int, complete: bool, chunk_rows: int) -> int:
+        if block.qid is not None:
+            return _cut_queries(block, rows, complete, chunk_rows)
+        if bounds is None:
+            raise ValueError(f"{path} has no qid: on its lines and no group sizes were given; pass group=[...] "
+                             f"or group_file=..., or put the sizes, one per line, in {path}.query")
+        total = state["done"] + rows
+        if complete and int(bounds[-1]) != total:
+            raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+                             f"{total} rows of {path}")
+        ends = bounds[state["query"]:np.searchsorted(bounds, total, side="right")] - state["done"]
+        return _cut_at(ends, rows, False, chunk_rows)
+
+    raw = _cached(path, cache, options,
+                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
+                  on_progress)
+    for chunk in (_to_chunk(path, chunk, n_features, sparse) for chunk in raw):
+        y = _check_relevance(path, chunk.y, chunk.lines)
+        n = len(y)
+        if chunk.qid is None:
+            stop = np.searchsorted(bounds, state["done"] + n, side="right")
+            group = sizes[state["query"]:stop].copy()
+            qid = np.repeat(np.arange(state["query"], stop, dtype=np.int64), group)
+            state["query"] = int(stop)
+        else:
+            qid = chunk.qid
+            starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+            for start in starts.tolist():
+                q = int(qid[start])
+                if q in first_line:
+                    raise ValueError(
+                        f"{where(path, int(chunk.lines[start]))}: query {q} continues here after lines of other "
+                        f"queries (it starts at line {first_line[q]}); the lines of a query must be contiguous: "
+                        "sort the file by qid, keeping the order within each query (e.g. `sort -s -t: -k2,2n FILE`)")
+                first_line[q] = int(chunk.lines[start])
+            group = np.diff(np.append(starts, n)).astype(np.int64)
+            if bounds is not None:
+                expected = sizes[state["query"]:state["query"] + group.size]
+                if not np.array_equal(expected, group):
+                    raise ValueError(f"{source} sizes do not match the queries of {path} given by its qid: fields "
+                                     f"(at line {int(chunk.lines[0])})")
+                state["query"] += group.size
+        state["done"] += n
+        yield LetorChunk(chunk.X, y, qid, group, chunk.lines)
+    if bounds is not None and chunk_rows and state["query"] != sizes.size:
+        raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+                         f"{state['done']} rows of {path}")
+
+
+_DONE = object()
+
+
+def prefetch(chunks: Iterator, depth: int = 1) -> Iterator:
+    """Iterate ``chunks`` in a background thread, at most ``depth`` items ahead.
+
+    The compiled parser releases the GIL, so reading, decompressing and parsing the next chunk
+    overlap with whatever the caller does with the current one (a learner's compiled pass
+    releases it too), as Vowpal Wabbit's parser thread does.  Items come in the same order;
+    an exception of the reader is raised here, at the item where it happened; closing this
+    generator stops the thread.
+    """
+    depth = check_int(depth, "depth", minimum=1)
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce():
+        try:
+            for item in chunks:
+                while not stop.is_set():
+                    try:
+                        items.put((item, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            outcome = (_DONE, None)
+        except BaseException as exc:  # handed to the consumer, raised there
+            outcome = (_DONE, exc)
+        while not stop.is_set():
+            try:
+                items.put(outcome, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    worker = threading.Thread(target=produce, name="predtron-prefetch", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, error = items.get()
+            if item is _DONE:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+        close = getattr(chunks, "close", None)
+        if close is not None and not worker.is_alive():
+            close()

@@ -1,0 +1,46 @@
+"""Early stopping of a multi-pass fit on the online loss (scikit-learn's ``tol`` / ``n_iter_no_change``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron._validation import check_int, check_positive
+
+__all__ = ["EarlyStopping"]
+
+
+class EarlyStopping:
+    """Stop once the mean loss of a pass has not improved on the best pass by ``tol`` for
+    ``patience`` passes in a row (scikit-learn's ``tol`` / ``n_iter_no_change``).
+
+    The mean loss of a pass is read from the learner's running totals (``n_rounds_``,
+    ``cumulative_loss_``); :meth:`state` and :meth:`from_state` carry the rule across a
+    checkpoint.
+    """
+
+    def __init__(self, tol: float, patience: int):
+        self.tol = check_positive(tol, "tol", allow_zero=True)
+        self.patience = check_int(patience, "n_iter_no_change", minimum=1)
+        self.best, self.stall, self.rounds, self.total = np.inf, 0, 0, 0.0
+
+    def __call__(self, learner, epoch: int | None = None) -> bool:
+        """Record the pass just made by ``learner``; whether to stop."""
+        rounds, total = learner.n_rounds_, learner.cumulative_loss_
+        mean = (total - self.total) / max(rounds - self.rounds, 1)
+        self.rounds, self.total = rounds, total
+        self.stall = self.stall + 1 if mean > self.best - self.tol else 0
+        self.best = min(self.best, mean)
+        return bool(self.stall >= self.patience)
+
+    def state(self) -> dict:
+        """The rule's running values as JSON (for a checkpoint)."""
+        return {"best": None if not np.isfinite(self.best) else float(self.best), "stall": self.stall,
+                "rounds": int(self.rounds), "total": float(self.total)}
+
+    @classmethod
+    def from_state(cls, tol: float, patience: int, state: dict) -> EarlyStopping:
+        """The rule continued from :meth:`state`."""
+        rule = cls(tol, patience)
+        rule.best = np.inf if state["best"] is None else float(state["best"])
+        rule.stall, rule.rounds, rule.total = int(state["stall"]), int(state["rounds"]), float(state["total"])
+        return rule

@@ -1,0 +1,190 @@
+"""Fitting an estimator pass by pass from a source of chunks, with checkpoints that resume bit for bit.
+
+:func:`fit_passes` drives the estimators of :mod:`predtron.sklearn` through their
+``partial_fit``: every epoch asks the source for the epoch's chunks (re-reading a file, reading
+its cache, or permuting in-memory data) and feeds them in order; after every epoch it applies
+the estimators' early-stopping rule (:class:`EarlyStopping`, scikit-learn's ``tol`` /
+``n_iter_no_change``) and, with a checkpoint directory, writes the state.
+
+Checkpoints.  After epoch ``k`` the directory holds ``model.npz`` (the estimator, written by
+:func:`predtron.save`) and ``progress.json`` (``k``, the stopping rule's state, the seed of the
+visiting order and a description of the run); both are written to temporary files and renamed
+into place, ``progress.json`` last, so a crash at any moment leaves the previous complete
+checkpoint.  ``resume=True`` loads it and continues with epoch ``k + 1``: the estimator's state
+(parameters, averaged parameters, loss totals, the block size of the scan) is restored exactly,
+the visiting order of later epochs depends only on the seed and the epoch, and the stopping
+rule continues from its saved state, so the resumed fit ends with the model an uninterrupted fit
+gives, bit for bit (``tests/test_streaming.py`` kills a fit and compares).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+
+from predtron._validation import check_int
+from predtron.learners.stopping import EarlyStopping
+from predtron.persistence import load, save
+
+__all__ = ["atomic_save", "fit_passes", "permuted_chunks", "read_checkpoint"]
+
+MODEL_FILE = "model.npz"
+PROGRESS_FILE = "progress.json"
+CHECKPOINT_FORMAT = "predtron-checkpoint/1"
+
+
+def atomic_save(estimator, path) -> Path:
+    """:func:`predtron.save` to a temporary file beside ``path``, then renamed onto it: a reader
+    (or a crash) never sees a partly written model, and an existing file is replaced only by a
+    complete one."""
+    path = Path(path)
+    if path.suffix != ".npz":
+        path = path.with_suffix(path.suffix + ".npz")
+    descriptor, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp.npz", dir=path.parent or ".")
+    os.close(descriptor)
+    try:
+        written = save(estimator, name)
+        with open(written, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(written, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _write_json(path: Path, value: dict) -> None:
+    descriptor, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w") as handle:
+            json.dump(value, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
+def read_checkpoint(directory, run: dict):
+    """``(estimator, progress)`` of the checkpoint in ``directory``; refuses one written by another
+    run (``run`` describes the data and the options and must match the saved description)."""
+    directory = Path(directory)
+    progress_path = directory / PROGRESS_FILE
+    if not progress_path.is_file():
+        raise ValueError(f"--resume: no checkpoint in {directory} (no {PROGRESS_FILE}); run without --resume "
+                         "to start one")
+    try:
+        progress = json.loads(progress_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{progress_path} is not a readable checkpoint ({exc})") from None
+    if not isinstance(progress, dict) or progress.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{progress_path} is not a predtron checkpoint (format {CHECKPOINT_FORMAT!r})")
+    if progress.get("run") != run:
+        saved = progress.get("run") or {}
+        differs = sorted(k for k in set(saved) | set(run) if saved.get(k) != run.get(k))
+        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: "
+                         f"{', '.join(differs)}); resume with the same data and options, or start afresh")
+    epoch = progress.get("epoch")
+    if not isinstance(epoch, int) or epoch < 1:
+        raise ValueError(f"{progress_path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
+    return load(directory / MODEL_FILE), progress
+
+
+def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[tuple]]:
+    """A source of one chunk per epoch: the in-memory data in the order ``fit`` would visit it.
+
+    Epoch ``e`` (from 1) visits the rows (for ranking: the queries, given by ``group`` sizes)
+    in the ``e``-th permutation drawn from ``numpy.random.default_rng(seed)``, as
+    :meth:`predtron.learners.base.OnlineLearner.fit` draws them with ``shuffle=True``;
+    ``seed=None`` keeps the data's order.
+    """
+    offsets = None if group is None else np.concatenate([[0], np.cumsum(group)])
+
+    def chunks(epoch: int):
+        if seed is None:
+            return [(X, y, {} if group is None else {"group": group})]
+        rng = np.random.default_rng(seed)
+        for _ in range(epoch - 1):
+            rng.permutation(len(y) if offsets is None else len(group))
+        order = rng.permutation(len(y) if offsets is None else len(group))
+        if offsets is None:
+            return [(X[order], y[order], {})]
+        rows = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in order]) if len(order) else order
+        return [(X[rows], y[rows], {"group": np.asarray(group)[order]})]
+
+    return chunks
+
+
+def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: int | None = None,
+               first: dict | None = None, checkpoint=None, resume: bool = False, run: dict | None = None,
+               after_epoch: Callable[[int], None] | None = None):
+    """Fit ``estimator`` by ``partial_fit`` over ``chunks(epoch)`` for each epoch ``1..epochs``.
+
+    Parameters
+    ----------
+    estimator : estimator of :mod:`predtron.sklearn`
+        Unfitted (or fitted, to continue); its ``epochs``, ``tol`` and ``n_iter_no_change``
+        set the passes and the stopping rule unless ``epochs`` is given.
+    chunks : callable
+        ``chunks(epoch)`` returns the epoch's chunks, each ``(X, y, keywords)``; the keywords
+        go to ``partial_fit`` (``{"group": sizes}`` for the ranker).
+    first : dict, optional
+        Keywords of the very first ``partial_fit`` call (``classes=...``).
+    checkpoint : path-like, optional
+        A directory: the state is written there after every epoch (see the module notes).
+    resume : bool
+        Continue from the checkpoint in ``checkpoint`` (it must describe the same ``run``).
+    run : dict, optional
+        JSON description of the data and the options, saved with the checkpoint and compared on
+        resume.
+    after_epoch : callable, optional
+        Called with the epoch number after each epoch (and its checkpoint).
+
+    Returns
+    -------
+    estimator
+        The fitted estimator (``n_iter_``: the epochs made).
+    """
+    epochs = check_int(estimator.epochs if epochs is None else epochs, "epochs", minimum=1)
+    run = {} if run is None else run
+    stopper = None if estimator.tol is None else EarlyStopping(estimator.tol, estimator.n_iter_no_change)
+    done = 0
+    directory = None if checkpoint is None else Path(checkpoint)
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+    if resume:
+        if directory is None:
+            raise ValueError("resume=True needs a checkpoint directory")
+        saved, progress = read_checkpoint(directory, run)
+        estimator.__dict__.update({k: v for k, v in vars(saved).items() if k.endswith("_")})
+        done = progress["epoch"]
+        estimator.n_iter_ = done
+        if stopper is not None and progress.get("stopping") is not None:
+            stopper = EarlyStopping.from_state(estimator.tol, estimator.n_iter_no_change, progress["stopping"])
+        if progress.get("stopped"):
+            return estimator
+    started = done > 0 or hasattr(estimator, "learner_")
+    for epoch in range(done + 1, epochs + 1):
+        for X, y, keywords in chunks(epoch):
+            if not started and first:
+                keywords = {**first, **keywords}
+            estimator.partial_fit(X, y, **keywords)
+            started = True
+        estimator.n_iter_ = estimator.learner_.n_epochs_ = epoch
+        stop = stopper is not None and stopper(estimator.learner_, epoch)
+        if directory is not None:
+            atomic_save(estimator, directory / MODEL_FILE)
+            _write_json(directory / PROGRESS_FILE, {
+                "format": CHECKPOINT_FORMAT, "epoch": epoch, "stopped": bool(stop or epoch == epochs),
+                "stopping": None if stopper is None else stopper.state(), "run": run})
+        if after_epoch is not None:
+            after_epoch(epoch)
+        if stop:
+            break
+    return estimator

@@ -1,0 +1,329 @@
+"""predtron.dask: iterative parameter mixing on a real distributed.LocalCluster (127.0.0.1)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from predtron import Predtron  # noqa: E402
+from predtron.bounds import theorem1_bound, theorem1_eta  # noqa: E402
+from predtron.cli import main  # noqa: E402
+from predtron.dask import (  # noqa: E402
+    DaskPredtronClassifier,
+    DaskPredtronMultilabelClassifier,
+    DaskPredtronOrdinalClassifier,
+    DaskPredtronRanker,
+    mixing_weights,
+)
+from predtron.dask.mixing import PASS_KEY  # noqa: E402
+from predtron.data import load_letor, load_svmlight, make_separable  # noqa: E402
+from predtron.persistence import load, save  # noqa: E402
+from predtron.problems import Binary, Multiclass  # noqa: E402
+from predtron.sklearn import (  # noqa: E402
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
+)
+
+
+@pytest.fixture(scope="module")
+def client():
+    # in-process workers talk over inproc:// (no socket at all)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _data(seed=0, n=400, p=6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 3.0, size=p) + rng.normal(size=p)
+    scores = X @ rng.normal(size=(p, 3))
+    return X, scores
+
+
+def _state(model):
+    """Every learned array and number of a local estimator, for exact comparison."""
+    scalars, arrays = model._get_state()
+    return scalars, {k: np.asarray(v) for k, v in arrays.items()}
+
+
+def _assert_same(a, b):
+    sa, aa = _state(a)
+    sb, ab = _state(b)
+    assert sa == sb
+    assert aa.keys() == ab.keys()
+    for key in aa:
+        assert np.array_equal(aa[key], ab[key]), key
+    assert getattr(a, "n_iter_", None) == getattr(b, "n_iter_", None) or not (hasattr(a, "n_iter_") and
+                                                                            hasattr(b, "n_iter_"))
+
+
+def _cases():
+    X, scores = _data()
+    binary = np.where(scores[:, 0] > 0, "yes", "no")
+    multiclass = np.argmax(scores, axis=1) * 10
+    ordinal = np.digitize(scores[:, 0], [-1.0, 0.0, 1.0])
+    multilabel = (scores > 0.3).astype(int)
+    group = np.full(40, 10)
+    grades = np.clip(np.round(scores[:, 0]), 0, 2).astype(int)
+    return [
+        (PredtronClassifier, DaskPredtronClassifier, X, binary, {}),
+        (PredtronClassifier, DaskPredtronClassifier, X, multiclass, {}),
+        (PredtronOrdinalClassifier, DaskPredtronOrdinalClassifier, X, ordinal, {}),
+        (PredtronMultilabelClassifier, DaskPredtronMultilabelClassifier, X, multilabel, {}),
+        (PredtronRanker, DaskPredtronRanker, X, grades, {"group": group}),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5), ids=["binary", "multiclass", "ordinal", "multilabel", "ranker"])
+def test_one_shard_is_the_serial_fit_bit_for_bit(client, case):
+    local_cls, dask_cls, X, y, split = _cases()[case]
+    params = {"random_state": 7, "epochs": 12}
+    serial = local_cls(**params).fit(X, y, **split)
+    chunks = (X.shape[0], X.shape[1])
+    model = dask_cls(**params, client=client).fit(da.from_array(X, chunks=chunks),
+                                                  da.from_array(y, chunks=(X.shape[0], *y.shape[1:])), **split)
+    assert model.n_shards_ == 1
+    local = model.to_local()
+    assert type(local) is local_cls
+    _assert_same(local, serial)
+    assert np.array_equal(local.predict(X), serial.predict(X))
+
+
+def test_several_shards_learn_and_predict_by_partition(client):
+    _, dask_cls, X, y, _ = _cases()[1]
+    Xd, yd = da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100)
+    model = dask_cls(random_state=1, epochs=10, tol=None, mixing="loss", client=client).fit(Xd, yd)
+    assert model.n_shards_ == 4 and model.shard_losses_.shape == (10, 4)
+    np.testing.assert_allclose(model.mixing_weights_.sum(axis=1), 1.0)
+    local = model.to_local()
+    assert local.score(X, y) > 0.8
+    predicted = model.predict(da.from_array(X, chunks=(150, 6)))
+    assert isinstance(predicted, da.Array)
+    assert np.array_equal(predicted.compute(), local.predict(X))
+    assert np.array_equal(model.decision_function(Xd).compute(), local.decision_function(X))
+    # the same shards and seed give the same model (shards are fixed by the data, not by the workers)
+    again = dask_cls(random_state=1, epochs=10, tol=None, mixing="loss", client=client).fit(Xd, yd)
+    _assert_same(again.to_local(), local)
+
+
+def test_to_local_round_trip(client, tmp_path):
+    _, dask_cls, X, y, _ = _cases()[2]
+    model = dask_cls(random_state=3, epochs=5, client=client).fit(da.from_array(X, chunks=(200, 6)),
+                                                                  da.from_array(y, chunks=200))
+    local = model.to_local()
+    assert local.get_params() == {k: v for k, v in model.get_params().items() if k not in ("client", "mixing")}
+    path = save(local, tmp_path / "model.npz")
+    loaded = load(path)
+    _assert_same(loaded, local)
+    assert np.array_equal(loaded.predict(X), model.predict(da.from_array(X, chunks=(50, 6))).compute())
+    assert model.to_local() is not model.to_local()  # a copy each time
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "loss"])
+def test_mixing_respects_theorem1_for_the_mixed_loss(client, mixing):
+    data = make_separable(Binary(), 600, 5, margin=0.25, seed=4)
+    eta = theorem1_eta(data.radius, 1.0)
+    model = DaskPredtronClassifier(eta=eta, epochs=40, tol=None, average=False, fit_intercept=False,
+                                   standardize=False, random_state=0, mixing=mixing, client=client)
+    model.fit(da.from_array(data.X, chunks=(150, 5)), da.from_array(np.asarray(data.Y), chunks=150))
+    weighted = float(np.sum(model.mixing_weights_ * model.shard_losses_))
+    bound = theorem1_bound(data.radius, data.margin, 1.0, 1.0)
+    assert 0 < weighted <= bound
+    assert model.shard_losses_[-1].sum() == 0  # converged: the mixed W separates every shard
+    assert model.to_local().score(data.X, data.Y) == 1.0
+
+
+def test_mixing_weights():
+    assert np.array_equal(mixing_weights([1.0, 3.0], "loss"), [0.25, 0.75])
+    assert np.array_equal(mixing_weights([0.0, 0.0], "loss"), [0.5, 0.5])
+    assert np.array_equal(mixing_weights([5.0, 0.0, 1.0, 2.0], "uniform"), [0.25] * 4)
+    with pytest.raises(ValueError, match="mixing"):
+        mixing_weights([1.0], "median")
+
+
+def test_a_partition_never_splits_a_query(client):
+    _, dask_cls, X, y, split = _cases()[4]
+    model = dask_cls(client=client, epochs=2)
+    with pytest.raises(ValueError, match="partition 1 of X ends at row 105, inside query 10"):
+        model.fit(da.from_array(X, chunks=(105, 6)), da.from_array(y, chunks=105), **split)
+    qid = np.repeat(np.arange(40), 10)
+    with pytest.raises(ValueError, match="partition 1 of X ends inside query 10"):
+        model.fit(da.from_array(X, chunks=(105, 6)), da.from_array(y, chunks=105), qid=da.from_array(qid, chunks=105))
+    # at query boundaries, group and qid give the same model
+    a = dask_cls(client=client, epochs=3, random_state=0).fit(da.from_array(X, chunks=(100, 6)),
+                                                               da.from_array(y, chunks=100), **split)
+    b = dask_cls(client=client, epochs=3, random_state=0).fit(da.from_array(X, chunks=(100, 6)),
+                                                               da.from_array(y, chunks=100),
+                                                               qid=da.from_array(qid, chunks=100))
+    _assert_same(a.to_local(), b.to_local())
+
+
+def _write_svmlight(path, X, y, qid=None):
+    with open(path, "w") as handle:
+        for i, (row, label) in enumerate(zip(X, y, strict=True)):
+            q = f" qid:{qid[i]}" if qid is not None else ""
+            feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row) if v != 0)
+            handle.write(f"{label}{q} {feats}\n")
+
+
+def test_files_are_read_by_the_workers(client, tmp_path):
+    _, _, X, scores = (None, None, *_data(1))
+    X = np.round(X, 3)
+    X[X < 0] = 0.0  # sparse rows
+    y = np.argmax(scores, axis=1)
+    paths = [tmp_path / "a.svm", tmp_path / "b.svm"]
+    _write_svmlight(paths[0], X[:250], y[:250])
+    _write_svmlight(paths[1], X[250:], y[250:])
+    params = {"random_state": 2, "epochs": 6, "standardize": False}
+    options = {"n_features": 6}
+    from_files = DaskPredtronClassifier(**params, client=client).fit([str(p) for p in paths], file_options=options)
+    from_arrays = DaskPredtronClassifier(**params, client=client).fit(da.from_array(X, chunks=((250, 150), 6)),
+                                                                      da.from_array(y, chunks=((250, 150),)))
+    _assert_same(from_files.to_local(), from_arrays.to_local())
+    # one file: the serial fit on what load_svmlight reads
+    one = DaskPredtronClassifier(random_state=2, epochs=6, client=client).fit([str(paths[0])], file_options=options)
+    data = load_svmlight(paths[0], **options)
+    _assert_same(one.to_local(), PredtronClassifier(random_state=2, epochs=6).fit(data.X, data.y))
+
+
+def test_letor_files_for_the_ranker(client, tmp_path):
+    X, scores = _data(3, n=200)
+    grades = np.clip(np.round(scores[:, 0]), 0, 2).astype(int)
+    qid = np.repeat(np.arange(20), 10)
+    path = tmp_path / "train.letor"
+    _write_svmlight(path, X, grades, qid)
+    model = DaskPredtronRanker(random_state=0, epochs=4, client=client).fit([str(path)])
+    data = load_letor(path)
+    _assert_same(model.to_local(), PredtronRanker(random_state=0, epochs=4).fit(data.X, data.y, group=data.group))
+
+
+def test_errors_name_the_argument(client):
+    X, scores = _data()
+    y = (scores[:, 0] > 0).astype(int)
+    with pytest.raises(TypeError, match="X must be a dask array"):
+        DaskPredtronClassifier(client=client).fit(X, y)
+    with pytest.raises(ValueError, match="mixing"):
+        DaskPredtronClassifier(client=client, mixing="max").fit(da.from_array(X), da.from_array(y))
+    with pytest.raises(ValueError, match="y must have one label per row"):
+        DaskPredtronClassifier(client=client).fit(da.from_array(X), da.from_array(y[:10]))
+    with pytest.raises(ValueError, match="reject_cost"):
+        DaskPredtronClassifier(client=client, reject_cost=0.3).fit(da.from_array(X), da.from_array(y))
+
+
+def test_command_line_on_a_cluster(client, tmp_path):
+    X, scores = _data(5, n=300)
+    y = np.argmax(scores, axis=1)
+    train = tmp_path / "train.svm"
+    _write_svmlight(train, np.round(X, 4), y)
+    common = [str(train), "--task", "classify", "--seed", "3", "--quiet"]
+    assert main(["fit", *common, "--model", str(tmp_path / "serial.npz")]) == 0
+    assert main(["fit", *common, "--model", str(tmp_path / "one.npz"), "--scheduler", client.scheduler.address,
+                 "--shards", "1"]) == 0
+    _assert_same(load(tmp_path / "one.npz"), load(tmp_path / "serial.npz"))
+    assert main(["fit", *common, "--model", str(tmp_path / "three.npz"), "--scheduler", client.scheduler.address,
+                 "--shards", "3", "--mixing", "loss"]) == 0
+    assert load(tmp_path / "three.npz").score(np.round(X, 4), y) > 0.7
+    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--shards", "2"]) == 1
+    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--stream", "--workers", "2"]) == 1
+    assert not (tmp_path / "x.npz").exists()
+    # --sparse: the shards stay CSR on the workers (scaled, not centred), one shard is the serial fit
+    sparse = [*common, "--sparse"]
+    assert main(["fit", *sparse, "--model", str(tmp_path / "serial-csr.npz")]) == 0
+    assert main(["fit", *sparse, "--model", str(tmp_path / "one-csr.npz"), "--scheduler", client.scheduler.address,
+                 "--shards", "1"]) == 0
+    _assert_same(load(tmp_path / "one-csr.npz"), load(tmp_path / "serial-csr.npz"))
+    assert load(tmp_path / "one-csr.npz").scaler_.mean is None
+
+
+def test_a_killed_worker_changes_nothing():
+    """A worker process killed while the shard passes run: Dask recomputes its shards and reruns
+    its passes, and the model is the undisturbed one."""
+    X, scores = _data(6, n=4000)
+    y = np.argmax(scores, axis=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as c:
+        def fit():
+            Xd, yd = da.from_array(X, chunks=(1000, 6)), da.from_array(y, chunks=1000)
+            return DaskPredtronClassifier(random_state=5, epochs=40, tol=None, client=c).fit(Xd, yd).to_local()
+
+        undisturbed = fit()
+        out, killed = {}, {}
+        thread = threading.Thread(target=lambda: out.setdefault("model", fit()))
+        thread.start()
+        deadline = time.monotonic() + 60
+        while thread.is_alive() and time.monotonic() < deadline and not killed:
+            for address, keys in c.processing().items():
+                epochs = [int(str(k).split("-")[-2]) for k in keys if str(k).startswith(PASS_KEY)]
+                if epochs and max(epochs) >= 3:
+                    pid = c.run(os.getpid, workers=[address])[address]
+                    os.kill(pid, signal.SIGKILL)
+                    killed.update(address=address, pid=pid, epoch=max(epochs))
+                    break
+            time.sleep(0.002)
+        thread.join(120)
+        assert killed, "no shard pass was seen running"
+        assert killed["pid"] not in c.run(os.getpid).values()
+    _assert_same(out["model"], undisturbed)
+
+
+def test_partial_fit_in_a_given_order_is_a_shuffled_pass_of_fit():
+    X, scores = _data(8, n=300)
+    y = np.argmax(scores, axis=1)
+    serial = Predtron(Multiclass(3), shuffle=True, random_state=4, average=True).fit(X, y, epochs=3)
+    rng = np.random.default_rng(4)
+    stepwise = Predtron(Multiclass(3), average=True)
+    for _ in range(3):
+        stepwise.partial_fit(X, y, order=rng.permutation(len(X)))
+    assert np.array_equal(stepwise.coef_, serial.coef_)
+    assert stepwise.cumulative_loss_ == serial.cumulative_loss_
+    with pytest.raises(ValueError, match=r"order must be a permutation of 0\.\.299"):
+        stepwise.partial_fit(X, y, order=np.zeros(300, dtype=int))
+
+
+def test_arff_files_for_the_multilabel_classifier(client):
+    from predtron.data import get_data_home, load_emotions
+
+    path = get_data_home() / "mulan-emotions" / "emotions-train.arff.gz"
+    model = DaskPredtronMultilabelClassifier(random_state=0, epochs=3, client=client)
+    model.fit([str(path)], file_options={"n_labels": 6})
+    data = load_emotions("train")
+    _assert_same(model.to_local(), PredtronMultilabelClassifier(random_state=0, epochs=3).fit(data.X, data.Y))
+
+
+def test_pooled_preprocessing_is_the_estimators_on_the_whole_data(client):
+    """Several shards: the scaler and eta="auto" pooled from the shards are what the local
+    estimator computes on all the data (up to rounding), for its rule of each (indicator
+    features left alone, sparse input scaled by max |x|, the multilabel Hamming step)."""
+    import scipy.sparse as sp
+
+    from predtron.dask.cli import row_blocks
+
+    X, scores = _data(9, n=300)
+    X[:, 1] = (X[:, 1] > 0).astype(float)  # a 0/1 indicator
+    X[:, 2] = 3.0  # a constant
+    Y = (scores > 0.3).astype(int)
+    serial = PredtronMultilabelClassifier(epochs=1).fit(X, Y)
+    dask_model = DaskPredtronMultilabelClassifier(epochs=1, client=client).fit(
+        da.from_array(X, chunks=(100, 6)), da.from_array(Y, chunks=(100, 3)))
+    np.testing.assert_allclose(dask_model.model_.scaler_.mean, serial.scaler_.mean, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dask_model.model_.scaler_.scale, serial.scaler_.scale, rtol=1e-12)
+    assert dask_model.model_.scaler_.mean[1] == 0 and dask_model.model_.scaler_.scale[1] == 1
+    np.testing.assert_allclose(dask_model.eta_, serial.eta_, rtol=1e-12)
+    csr = sp.csr_matrix(np.where(X > 0.5, X, 0.0))
+    y = np.argmax(scores, axis=1)
+    serial = PredtronClassifier(epochs=1).fit(csr, y)
+    dask_model = DaskPredtronClassifier(epochs=1, client=client).fit(row_blocks(csr, [0, 120, 300]),
+                                                                    da.from_array(y, chunks=((120, 180),)))
+    assert dask_model.model_.scaler_.mean is None
+    assert np.array_equal(dask_model.model_.scaler_.scale, serial.scaler_.scale)
+    np.testing.assert_allclose(dask_model.eta_, serial.eta_, rtol=1e-12)

@@ -1,0 +1,302 @@
+"""The streaming readers (:mod:`predtron.data.stream`) and the chunk cache, on real files on disk.
+
+Every chunked read is compared with the in-memory loader of the same file: equal values bit
+for bit, equal labels, query ids and line numbers, and the same error message (file and line)
+for a malformed line.  Small read blocks force partial lines across block boundaries.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from predtron.data import load_letor, load_svmlight
+from predtron.data import stream as stream_module
+from predtron.data.stream import iter_letor, iter_svmlight
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = sorted((ROOT / "predtron" / "data" / "files" / "letor-mq2008-fold1").glob("*.txt.gz"))
+SHARED = Path("/work/shared/data/letor-mq2008-fold1")
+
+
+def stacked(chunks, sparse=True):
+    chunks = list(chunks)
+    X = sp.vstack([c.X for c in chunks]).tocsr() if sparse else np.vstack([c.X for c in chunks])
+    return chunks, X
+
+
+def assert_same_csr(A, B):
+    assert A.shape == B.shape
+    assert np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices)
+    assert np.array_equal(A.data.view(np.int64), B.data.view(np.int64))  # bit for bit (signed zeros too)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Read 64 bytes at a time, so lines straddle block boundaries."""
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)
+
+
+# ------------------------------------------------------------------ real files
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+@pytest.mark.parametrize("chunk_rows", [5, 1000])
+def test_letor_chunks_equal_the_loader_on_shipped_files(path, chunk_rows):
+    ref = load_letor(path, sparse=True)
+    chunks, X = stacked(iter_letor(path, chunk_rows=chunk_rows, n_features=ref.X.shape[1]))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), ref.y)
+    assert np.array_equal(np.concatenate([c.qid for c in chunks]), ref.qid)
+    assert np.array_equal(np.concatenate([c.group for c in chunks]), ref.group)
+    for c in chunks:  # whole queries: a chunk ends where a query ends
+        assert c.group.sum() == len(c.y)
+        assert len(c.y) <= max(chunk_rows, c.group.max())
+    qid_runs = np.concatenate([c.qid[np.r_[0, np.cumsum(c.group)[:-1]]] for c in chunks])
+    assert len(np.unique(qid_runs)) == len(qid_runs)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data folder ../shared/data is not present (a clone has "
+                                                "only the shipped copies, tested above)")
+@pytest.mark.parametrize("name", ["vali.txt", "test.txt"])
+def test_letor_chunks_equal_the_loader_on_shared_files(name):
+    ref = load_letor(SHARED / name, sparse=False)
+    chunks, X = stacked(iter_letor(SHARED / name, chunk_rows=4096, n_features=ref.X.shape[1], sparse=False),
+                        sparse=False)
+    assert np.array_equal(X.view(np.int64), ref.X.view(np.int64))
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), ref.y)
+
+
+# ------------------------------------------------------------------ written files
+LINES = [
+    "+1 1:0.5 3:-2.25e-3 7:1e5  # a comment",
+    "",
+    "# a comment line",
+    "-1 2:.5 3:1. 5:-0 6:0.12345678901234567 8:123456789012345678901234",
+    "2 1:1E+2 4:3.14159265358979311599796346854 9:-7e-30",
+    "0\t1:4.9406564584124654e-324 2:1.7976931348623157e308",
+    "1.5e0 3:0.000000000000000000000000000001 4:+2.5\r",
+    "-3 1:1_000 02:00.5",  # unusual spellings the Python reader takes as the loader does
+    "1",
+]
+
+
+def write(tmp_path, lines, name="data.svm", compress=None):
+    text = "\n".join(lines) + "\n"
+    path = tmp_path / name
+    data = text.encode()
+    if compress == "gz":
+        data = gzip.compress(data)
+    elif compress == "bz2":
+        data = bz2.compress(data)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("compress", [None, "gz", "bz2"])
+@pytest.mark.parametrize("chunk_rows", [1, 2, 100])
+def test_svmlight_chunks_equal_the_loader_bit_for_bit(tmp_path, small_blocks, compress, chunk_rows):
+    try:
+        path = write(tmp_path, LINES, compress=compress)
+        ref = load_svmlight(path, sparse=True, n_features=10)
+    except ValueError:  # pragma: no cover - the loader must read this file
+        raise
+    chunks, X = stacked(iter_svmlight(path, chunk_rows=chunk_rows, n_features=10))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.y for c in chunks]).view(np.int64), ref.y.view(np.int64))
+    assert np.array_equal(np.concatenate([c.lines for c in chunks]), ref.lines)
+    assert all(len(c.y) <= chunk_rows for c in chunks)
+
+
+def test_random_numbers_parse_as_python_floats(tmp_path, small_blocks):
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.standard_normal(300) * 10.0 ** rng.integers(-40, 40, 300), rng.random(300)])
+    formats = ["{!r}", "{:.6f}", "{:.17g}", "{:.3e}", "{:.20f}"]
+    lines = []
+    for i in range(0, len(values), 6):
+        tokens = [f"{j + 1}:" + formats[(i + j) % len(formats)].format(float(v)) for j, v in enumerate(values[i:i + 6])]
+        lines.append(f"{(-1) ** i} qid:{i // 12} " + " ".join(tokens))
+    path = write(tmp_path, lines)
+    ref = load_svmlight(path, sparse=True)
+    chunks, X = stacked(iter_svmlight(path, chunk_rows=7, n_features=ref.X.shape[1], queries=True))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.qid for c in chunks]), ref.qid)
+    assert all(c.qid[-1] != d.qid[0] for c, d in itertools.pairwise(chunks))
+
+
+BAD = [
+    ("1 3:abc", 2),
+    ("1 2:1 2:3", 2),
+    ("1 0:1", 2),
+    ("nan 1:2", 2),
+    ("1 1:inf", 2),
+    ("1 1:1e400", 2),
+    ("1 qid:x 1:2", 2),
+    ("1 qid:3 1:2", 2),  # qid: on some lines only
+    ("1 1:2 3", 2),
+    ("1 1:2\x00", 2),
+]
+
+
+@pytest.mark.parametrize("bad,line", BAD)
+def test_a_bad_line_is_reported_as_the_loader_reports_it(tmp_path, small_blocks, bad, line):
+    path = write(tmp_path, ["1 1:0.5 2:1", bad, "1 1:1"])
+    with pytest.raises(ValueError) as expected:
+        load_svmlight(path, sparse=True)
+    with pytest.raises(ValueError) as got:
+        list(iter_svmlight(path, chunk_rows=1))
+    assert str(got.value) == str(expected.value)
+    assert f"{path}, line {line}:" in str(got.value)
+
+
+def test_a_bad_line_late_in_the_file_names_its_line(tmp_path):
+    lines = [f"1 1:{i} 2:0.5" for i in range(5000)] + ["1 1:0.5 1:0.25"]
+    path = write(tmp_path, lines, compress="gz")
+    with pytest.raises(ValueError, match=rf"{path.name}, line 5001: feature index 1 appears twice"):
+        for _ in iter_svmlight(path, chunk_rows=100):
+            pass
+
+
+def test_truncated_gzip_is_reported_with_file_and_line(tmp_path):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5 3:0.25" for i in range(200_000)], compress="gz")
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    seen = 0
+    with pytest.raises(ValueError, match=rf"{path.name} could not be read after line \d+: the file ends or is "
+                                         r"damaged inside its compressed data") as info:
+        for chunk in iter_svmlight(path, chunk_rows=1000):
+            seen += len(chunk.y)
+    line = int(str(info.value).split("after line ")[1].split(":")[0])
+    assert seen < line <= 200_000
+
+
+def test_group_sidecar_and_its_mismatch(tmp_path):
+    path = write(tmp_path, [f"{i % 3} 1:{i} 2:1" for i in range(10)], name="rank.txt")
+    (tmp_path / "rank.txt.query").write_text("3\n4\n3\n")
+    ref = load_letor(path, sparse=True)
+    chunks = list(iter_letor(path, chunk_rows=4))
+    assert [c.group.tolist() for c in chunks] == [[3], [4], [3]]
+    assert np.array_equal(np.concatenate([c.qid for c in chunks]), ref.qid)
+    (tmp_path / "rank.txt.query").write_text("3\n4\n4\n")
+    with pytest.raises(ValueError, match="sizes summing to 11 do not match the 10 rows"):
+        list(iter_letor(path, chunk_rows=4))
+
+
+def test_a_query_split_across_the_file_is_refused_with_both_lines(tmp_path):
+    lines = ["1 qid:1 1:1", "0 qid:1 1:2", "1 qid:2 1:1", "0 qid:1 1:3"]
+    path = write(tmp_path, lines)
+    with pytest.raises(ValueError, match=r"line 4: query 1 continues here after lines of other queries \(it starts "
+                                         r"at line 1\)"):
+        list(iter_letor(path, chunk_rows=1))
+
+
+def test_empty_file_and_bad_arguments(tmp_path):
+    path = write(tmp_path, ["# only a comment", ""])
+    with pytest.raises(ValueError, match="contains no data lines"):
+        list(iter_svmlight(path))
+    with pytest.raises(ValueError, match="chunk_rows"):
+        iter_svmlight(path, chunk_rows=0)
+    with pytest.raises(TypeError, match="sparse"):
+        iter_svmlight(path, sparse="yes")
+
+
+# ------------------------------------------------------------------ cache
+def test_cache_is_written_by_a_complete_pass_read_later_and_rebuilt_on_change(tmp_path, monkeypatch):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(50)])
+    cache = tmp_path / "data.cache"
+    first = list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    assert cache.is_file()
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the cache should have been read")
+
+    with monkeypatch.context() as m:
+        m.setattr(stream_module, "_chunks", no_parse)
+        again = list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    for a, b in zip(first, again, strict=True):
+        assert_same_csr(a.X, b.X)
+        assert np.array_equal(a.y, b.y) and np.array_equal(a.lines, b.lines)
+    # another option: not this cache
+    with monkeypatch.context() as m:
+        m.setattr(stream_module, "_chunks", no_parse)
+        with pytest.raises(AssertionError, match="cache should have been read"):
+            list(iter_svmlight(path, chunk_rows=9, cache=cache))
+    # the source changes (same size, new time): rebuilt with the new values
+    path.write_text(path.read_text().replace("1 1:7 2:0.5", "1 1:8 2:0.5"))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    rebuilt = list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    assert rebuilt[0].X[7, 0] == 8.0 and first[0].X[7, 0] == 7.0
+    with monkeypatch.context() as m:
+        m.setattr(stream_module, "_chunks", no_parse)
+        assert next(iter(iter_svmlight(path, chunk_rows=8, cache=cache))).X[7, 0] == 8.0
+
+
+def test_an_interrupted_pass_leaves_no_cache(tmp_path):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(50)])
+    cache = tmp_path / "data.cache"
+    chunks = iter_svmlight(path, chunk_rows=8, cache=cache)
+    next(chunks)
+    chunks.close()
+    assert not cache.exists()
+    assert list(tmp_path.glob("data.cache*")) == []
+
+
+def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(50)])
+    cache = tmp_path / "data.cache"
+    list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    cache.write_bytes(cache.read_bytes()[:-5])
+    chunks = list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    assert sum(len(c.y) for c in chunks) == 50
+    assert cache.read_bytes().endswith(b"PTCACHE1")
+
+
+# ------------------------------------------------------------------ prefetch
+def test_prefetch_keeps_order_raises_where_the_reader_fails_and_stops_when_closed(tmp_path):
+    from predtron.data.stream import prefetch
+
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(50)] + ["1 1:x"])
+    got = []
+    with pytest.raises(ValueError, match=r"line 51: the feature value 'x'"):
+        for chunk in prefetch(iter_svmlight(path, chunk_rows=8)):
+            got.append(chunk.X[:, 0].toarray().ravel())
+    assert np.array_equal(np.concatenate(got), np.arange(48))  # every chunk before the bad one, in order
+    cache = tmp_path / "c.cache"
+    chunks = prefetch(iter_svmlight(write(tmp_path, [f"1 1:{i}" for i in range(50)], name="ok.svm"), chunk_rows=8,
+                                    cache=cache))
+    next(chunks)
+    chunks.close()
+    assert not cache.exists()
+
+
+# ------------------------------------------------------------------ ARFF
+@pytest.mark.parametrize("name", ["emotions-train.arff.gz", "emotions-test.arff.gz"])
+def test_arff_chunks_equal_the_loader(name):
+    from predtron.data import load_arff
+    from predtron.data.mulan import iter_arff
+
+    path = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / name
+    ref = load_arff(path, 6, sparse=True)
+    chunks = list(iter_arff(path, 6, chunk_rows=50))
+    assert all(len(c.Y) <= 50 for c in chunks) and len(chunks) > 1
+    assert_same_csr(sp.vstack([c.X for c in chunks]).tocsr(), ref.X)
+    assert np.array_equal(np.vstack([c.Y for c in chunks]), ref.Y)
+    assert chunks[0].feature_names == ref.feature_names and chunks[0].label_names == ref.label_names
+
+
+def test_arff_bad_row_is_reported_by_line(tmp_path):
+    from predtron.data.mulan import iter_arff
+
+    rows = [f"{i}.5,{i % 2}" for i in range(30)] + ["1.5,2"]
+    path = write(tmp_path, ["@relation r", "@attribute x numeric", "@attribute y {0,1}", "@data", *rows],
+                 name="bad.arff")
+    got = []
+    with pytest.raises(ValueError, match=r"bad\.arff, line 35: "):
+        for chunk in iter_arff(path, 1, chunk_rows=8):
+            got.append(len(chunk.Y))
+    assert got == [8, 8, 8]

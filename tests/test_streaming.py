@@ -1,0 +1,355 @@
+"""Streamed fits: ``partial_fit`` of the estimators, ``predtron fit --stream``, checkpoints and resume.
+
+A fit streamed over chunks (read from files on disk) must equal the in-memory fit with the same
+options, bit for bit, for one and several epochs; a fit killed after an epoch and resumed from its
+checkpoint must equal the uninterrupted fit bit for bit; a truncated file must end the command
+with its file and line and leave an existing model untouched.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import predtron.cli_stream as cli_stream
+from predtron import load
+from predtron.cli import main
+from predtron.data import load_letor
+from predtron.sklearn import (
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+VALI = ROOT / "predtron" / "data" / "files" / "letor-mq2008-fold1" / "vali.txt.gz"
+PLAIN = {"standardize": False, "eta": 0.5, "shuffle": False, "tol": None}
+
+
+def same_model(a, b, epochs_counted: bool = True) -> None:
+    """Two fitted estimators hold the same state, bit for bit (``epochs_counted=False``: but for the
+    learner's count of ``fit`` epochs, which ``partial_fit`` alone does not keep)."""
+    sa, aa = a._get_state()
+    sb, ab = b._get_state()
+    if not epochs_counted:
+        sa["learner"].pop("n_epochs_")
+    assert sa == sb
+    assert aa.keys() == ab.keys()
+    for key in aa:
+        a_bytes, b_bytes = np.ascontiguousarray(aa[key]), np.ascontiguousarray(ab[key])
+        assert a_bytes.dtype == b_bytes.dtype and a_bytes.tobytes() == b_bytes.tobytes(), key
+
+
+def same_files(a: Path, b: Path) -> None:
+    same_model(load(a), load(b))
+
+
+# ------------------------------------------------------------------ partial_fit
+def _data(sparse: bool):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((240, 6))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    return (sp.csr_matrix(X) if sparse else X), rng
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("epochs", [1, 3])
+@pytest.mark.parametrize("average", [False, True])
+def test_partial_fit_over_chunks_equals_fit(sparse, epochs, average):
+    X, rng = _data(sparse)
+    y = rng.integers(0, 3, 240)
+    Y = (rng.random((240, 4)) < 0.3).astype(int)
+    group = np.full(12, 20)
+    cases = [(PredtronClassifier, y, {"classes": [0, 1, 2]}, {}),
+             (PredtronOrdinalClassifier, y, {"classes": [0, 1, 2]}, {}),
+             (PredtronMultilabelClassifier, Y, {}, {}),
+             (PredtronRanker, y, {}, {"group": group})]
+    for cls, target, first, split in cases:
+        options = {**PLAIN, "epochs": epochs, "average": average}
+        whole = cls(**options).fit(X, target, **split)
+        streamed = cls(**options)
+        for _ in range(epochs):
+            for start in range(0, 240, 60):
+                keywords = dict(first) if not hasattr(streamed, "learner_") else {}
+                if split:
+                    keywords["group"] = group[start // 20:(start + 60) // 20]
+                streamed.partial_fit(X[start:start + 60], target[start:start + 60], **keywords)
+        same_model(whole, streamed, epochs_counted=False)
+        assert np.array_equal(whole.predict(X), streamed.predict(X))
+
+
+def test_partial_fit_freezes_scaling_and_step_from_the_first_batch():
+    X, rng = _data(False)
+    y = rng.integers(0, 2, 240)
+    model = PredtronClassifier(shuffle=False).partial_fit(X[:100], y[:100], classes=[0, 1])
+    scale, eta = model.scaler_.scale.copy(), model.eta_
+    model.partial_fit(X[100:] * 10.0, y[100:])
+    assert np.array_equal(model.scaler_.scale, scale) and model.eta_ == eta
+    reference = PredtronClassifier(shuffle=False, epochs=1, tol=None).fit(X[:100], y[:100])
+    assert np.array_equal(reference.scaler_.scale, scale) and reference.eta_ == eta
+
+
+def test_partial_fit_conventions_and_errors():
+    X, rng = _data(False)
+    y = rng.integers(0, 3, 240)
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        PredtronClassifier().partial_fit(X, y)
+    model = PredtronClassifier().partial_fit(X[:10], y[:10], classes=[0, 1, 2, 3])  # classes not all in the batch
+    assert model.classes_.tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match=r"y holds labels not in classes_"):
+        model.partial_fit(X[:10], np.full(10, 7))
+    with pytest.raises(ValueError, match="classes must equal the classes of the first call"):
+        model.partial_fit(X[:10], y[:10], classes=[0, 1])
+    with pytest.raises(ValueError, match="X has 3 features"):
+        model.partial_fit(X[:10, :3], y[:10])
+    with pytest.raises(ValueError, match="reject_cost"):
+        PredtronClassifier(reject_cost=0.3).partial_fit(X, y, classes=[0, 1, 2])
+    Y = (rng.random((240, 4)) < 0.3).astype(int)
+    multi = PredtronMultilabelClassifier().partial_fit(X[:50], Y[:50])
+    assert multi.n_labels_ == 4
+    with pytest.raises(ValueError, match="4 label columns"):
+        multi.partial_fit(X[:50], Y[:50, :3])
+    fitted = PredtronOrdinalClassifier(epochs=2).fit(X, y)  # fit, then continue with partial_fit
+    fitted.partial_fit(X[:20], y[:20])
+    assert fitted.learner_.n_rounds_ == 2 * 240 + 20
+
+
+# ------------------------------------------------------------------ the command line
+def _svm(tmp_path, n=600, classes=3, name="train.svm", seed=0):
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((classes, 8))
+    lines = []
+    for _ in range(n):
+        x = np.round(rng.standard_normal(8), 4)
+        label = int(np.argmax(W @ x + 0.3 * rng.standard_normal(classes)))
+        lines.append(f"{label} " + " ".join(f"{j + 1}:{v}" for j, v in enumerate(x) if v != 0))
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+ALGORITHM_1 = ["--no-average", "--no-shuffle", "--no-standardize", "--no-intercept", "--eta", "1"]
+
+
+@pytest.mark.parametrize("task", ["classify", "ordinal"])
+@pytest.mark.parametrize("extra", [["--epochs", "1"], ["--epochs", "3", "--average", "--intercept"]])
+def test_fit_stream_equals_the_in_memory_fit(tmp_path, capsys, task, extra):
+    path = _svm(tmp_path)
+    options = ["--task", task, *ALGORITHM_1, *extra]
+    assert main(["fit", str(path), "--model", str(tmp_path / "a.npz"), *options]) == 0
+    assert main(["fit", str(path), "--model", str(tmp_path / "b.npz"), *options, "--stream", "--chunk-rows",
+                 "64"]) == 0
+    assert main(["fit", str(path), "--model", str(tmp_path / "c.npz"), *options, "--stream", "--chunk-rows", "50",
+                 "--cache", str(tmp_path / "train.cache"), "--classes", "0", "1", "2", "--n-features", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "600 examples x 8 features, 3 " in out and "streamed" in out
+    same_files(tmp_path / "a.npz", tmp_path / "b.npz")
+    same_files(tmp_path / "a.npz", tmp_path / "c.npz")
+    assert (tmp_path / "train.cache").is_file()
+    # predict and evaluate stream too, with the same output
+    for command in (["predict"], ["evaluate"]):
+        assert main([*command, str(path), "--model", str(tmp_path / "a.npz")]) == 0
+        whole = capsys.readouterr().out
+        assert main([*command, str(path), "--model", str(tmp_path / "a.npz"), "--stream", "--chunk-rows", "70"]) == 0
+        assert capsys.readouterr().out == whole
+
+
+def test_rank_stream_on_the_shipped_file_equals_the_in_memory_fit(tmp_path, capsys):
+    options = ["--task", "rank", "--no-shuffle", "--no-standardize", "--eta", "0.01", "--epochs", "2", "--sparse"]
+    assert main(["fit", str(VALI), "--model", str(tmp_path / "a.npz"), *options]) == 0
+    assert main(["fit", str(VALI), "--model", str(tmp_path / "b.npz"), *options, "--stream", "--chunk-rows",
+                 "300"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(load_letor(VALI).group)} queries" in out
+    same_files(tmp_path / "a.npz", tmp_path / "b.npz")
+    assert main(["evaluate", str(VALI), "--model", str(tmp_path / "a.npz"), "--k", "5", "--sparse"]) == 0
+    whole = capsys.readouterr().out
+    assert main(["evaluate", str(VALI), "--model", str(tmp_path / "a.npz"), "--k", "5", "--stream"]) == 0
+    streamed = capsys.readouterr().out
+    assert abs(float(whole.split(": ")[1]) - float(streamed.split(": ")[1])) <= 1e-4
+
+
+def test_stream_refusals(tmp_path, capsys):
+    path = _svm(tmp_path)
+    model = str(tmp_path / "m.npz")
+    assert main(["fit", str(path), "--task", "classify", "--model", model, "--stream", "--shuffle"]) == 1
+    assert "--shuffle does not apply to --stream" in capsys.readouterr().err
+    assert main(["fit", str(path), "--task", "classify", "--model", model, "--cache", "x"]) == 1
+    assert "--cache applies to --stream" in capsys.readouterr().err
+    assert main(["fit", str(path), "--task", "classify", "--model", model, "--resume"]) == 1
+    assert "--resume needs --checkpoint" in capsys.readouterr().err
+    arff = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-train.arff.gz"
+    assert main(["fit", str(arff), "--task", "multilabel", "--labels", "6", "--model", model, "--stream", "--cache",
+                 "x"]) == 1
+    assert "--cache applies to svmlight files" in capsys.readouterr().err
+
+
+def test_multilabel_arff_streams_and_equals_the_in_memory_fit(tmp_path, capsys):
+    train = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-train.arff.gz"
+    test = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-test.arff.gz"
+    options = ["--task", "multilabel", "--labels", "6", "--no-shuffle", "--no-standardize", "--eta", "0.1",
+               "--epochs", "3", "--quiet"]
+    assert main(["fit", str(train), "--model", str(tmp_path / "a.npz"), *options]) == 0
+    assert main(["fit", str(train), "--model", str(tmp_path / "b.npz"), *options, "--stream", "--chunk-rows",
+                 "100"]) == 0
+    same_files(tmp_path / "a.npz", tmp_path / "b.npz")
+    for command in (["predict"], ["evaluate"]):
+        assert main([*command, str(test), "--model", str(tmp_path / "a.npz")]) == 0
+        whole = capsys.readouterr().out
+        assert main([*command, str(test), "--model", str(tmp_path / "a.npz"), "--stream", "--chunk-rows", "77"]) == 0
+        streamed = capsys.readouterr().out
+        if command == ["predict"]:
+            assert streamed == whole
+        else:
+            for a, b in zip(whole.splitlines(), streamed.splitlines(), strict=True):
+                assert a.split(": ")[0] == b.split(": ")[0]
+                assert abs(float(a.split(": ")[1]) - float(b.split(": ")[1])) <= 1e-4
+
+
+def test_the_dense_size_hint_names_command_line_flags(tmp_path, capsys, monkeypatch):
+    import predtron.data._files as files
+
+    monkeypatch.setattr(files, "MAX_DENSE_ENTRIES", 100)
+    path = _svm(tmp_path, n=50)
+    assert main(["fit", str(path), "--task", "classify", "--model", str(tmp_path / "m.npz")]) == 1
+    err = capsys.readouterr().err
+    assert "pass --sparse" in err and "--stream" in err and "sparse=True" not in err
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_truncated_file_is_reported_by_line_and_the_model_is_untouched(tmp_path, capsys, stream):
+    path = _svm(tmp_path, n=20_000)
+    model = tmp_path / "m.npz"
+    assert main(["fit", str(path), "--task", "classify", "--model", str(model), "--epochs", "1"]) == 0
+    before = model.read_bytes()
+    capsys.readouterr()
+    data = gzip.compress(path.read_bytes())
+    bad = tmp_path / "train.svm.gz"
+    bad.write_bytes(data[: len(data) * 2 // 3])
+    flags = ["--stream", "--chunk-rows", "1000", "--n-features", "8", "--classes", "0", "1", "2"] if stream else []
+    assert main(["fit", str(bad), "--task", "classify", "--model", str(model), *flags]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad} could not be read after line " in err and "compressed data" in err
+    assert model.read_bytes() == before
+    lines = path.read_text().splitlines()
+    lines[15_000] = lines[15_000].replace(":", ":x", 1)
+    corrupt = tmp_path / "corrupt.svm"
+    corrupt.write_text("\n".join(lines) + "\n")
+    assert main(["fit", str(corrupt), "--task", "classify", "--model", str(model), *flags]) == 1
+    assert f"{corrupt}, line 15001: the feature value" in capsys.readouterr().err
+    assert model.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("m.npz")) == ["m.npz"]
+
+
+# ------------------------------------------------------------------ checkpoints
+class Killed(KeyboardInterrupt):
+    """Stands for the process being killed right after an epoch's checkpoint."""
+
+
+def _kill_after(monkeypatch, epoch: int) -> None:
+    real = cli_stream.fit_passes
+
+    def fit_passes(*args, **kwargs):
+        def after(done):
+            if done == epoch:
+                raise Killed
+
+        return real(*args, **kwargs, after_epoch=after)
+
+    monkeypatch.setattr(cli_stream, "fit_passes", fit_passes)
+
+
+@pytest.mark.parametrize("flags", [
+    ["--seed", "3"],  # in memory, shuffled by the seed
+    ["--stream", "--chunk-rows", "100", "--no-shuffle"],
+    ["--stream", "--chunk-rows", "100", "--no-shuffle", "--cache", "CACHE"],
+])
+def test_a_killed_fit_resumes_to_the_uninterrupted_model_bit_for_bit(tmp_path, capsys, monkeypatch, flags):
+    path = _svm(tmp_path)
+    flags = [str(tmp_path / "train.cache") if f == "CACHE" else f for f in flags]
+    options = ["--task", "classify", "--epochs", "6", *flags]
+    assert main(["fit", str(path), "--model", str(tmp_path / "whole.npz"), *options, "--checkpoint",
+                 str(tmp_path / "whole")]) == 0
+    checkpoint = tmp_path / "ckpt"
+    with monkeypatch.context() as m:
+        _kill_after(m, 3)
+        assert main(["fit", str(path), "--model", str(tmp_path / "resumed.npz"), *options, "--checkpoint",
+                     str(checkpoint)]) == 130
+    assert not (tmp_path / "resumed.npz").exists()
+    assert json.loads((checkpoint / "progress.json").read_text())["epoch"] == 3
+    assert main(["fit", str(path), "--model", str(tmp_path / "resumed.npz"), *options, "--checkpoint",
+                 str(checkpoint), "--resume"]) == 0
+    assert "6 epochs" in capsys.readouterr().out
+    same_files(tmp_path / "whole.npz", tmp_path / "resumed.npz")
+    assert not list(checkpoint.glob("*.tmp*"))
+
+
+def test_a_checkpointed_fit_in_file_order_equals_the_plain_fit(tmp_path):
+    path = _svm(tmp_path)
+    options = ["--task", "ordinal", "--epochs", "4", "--no-shuffle", "--quiet"]
+    assert main(["fit", str(path), "--model", str(tmp_path / "plain.npz"), *options]) == 0
+    assert main(["fit", str(path), "--model", str(tmp_path / "ckpt.npz"), *options, "--checkpoint",
+                 str(tmp_path / "ckpt")]) == 0
+    same_files(tmp_path / "plain.npz", tmp_path / "ckpt.npz")
+
+
+def test_resume_refuses_another_run(tmp_path, capsys, monkeypatch):
+    path = _svm(tmp_path)
+    checkpoint = tmp_path / "ckpt"
+    options = ["--task", "classify", "--epochs", "4", "--seed", "1", "--checkpoint", str(checkpoint)]
+    with monkeypatch.context() as m:
+        _kill_after(m, 1)
+        assert main(["fit", str(path), "--model", str(tmp_path / "m.npz"), *options]) == 130
+    assert main(["fit", str(path), "--model", str(tmp_path / "m.npz"), *options, "--eta", "0.3", "--resume"]) == 1
+    assert "was written by another fit (it differs in: params)" in capsys.readouterr().err
+    assert main(["fit", str(path), "--task", "classify", "--model", str(tmp_path / "m.npz"), "--checkpoint",
+                 str(checkpoint)]) == 1
+    assert "needs --seed INT" in capsys.readouterr().err
+
+
+def test_a_fit_killed_by_a_signal_resumes_to_the_same_model(tmp_path):
+    path = _svm(tmp_path, n=20_000, classes=6)
+    options = ["--task", "ordinal", "--epochs", "30", "--seed", "0"]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    whole = tmp_path / "whole.npz"
+    assert main(["fit", str(path), "--model", str(whole), *options, "--quiet", "--checkpoint",
+                 str(tmp_path / "whole")]) == 0
+    checkpoint = tmp_path / "ckpt"
+    command = [sys.executable, "-m", "predtron", "fit", str(path), "--model", str(tmp_path / "resumed.npz"), *options,
+               "--checkpoint", str(checkpoint), "--quiet"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (checkpoint / "progress.json").exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    progress = json.loads((checkpoint / "progress.json").read_text())
+    resumed = subprocess.run([*command, "--resume"], env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    same_files(whole, tmp_path / "resumed.npz")
+    assert progress["epoch"] >= 1 and not progress["stopped"]  # killed mid-fit
+
+
+def test_stream_progress_bar_over_bytes_read_on_request_only(tmp_path, capsys):
+    path = _svm(tmp_path)
+    model = str(tmp_path / "m.npz")
+    options = ["--task", "classify", "--model", model, "--stream", "--epochs", "2", "--no-shuffle"]
+    assert main(["fit", str(path), *options, "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "reading labels and features" in err and "epoch 2/2" in err and "B/s" in err
+    assert main(["fit", str(path), *options]) == 0  # stderr is not a terminal here: no bar
+    assert capsys.readouterr().err == ""
+    assert main(["fit", str(path), *options, "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
