@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron import _compiled
+from predtron.engine import running_sum
 
 
 class LossTrace:
@@ -57,7 +57,7 @@ class LossTrace:
         """``count`` more rounds, with non-zero ``losses`` at the 1-based ``rounds`` among them
         (what a compiled pass returns); the same totals as ``add`` round by round."""
         start = self.n_rounds
-        self.total = float(_compiled.running_sum(float(self.total), np.asarray(losses, dtype=np.float64)))
+        self.total = float(running_sum(float(self.total), np.asarray(losses, dtype=np.float64)))
         self.n_nonzero += len(losses)
         self.n_rounds = start + int(count)
         if self.record and len(rounds):

@@ -200,15 +200,15 @@ def _raise_not_finite(arr: np.ndarray, name: str) -> None:
 
 
 def _scan(values: np.ndarray) -> tuple[bool, float]:
-    """``(all finite, largest magnitude)`` of a float array, in one pass when compiled code is
-    available (:func:`predtron._compiled.finite_max_abs`), else with NumPy reductions."""
-    from predtron import _compiled
+    """``(all finite, largest magnitude)`` of a float array, in one pass
+    available (:func:`predtron.engine.finite_max_abs`) for float64, else with NumPy reductions."""
+    from predtron import engine
 
     if values.size == 0:
         return True, 0.0
-    if _compiled.AVAILABLE and values.dtype == np.float64:
+    if values.dtype == np.float64:
         flat = values.reshape(-1) if values.flags.c_contiguous or values.flags.f_contiguous else values.ravel()
-        finite, top = _compiled.finite_max_abs(flat if flat.flags.c_contiguous else np.ascontiguousarray(flat))
+        finite, top = engine.finite_max_abs(flat if flat.flags.c_contiguous else np.ascontiguousarray(flat))
         return bool(finite), float(top)
     with np.errstate(invalid="ignore"):
         top = max(float(np.max(values)), -float(np.min(values)))

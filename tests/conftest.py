@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
+from predtron.engine import jit
 from predtron.problems import Binary, BinaryReject, General, Multiclass, Multilabel, Ordinal
+
+# The tests exercise the compiled kernels themselves: compile them on first use (the rule
+# that otherwise runs small workloads on NumPy until compiling pays has its own tests,
+# tests/test_engine.py, which set the policy they check).
+if "PREDTRON_JIT" not in os.environ and jit.POLICY == "auto":
+    jit.POLICY = "always"
 
 # CI runs the property tests on a fixed set of examples, so a submission's result does not
 # depend on the draw; local runs keep exploring new examples.

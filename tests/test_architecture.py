@@ -36,11 +36,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "predtron"
 #: ``predtron.engine``).  The root package ``predtron`` (its ``__init__``) matches only itself.
 #: To place a new module, add its name to the layer it belongs to.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("engine", ("predtron.engine",)),
     ("core", ("predtron._validation", "predtron._ragged", "predtron._params", "predtron._version",
-              "predtron._compiled", "predtron._history", "predtron._state", "predtron._estimator")),
+              "predtron._history", "predtron._state", "predtron._estimator")),
     ("inputs", ("predtron.scoring", "predtron.links", "predtron.kernels", "predtron.metrics")),
     ("problems", ("predtron.problems",)),
-    ("engine", ("predtron.engine",)),
     ("persistence", ("predtron.persistence",)),
     ("learners", ("predtron.learners", "predtron.pa", "predtron.baselines", "predtron.reductions",
                   "predtron.bounds", "predtron.testing")),

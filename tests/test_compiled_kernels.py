@@ -1,4 +1,4 @@
-"""Small compiled kernels of :mod:`predtron._compiled` against their NumPy / Python definitions."""
+"""Small compiled kernels of :mod:`predtron.engine` against their NumPy / Python definitions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from predtron import _compiled
+from predtron import engine
 from predtron._history import LossTrace
 
 finite_or_not = st.floats(allow_nan=True, allow_infinity=True, width=64)
@@ -16,7 +16,7 @@ finite_or_not = st.floats(allow_nan=True, allow_infinity=True, width=64)
 @settings(max_examples=300, deadline=None)
 @given(arrays(np.float64, st.integers(0, 70), elements=finite_or_not))
 def test_finite_max_abs_matches_numpy(values):
-    finite, top = _compiled.finite_max_abs(values)
+    finite, top = engine.finite_max_abs(values)
     assert finite == bool(np.all(np.isfinite(values)))
     if finite:
         assert top == (float(np.max(np.abs(values))) if values.size else 0.0)
@@ -30,7 +30,7 @@ def test_one_non_finite_entry_is_found_anywhere(n, where, bad, negative_zeros):
     """Every position of the vectorised loop and of its tail, among zeros of either sign."""
     values = np.full(n, -0.0 if negative_zeros else 1.5)
     values[where % n] = bad
-    assert _compiled.finite_max_abs(values) == (False, np.inf)
+    assert engine.finite_max_abs(values) == (False, np.inf)
 
 
 @settings(max_examples=200, deadline=None)
@@ -39,7 +39,7 @@ def test_running_sum_is_the_python_loop(start, values):
     expected = start
     for v in values:
         expected += v
-    assert _compiled.running_sum(start, np.array(values, dtype=np.float64)) == expected
+    assert engine.running_sum(start, np.array(values, dtype=np.float64)) == expected
 
 
 def test_trace_extend_equals_adds_bit_for_bit():

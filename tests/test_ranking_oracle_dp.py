@@ -1,7 +1,7 @@
 """The dynamic-programming oracle over grade counts (``oracle="dp"``) and its cost checks.
 
-:func:`predtron._compiled.grade_dp_argmax` is checked against brute force on small queries
-and against the dense assignment on larger ones; :func:`predtron._compiled.grade_dp_covers`
+:func:`predtron.engine.grade_dp_argmax` is checked against brute force on small queries
+and against the dense assignment on larger ones; :func:`predtron.engine.grade_dp_covers`
 (the whole-data check of a compiled ranking pass) against the per-query cost functions.
 """
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from predtron import _compiled
+from predtron import engine
 from predtron.problems.ranking_measures import assignment_argmax
 from predtron.problems.subset_ranking import SubsetRanking
 from predtron.testing import brute_force_ranking
@@ -62,11 +62,11 @@ def test_dp_matches_the_assignment_optimum_on_larger_queries(seed):
     args = _profit_args(problem, t, y)
     if args is None:
         return
-    sigma = _compiled.grade_dp_argmax(*args)
+    sigma = engine.grade_dp_argmax(*args)
     best = _value(assignment_argmax(np.outer(args[0], args[2]) - np.outer(args[1], args[3])), *args)
     assert sorted(sigma.tolist()) == list(range(m))
     assert abs(_value(sigma, *args) - best) <= 1e-9 * (1 + abs(best))
-    assert np.array_equal(sigma, _compiled.grade_dp_argmax(*args))  # deterministic
+    assert np.array_equal(sigma, engine.grade_dp_argmax(*args))  # deterministic
 
 
 def test_dp_ties_keep_the_lower_index_first():
@@ -75,7 +75,7 @@ def test_dp_ties_keep_the_lower_index_first():
     c = np.array([0.0, 1.0, 0.0, 1.0])
     f = -np.arange(1.0, 5.0)
     b = np.ones(4)  # every ranking has the same loss term: the scores decide, all tied
-    sigma = _compiled.grade_dp_argmax(t, c, f, b)
+    sigma = engine.grade_dp_argmax(t, c, f, b)
     assert sigma[0] < sigma[2] and sigma[1] < sigma[3]
 
 
@@ -89,26 +89,26 @@ def _states_by_formula(c) -> int:
 def test_cost_checks_agree(values, cheap):
     c = np.array(values, dtype=float)
     states = _states_by_formula(c)
-    counted = _compiled._grade_dp_cost(c)[0]
-    if states <= _compiled.MAX_DP_STATES:
+    counted = engine.grade_dp_cost(c)[0]
+    if states <= engine.MAX_DP_STATES:
         assert counted == states
     else:  # counting stops once the limit is passed
-        assert _compiled.MAX_DP_STATES < counted <= states
-    expected = states <= _compiled.MAX_DP_STATES and states * len(np.unique(c)) <= max(len(c) ** 3, 4096)
-    assert _compiled.grade_dp_is_cheap(c) == expected
+        assert engine.MAX_DP_STATES < counted <= states
+    expected = states <= engine.MAX_DP_STATES and states * len(np.unique(c)) <= max(len(c) ** 3, 4096)
+    assert engine.grade_dp_is_cheap(c) == expected
     # the batched check over several queries equals the per-query checks
     offsets = np.array([0, len(c) // 2, len(c)], dtype=np.int64)
     needed = np.array([True, True])
     per_query = [c[offsets[q]:offsets[q + 1]] for q in range(2)]
-    want = all((_compiled.grade_dp_is_cheap(part) if cheap else _compiled._grade_dp_cost(part)[0]
-                <= _compiled.MAX_DP_STATES) for part in per_query)
-    assert _compiled.grade_dp_covers(c, offsets, needed, cheap) == want
-    assert _compiled.grade_dp_covers(c, offsets, np.array([False, False]), cheap)
+    want = all((engine.grade_dp_is_cheap(part) if cheap else engine.grade_dp_cost(part)[0]
+                <= engine.MAX_DP_STATES) for part in per_query)
+    assert engine.grade_dp_covers(c, offsets, needed, cheap) == want
+    assert engine.grade_dp_covers(c, offsets, np.array([False, False]), cheap)
 
 
 def test_too_many_states_are_refused_by_the_pass_check():
     c = np.repeat(np.arange(8.0), 6)  # 7^8 states, far above the limit
-    assert _compiled._grade_dp_cost(c)[0] > _compiled.MAX_DP_STATES
+    assert engine.grade_dp_cost(c)[0] > engine.MAX_DP_STATES
     offsets = np.array([0, len(c)], dtype=np.int64)
-    assert not _compiled.grade_dp_covers(c, offsets, np.array([True]), False)
-    assert _compiled.grade_dp_covers(c, offsets, np.array([False]), False)
+    assert not engine.grade_dp_covers(c, offsets, np.array([True]), False)
+    assert engine.grade_dp_covers(c, offsets, np.array([False]), False)

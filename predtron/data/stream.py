@@ -47,9 +47,9 @@ import scipy.sparse as sp
 from predtron._validation import check_int
 from predtron.data import _svmlight_kernel as kernel
 from predtron.data.cache import CacheWriter, cache_key, read_cache
+from predtron.data.layout import check_group_sizes
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
 from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
-from predtron.data.ranking import check_group_sizes
 from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag, damaged_message
 
 __all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch"]

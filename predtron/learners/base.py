@@ -45,7 +45,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from tqdm.auto import tqdm
 
-from predtron import _compiled
+from predtron import engine
 from predtron._estimator import Estimator, check_epoch_args
 from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
@@ -64,9 +64,9 @@ UPDATES = ("oracle", "prediction")
 #: Largest step size accepted (larger steps only rescale ``W`` until scores overflow).
 MAX_ETA = 1e100
 
-#: Whether the compiled passes of :mod:`predtron._compiled` may be used (set the environment
+#: Whether the compiled passes of :mod:`predtron.engine` may be used (set the environment
 #: variable ``PREDTRON_NO_JIT`` to force the NumPy block scan everywhere).
-USE_COMPILED = _compiled.AVAILABLE and not os.environ.get("PREDTRON_NO_JIT")
+USE_COMPILED = engine.AVAILABLE and not os.environ.get("PREDTRON_NO_JIT")
 
 #: Smallest number of instances the block scan scores together: the size of its first
 #: block, and the floor of the block size after an update (twice the rounds the last
@@ -172,7 +172,7 @@ class OnlineLearner(Estimator, ABC):
         """Scores of the instances ``rows`` under the current iterate (what Algorithm 1 predicts with)."""
 
     def _compiled_pass(self, inputs, labels, order, progress) -> bool:
-        """Run the pass with :mod:`predtron._compiled` when it covers this learner, problem and
+        """Run the pass with :mod:`predtron.engine` when it covers this learner, problem and
         input; return whether it did."""
         return False
 
@@ -521,14 +521,14 @@ class PrimalLearner(OnlineLearner):
     def _compiled_pass(self, inputs, labels, order, progress) -> bool:
         if not USE_COMPILED:
             return False
-        spec = self.problem._compiled_spec(labels)
+        spec = self._engine_spec(labels)
         if spec is None:
             return False
         order = np.arange(inputs.n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
         U = self._u if self._u is not None else np.zeros((0,) * self._w.ndim)
         trace = self._trace
-        result = _compiled.run_pass(spec, inputs, order, self._w, U, float(self.eta), self.update == "oracle",
-                                    self._loss_driven_steps, trace.n_rounds)
+        result = engine.run_pass(spec, inputs, order, self._w, U, float(self.eta), self.update == "oracle",
+                                 self._loss_driven_steps, trace.n_rounds)
         if result is None:
             return False
         done, mistakes, rounds, losses, status = result
@@ -542,6 +542,15 @@ class PrimalLearner(OnlineLearner):
                 "updates: eta * ||x||^2 is too large for float64; lower eta or rescale X"
             )
         return True
+
+    def _engine_spec(self, labels) -> engine.EngineSpec | None:
+        """The problem's :class:`~predtron.engine.EngineSpec` for these labels, built on the
+        first pass over them and reused by the next passes of the same fit."""
+        cached = getattr(self, "_spec_cache", None)
+        if cached is None or cached[0] is not labels:
+            cached = (labels, self.problem._compiled_spec(labels))
+            self._spec_cache = cached
+        return cached[1]
 
     def _get_state(self) -> tuple[dict, dict]:
         scalars, arrays = super()._get_state()

@@ -38,10 +38,8 @@ import numpy as np
 
 from predtron._params import Parametrized
 from predtron._validation import as_finite_array, as_label_array, check_each, check_n_labels, excerpt
+from predtron.engine.spec import TIE_TOLERANCE, EngineSpec
 from predtron.scoring import Inputs, LinearScoring
-
-#: Relative tolerance used when comparing scores for ties.
-TIE_TOLERANCE = 1e-12
 
 #: Largest prediction or label space that a method enumerating it may visit.
 MAX_ENUMERATION = 1 << 20
@@ -225,11 +223,11 @@ class Problem(Parametrized, ABC):
         """
         return self.stack(self._pred(t) for t in T)
 
-    def _compiled_spec(self, labels):
-        """How :mod:`predtron._compiled` runs this problem's rounds, or ``None`` (NumPy path).
-
-        Returns ``(kind, reps, L, correct, params, labels_2d)``; only the built-in problems
-        whose operations are a few lines of arithmetic have one.
+    def _compiled_spec(self, labels) -> EngineSpec | None:
+        """How the compiled engine (:mod:`predtron.engine`) runs this problem's rounds on the
+        validated ``labels`` of one fit, or ``None`` (the NumPy block scan, exact for every
+        problem).  Only the built-in problems whose round is a few lines of arithmetic have
+        one; it is built once per fit.
         """
         return None
 
@@ -466,11 +464,9 @@ class FiniteProblem(Problem):
         index = self._batch_pred_index(T)
         return np.asarray(self._preds)[index]
 
-    def _compiled_spec(self, labels):
-        columns = self._label_columns(np.asarray(labels))
-        correct = np.array([self._index(self._correct(v)) for v in self._label_values], dtype=np.int64)
-        return (3, np.ascontiguousarray(self._reps, dtype=float), np.ascontiguousarray(self._L, dtype=float),
-                correct, np.zeros(3), columns.reshape(-1, 1).astype(np.int64))
+    def _compiled_spec(self, labels) -> EngineSpec:
+        correct = [self._index(self._correct(v)) for v in self._label_values]
+        return EngineSpec.finite(self._label_columns(np.asarray(labels)), self._reps, self._L, correct)
 
     def _predictions(self, y=None):
         return iter(self._preds)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._validation import as_label_array, check_int, check_n_labels, check_positive, excerpt
+from predtron.engine import EngineSpec
 from predtron.problems.base import FiniteProblem
 from predtron.scoring import VectorScoring
 
@@ -96,10 +97,8 @@ class Binary(_PlusMinusLabels):
     def _batch_pred_index(self, T) -> np.ndarray:
         return (np.asarray(T)[:, 0] < 0).astype(np.int64)
 
-    def _compiled_spec(self, labels):
-        params = np.array([self._alpha[1], self._alpha[-1], 0.0])
-        return (1, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), params,
-                np.asarray(labels, dtype=np.int64).reshape(-1, 1))
+    def _compiled_spec(self, labels) -> EngineSpec:
+        return EngineSpec.binary(labels, self._alpha[1], self._alpha[-1])
 
     @property
     def c_L(self) -> float:

@@ -35,8 +35,8 @@ import itertools
 
 import numpy as np
 
-from predtron import _compiled
 from predtron._validation import MAX_DENSE_ENTRIES, check_choice, check_int, check_positive
+from predtron.engine import fbeta_oracle
 
 #: Names of the bipartite ranking losses of Part II (F1, F-beta, balanced error, precision@k, recall@k).
 BIPARTITE_LOSSES = ("f1", "fbeta", "balanced", "precision@k", "recall@k")
@@ -175,13 +175,13 @@ class BipartiteMeasure:
         ``<rep(v), t> = (2 sum_{v_i = 1} t_i - sum_i t_i) / sqrt(m)``; the second term and
         ``<rep(sigma_y), t>`` do not depend on ``v``.  Ties go to the smallest ``a``, then
         the smallest ``b``; within a count, to labels earlier in the stable sort.  F1 and
-        F-beta: :func:`predtron._compiled.fbeta_oracle`, a binary search per number of
+        F-beta: :func:`predtron.engine.fbeta_oracle`, a binary search per number of
         predicted labels (``O(m log m)``); the other measures and the reference for those
         two: :meth:`oracle_grid`.
         """
         if self.name in ("f1", "fbeta"):
-            return _compiled.fbeta_oracle(np.asarray(t, dtype=float), np.asarray(y, dtype=np.int64),
-                                          2.0 / np.sqrt(self.m), self.beta ** 2)
+            return fbeta_oracle(np.asarray(t, dtype=float), np.asarray(y, dtype=np.int64),
+                                2.0 / np.sqrt(self.m), self.beta ** 2)
         return self.oracle_grid(t, y)
 
     def oracle_grid(self, t: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -57,6 +57,10 @@ class JointMulticlass(Multiclass):
         self.feature_map = feature_map
         self.scoring = JointScoring(feature_map)
 
+    def _compiled_spec(self, labels) -> None:
+        """``None``: the engine's multiclass kernel scores ``t = W x``, not ``<w, Psi(x, y)>``."""
+        return None
+
     def generalized_hinge(self, w, x, y) -> float:
         """``max_{y'} [Delta(y', y) + <w, Psi(x, y') - Psi(x, y)>]`` (Definition, Section 17.2.4)."""
         x = self.feature_map.check_input(x)

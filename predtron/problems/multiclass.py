@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from predtron._validation import MAX_CLASSES, as_finite_array, check_int
+from predtron.engine import EngineSpec
 from predtron.problems.base import first_argmax_rows_trusted, first_argmax_trusted
 from predtron.problems.general import General, check_loss_matrix
 
@@ -60,10 +61,8 @@ class Multiclass(General):
     def _batch_pred_index(self, T) -> np.ndarray:
         return first_argmax_rows_trusted(np.asarray(T, dtype=float))
 
-    def _compiled_spec(self, labels):
-        return (2, np.zeros((1, 1)), np.ascontiguousarray(self._L, dtype=float),
-                np.asarray(self._correct_index, dtype=np.int64), np.zeros(3),
-                np.asarray(labels, dtype=np.int64).reshape(-1, 1))
+    def _compiled_spec(self, labels) -> EngineSpec:
+        return EngineSpec.multiclass(labels, self._L, self._correct_index)
 
     def _oracle(self, t, y) -> int:
         return first_argmax_trusted(self._L[:, y] + (t - t[self._correct_index[y]]))

@@ -21,7 +21,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron import _compiled
 from predtron._validation import (
     MAX_DENSE_ENTRIES,
     check_binary_matrix,
@@ -31,6 +30,7 @@ from predtron._validation import (
     check_int,
     check_n_labels,
 )
+from predtron.engine import EngineSpec
 from predtron.problems.base import Problem, _check_rng
 from predtron.problems.bipartite import BIPARTITE_LOSSES, BipartiteMeasure
 from predtron.scoring import VectorScoring
@@ -162,18 +162,12 @@ class Multilabel(Problem):
     def _fbeta(self) -> bool:
         return self.loss_name in ("f1", "fbeta")
 
-    def _compiled_spec(self, labels):
+    def _compiled_spec(self, labels) -> EngineSpec | None:
         if self._fbeta:
-            params = np.array([self._scale, 2.0 / np.sqrt(self._m), self._measure.beta ** 2])
-            return (_compiled.FBETA, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), params,
-                    np.asarray(labels, dtype=np.int64))
+            return EngineSpec.fbeta(labels, self._scale, 2.0 / np.sqrt(self._m), self._measure.beta ** 2)
         if self._measure is not None or self.loss_name == "errorset":
             return None
-        unit = 1.0 / self._m if self._normalize else 1.0
-        params = np.array([self._scale, unit, 1.0 if self._normalize else 0.0])
-        kind = 4 if self.loss_name == "hamming" else 5
-        return (kind, np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), params,
-                np.asarray(labels, dtype=np.int64))
+        return EngineSpec.multilabel(labels, self.loss_name == "subset", self._scale, self._normalize)
 
     def _round(self, t, y, use_oracle):
         if self._measure is not None or self.loss_name == "errorset":

@@ -15,7 +15,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from predtron import _compiled
 from predtron._ragged import Ragged
 from predtron._validation import (
     MAX_ABS_INPUT,
@@ -28,6 +27,7 @@ from predtron._validation import (
     check_positive,
     excerpt,
 )
+from predtron.engine import grade_dp_argmax, grade_dp_is_cheap
 from predtron.problems import ranking_batch
 from predtron.problems.base import Problem
 from predtron.problems.ranking_grades import choose_method, grades_argmax, smallest_grades_size
@@ -117,11 +117,11 @@ class RankingProblem(Problem):
         * ``"grades"``: :func:`~predtron.problems.ranking_grades.grades_argmax`, which
           uses that items of one relevance grade share their loss value (about ``m``
           steps per band pass; fast for large ``m`` and few grades);
-        * ``"dp"``: :func:`predtron._compiled.grade_dp_argmax`, compiled dynamic
-          programming over the counts of each grade placed so far (``prod_g (m_g + 1)``
-          states; needs numba);
+        * ``"dp"``: :func:`predtron.engine.grade_dp_argmax`, dynamic programming over the
+          counts of each grade placed so far (``prod_g (m_g + 1)`` states; compiled, with an
+          exact NumPy twin while compiling does not pay, see :mod:`predtron.engine.jit`);
         * ``"auto"``: the sort when it is exact; otherwise ``"dp"`` when it is cheaper than
-          a dense assignment (:func:`predtron._compiled.grade_dp_is_cheap`: every MQ2008
+          a dense assignment (:func:`predtron.engine.grade_dp_is_cheap`: every MQ2008
           query, for example); otherwise ``"grades"`` or ``"assignment"``, whichever the calibrated
           cost model :func:`~predtron.problems.ranking_grades.choose_method` predicts
           faster for the number of items and of distinct grades (the assignment below
@@ -255,16 +255,14 @@ class RankingProblem(Problem):
         if method == "auto":
             if alpha is not None:
                 method = "sort"
-            elif _compiled.AVAILABLE and _compiled.grade_dp_is_cheap(v):
+            elif grade_dp_is_cheap(v):
                 method = "dp"
             elif m < smallest_grades_size():
                 method = "assignment"
             else:
                 method = choose_method(m, len(np.unique(v)))
         if method == "dp":
-            if not _compiled.AVAILABLE:
-                raise ValueError("oracle='dp' needs numba, which is not installed; use oracle='auto'")
-            return _compiled.grade_dp_argmax(np.ascontiguousarray(t, dtype=float), v / ideal, fvals, b)
+            return grade_dp_argmax(np.ascontiguousarray(t, dtype=float), v / ideal, fvals, b)
         if method == "sort":
             return _sort_positions(t if alpha == 0 else alpha * t - v / ideal)
         if method == "grades":

@@ -8,7 +8,7 @@ position weights and one segmented sum.
 
 Exactness.  The learners compare the loss of each instance with 0 to find mistakes, so
 the block computation must give bitwise the same value as the per-instance one (and as
-the compiled pass of :mod:`predtron._compiled`).  Every path forms the same products in
+the compiled pass of :mod:`predtron.engine.ranking`).  Every path forms the same products in
 the same (position) order and adds them strictly left to right (:func:`segment_sums`);
 the per-instance loss of :meth:`~predtron.problems.ranking.RankingProblem._loss` is this
 module's function on one segment.

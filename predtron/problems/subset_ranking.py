@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron import _compiled
 from predtron._ragged import Ragged
 from predtron._validation import MAX_DENSE_ENTRIES, as_finite_array, check_each, check_int, check_n_labels
+from predtron.engine import EngineSpec, grade_dp_covers
 from predtron.problems.base import _check_rng
 from predtron.problems.ranking import MAX_EXPONENTIAL_GRADE, RankingProblem, check_relevance
 from predtron.scoring import DocumentScoring
@@ -120,10 +120,10 @@ class SubsetRanking(RankingProblem):
     def pred_default(self):
         raise ValueError("SubsetRanking has no fixed number of documents; pass a label y")
 
-    def _compiled_spec(self, labels):
+    def _compiled_spec(self, labels) -> EngineSpec | None:
         """The compiled pass covers queries whose oracle is an exact sort or the grade dynamic
         programme (``oracle="dp"`` with at most ``MAX_DP_STATES`` states, or ``"auto"`` where
-        :func:`predtron._compiled.grade_dp_is_cheap`)."""
+        :func:`predtron.engine.grade_dp_is_cheap`)."""
         if not isinstance(labels, Ragged) or self.oracle_method not in ("auto", "dp") or len(labels) == 0:
             return None
         present = set(np.unique(labels.sizes).tolist())
@@ -139,11 +139,10 @@ class SubsetRanking(RankingProblem):
             start += m
         gains = self.ranking_loss.item_values(labels.values)
         needed = np.isnan(alphas[labels.sizes])  # queries whose size has no exact sort
-        if not _compiled.grade_dp_covers(np.asarray(gains, dtype=float), np.asarray(labels.offsets, dtype=np.int64),
-                                         needed, self.oracle_method == "auto"):
+        if not grade_dp_covers(gains, labels.offsets, needed, self.oracle_method == "auto"):
             return None  # some query's dynamic programme is too large (or, for "auto", too slow)
-        return (10, np.asarray(labels.values, dtype=np.int64), gains,
-                np.concatenate(chunks), f_start, alphas, self.ranking_loss.position_weights(top))
+        return EngineSpec.ranking(labels.values, gains, np.concatenate(chunks), f_start, alphas,
+                                  self.ranking_loss.position_weights(top))
 
     def _score_shape(self, y=None) -> tuple[int, ...] | None:
         return None if y is None else (len(y),)

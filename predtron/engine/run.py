@@ -1,0 +1,81 @@
+"""One pass of Algorithm 1 for an :class:`~predtron.engine.spec.EngineSpec`: the engine's entry point."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron.engine.jit import Tiered
+from predtron.engine.ranking import pass_documents
+from predtron.engine.spec import EngineSpec, Kind
+from predtron.engine.vectors import pass_binary, pass_finite, pass_multiclass, pass_multilabel
+
+#: The empty CSR triple passed with dense inputs, and the empty matrix passed with CSR ones.
+_NO_CSR = (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
+_NO_DENSE = np.empty((0, 0))
+
+#: Rounds run by the NumPy block scan after which a pass kernel is compiled: a NumPy round
+#: with a mistake costs tens of microseconds (a query with its oracle, about a millisecond),
+#: a compilation a few seconds.
+ROUNDS_BEFORE_COMPILING = 50_000
+QUERIES_BEFORE_COMPILING = 3_000
+
+
+def _no_kernel(*args) -> None:
+    return None
+
+
+def _rounds(*args) -> int:
+    return args[5].shape[0]  # ``order``, the sixth argument of every vector pass
+
+
+def _queries(*args) -> int:
+    return args[6].shape[0]  # ``order`` of the document pass
+
+
+_PASSES = {
+    Kind.BINARY: Tiered(pass_binary, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
+    Kind.MULTICLASS: Tiered(pass_multiclass, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
+    Kind.FINITE: Tiered(pass_finite, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
+    Kind.HAMMING: Tiered(pass_multilabel, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
+    Kind.RANKING: Tiered(pass_documents, _no_kernel, _queries, QUERIES_BEFORE_COMPILING),
+}
+_PASSES[Kind.SUBSET] = _PASSES[Kind.FBETA] = _PASSES[Kind.HAMMING]  # one kernel for the multilabel losses
+
+
+def _forms(inputs) -> tuple:
+    """``(X, data, indices, indptr, p)`` of the kernels for ``inputs`` (dense ``X`` or CSR)."""
+    if inputs.sparse:
+        X = inputs.X
+        return (_NO_DENSE, X.data, X.indices, X.indptr, inputs.n_features)
+    return (inputs.X, *_NO_CSR, inputs.X.shape[1])
+
+
+def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.ndarray, eta: float,
+             use_oracle: bool, loss_driven: bool, tau0: int):
+    """One pass of Algorithm 1 over the instances ``order`` (int64) of ``inputs``.
+
+    ``W`` (and ``U = sum_tau tau Delta_tau`` when averaging, else an empty array of the same
+    number of dimensions) are updated in place; ``tau0`` is the number of rounds before this
+    pass.  ``inputs`` are what the problem's scoring makes: ``X`` (dense, or CSR with
+    ``n_features``), ``sparse``, ``intercept`` and, for :attr:`Kind.RANKING`, the query
+    ``offsets``.  Returns ``(rounds done, mistakes, mistake rounds, their losses, status)``
+    (status 1: the scores stopped being finite), or ``None`` when the compiled kernel is not
+    used (see :mod:`predtron.engine.jit`) or the inputs hold no matrix ``X`` (another
+    scoring's): the caller then runs its NumPy block scan.
+    """
+    if getattr(inputs, "X", None) is None:
+        return None
+    forms = _forms(inputs)
+    run = _PASSES[spec.kind]
+    if spec.kind == Kind.RANKING:
+        return run(*forms, inputs.offsets, order, W, U, spec.labels, spec.gains, spec.f_table, spec.f_start,
+                   spec.alphas, spec.position_weights, eta, use_oracle, loss_driven, tau0)
+    options = (eta, use_oracle, loss_driven, bool(inputs.intercept), tau0)
+    if spec.kind == Kind.BINARY:
+        return run(*forms, order, W, U, spec.labels, *spec.costs, *options)
+    if spec.kind == Kind.MULTICLASS:
+        return run(*forms, order, W, U, spec.labels, spec.loss_matrix, spec.correct, *options)
+    if spec.kind == Kind.FINITE:
+        return run(*forms, order, W, U, spec.labels, spec.reps, spec.loss_matrix, spec.correct, *options)
+    return run(*forms, order, W, U, spec.labels, int(spec.kind), spec.scale, spec.unit, spec.normalize, spec.coef,
+               spec.beta2, *options)

@@ -1,0 +1,363 @@
+"""Compiled passes of Algorithm 1 over vector instances (``t = W x``), one kernel per kind.
+
+Every kernel runs the same loop (score a row, play the problem's round, update on a
+non-zero loss) on the dense ``X`` or, when ``indptr`` is not empty, the CSR matrix
+``(data, indices, indptr)`` with ``p`` columns (the other form passed empty; only the
+non-zeros of a row are read and updated), with every option of the learners (averaging
+through ``U``, intercept, loss-driven steps, both update rules, any visiting order).  The
+loop's parts are inlined helpers; only the round differs, so a fit compiles the kernel of
+its problem's kind and nothing else.
+
+Each round is the arithmetic of the problem's ``_round`` (same tie rule, same update
+direction, the update applied as ``alpha * (g_i * x_j)`` like NumPy's ``alpha * outer(g, x)``).
+The scores are summed in a fixed order here and by BLAS in the NumPy path, so they can
+differ in the last bit; decisions agree because ties are decided with the relative
+:data:`~predtron.engine.spec.TIE_TOLERANCE`.
+
+Every kernel returns ``(rounds done, mistakes, mistake rounds (1-based, relative), their
+losses, status)``; status 1 means the scores stopped being finite at the last round.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron.engine.fbeta import fbeta_loss, fbeta_oracle
+from predtron.engine.jit import jit, jit_inline, jit_sum
+from predtron.engine.spec import TIE_TOLERANCE, Kind
+
+#: The multilabel losses of :func:`pass_multilabel` (plain integers, constants to numba).
+_SUBSET, _FBETA = int(Kind.SUBSET), int(Kind.FBETA)
+
+
+@jit_sum
+def _dot(a, b, n):
+    """``sum_j a[j] b[j]`` over the first ``n`` entries (vectorised)."""
+    acc = 0.0
+    for j in range(n):
+        acc += a[j] * b[j]
+    return acc
+
+
+@jit
+def first_argmax(values):
+    """First index within the relative tie tolerance of the maximum."""
+    top = values[0]
+    low = values[0]
+    for i in range(1, values.shape[0]):
+        v = values[i]
+        if v > top:
+            top = v
+        if v < low:
+            low = v
+    threshold = top - TIE_TOLERANCE * max(top, -low)
+    for i in range(values.shape[0]):
+        if values[i] >= threshold:
+            return i
+    return 0
+
+
+@jit_inline
+def _scores(t, W, X, data, indices, indptr, p, row, intercept):
+    """``t = W x_row`` (plus the bias column); whether every score is finite."""
+    d = W.shape[0]
+    if indptr.shape[0] > 0:
+        for i in range(d):
+            t[i] = 0.0
+        for q in range(indptr[row], indptr[row + 1]):
+            j = indices[q]
+            xj = data[q]
+            for i in range(d):
+                t[i] += W[i, j] * xj
+        if intercept:
+            for i in range(d):
+                t[i] += W[i, p]
+    else:
+        for i in range(d):
+            t[i] = _dot(W[i], X[row], p) + (W[i, p] if intercept else 0.0)
+    for i in range(d):
+        if not np.isfinite(t[i]):
+            return False
+    return True
+
+
+@jit_inline
+def _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept):
+    """``W += alpha A_x^*(g)`` and ``U += alpha_u A_x^*(g)`` (when averaging), one row of ``W``
+    at a time with its coefficient in a register; rows with ``g_i = 0`` are unchanged."""
+    sparse = indptr.shape[0] > 0
+    averaging = U.shape[0] > 0
+    for i in range(W.shape[0]):
+        gi = g[i]
+        if gi == 0:  # adding alpha * (0 * x) would change nothing
+            continue
+        if sparse:
+            lo, hi = indptr[row], indptr[row + 1]
+            for q in range(lo, hi):
+                W[i, indices[q]] += alpha * (gi * data[q])
+            if averaging:
+                for q in range(lo, hi):
+                    U[i, indices[q]] += alpha_u * (gi * data[q])
+        else:
+            for j in range(p):
+                W[i, j] += alpha * (gi * X[row, j])
+            if averaging:
+                for j in range(p):
+                    U[i, j] += alpha_u * (gi * X[row, j])
+        if intercept:
+            W[i, p] += alpha * gi
+            if averaging:
+                U[i, p] += alpha_u * gi
+
+
+@jit_inline
+def _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0):
+    """Note the mistake of round ``r``; the steps ``(alpha, alpha_u)`` of its update."""
+    rounds[mistakes] = r + 1
+    losses[mistakes] = loss
+    step = eta * (loss if loss_driven else 1.0)
+    return -step, -step * (tau0 + r + 1)
+
+
+@jit
+def finish(n_done, mistakes, rounds, losses, status):
+    """What a pass returns."""
+    return n_done, mistakes, rounds[:mistakes], losses[:mistakes], status
+
+
+@jit
+def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alpha_neg, eta, use_oracle,
+                loss_driven, intercept, tau0):
+    """One pass of :attr:`~predtron.engine.spec.Kind.BINARY` over the rows ``order``: the round
+    of ``Binary._round`` on the one score ``t = <w, x>``, with ``t``, ``g`` and the step
+    coefficient in registers (``W`` has one row)."""
+    n = order.shape[0]
+    sparse = indptr.shape[0] > 0
+    averaging = U.shape[0] > 0
+    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    for r in range(n):
+        row = order[r]
+        if sparse:
+            t = 0.0
+            for q in range(indptr[row], indptr[row + 1]):
+                t += W[0, indices[q]] * data[q]
+            if intercept:
+                t += W[0, p]
+        else:
+            t = _dot(W[0], X[row], p) + (W[0, p] if intercept else 0.0)
+        if not np.isfinite(t):
+            return finish(r, mistakes, rounds, losses, 1)
+        label = labels[row, 0]
+        sigma = 1 if t >= 0 else -1
+        if sigma == label:
+            continue
+        loss = alpha_pos if label == 1 else alpha_neg
+        chosen = sigma
+        if use_oracle:
+            chosen = -label if loss - 2.0 * label * t > 0 else label
+        g = float(chosen) - float(label)
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        mistakes += 1
+        if g == 0:  # adding alpha * (0 * x) would change nothing
+            continue
+        if sparse:
+            for q in range(indptr[row], indptr[row + 1]):
+                W[0, indices[q]] += alpha * (g * data[q])
+            if averaging:
+                for q in range(indptr[row], indptr[row + 1]):
+                    U[0, indices[q]] += alpha_u * (g * data[q])
+        else:
+            for j in range(p):
+                W[0, j] += alpha * (g * X[row, j])
+            if averaging:
+                for j in range(p):
+                    U[0, j] += alpha_u * (g * X[row, j])
+        if intercept:
+            W[0, p] += alpha * g
+            if averaging:
+                U[0, p] += alpha_u * g
+    return finish(n, mistakes, rounds, losses, 0)
+
+
+@jit_inline
+def _multiclass_round(t, label, L, correct, use_oracle, g, work):
+    """:attr:`~predtron.engine.spec.Kind.MULTICLASS`: ``Multiclass._round``."""
+    d = g.shape[0]
+    sigma = first_argmax(t)
+    loss = L[sigma, label]
+    if loss == 0:
+        return 0.0
+    cy = correct[label]
+    chosen = sigma
+    if use_oracle:
+        for i in range(d):
+            work[i] = L[i, label] + (t[i] - t[cy])
+        chosen = first_argmax(work[:d])
+    for i in range(d):
+        g[i] = 0.0
+    g[chosen] += 1.0
+    g[cy] -= 1.0
+    return loss
+
+
+@jit
+def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct, eta, use_oracle, loss_driven,
+                    intercept, tau0):
+    """One pass of :attr:`~predtron.engine.spec.Kind.MULTICLASS` over the rows ``order``."""
+    n, d = order.shape[0], W.shape[0]
+    t, g, work = np.zeros(d), np.zeros(d), np.zeros(d)
+    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    for r in range(n):
+        row = order[r]
+        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
+            return finish(r, mistakes, rounds, losses, 1)
+        loss = _multiclass_round(t, labels[row, 0], L, correct, use_oracle, g, work)
+        if loss == 0:
+            continue
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        mistakes += 1
+        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    return finish(n, mistakes, rounds, losses, 0)
+
+
+@jit_inline
+def _finite_round(t, column, reps, L, correct, use_oracle, g, work):
+    """:attr:`~predtron.engine.spec.Kind.FINITE`: ``FiniteProblem._round`` (scores of the
+    predictions ``<rep(s), t>`` in ``work[:k]``, the oracle's in ``work[k:2k]``)."""
+    d = g.shape[0]
+    k = reps.shape[0]
+    for s in range(k):
+        acc = 0.0
+        for i in range(d):
+            acc += reps[s, i] * t[i]
+        work[s] = acc
+    sigma = first_argmax(work[:k])
+    loss = L[sigma, column]
+    if loss == 0:
+        return 0.0
+    cy = correct[column]
+    chosen = sigma
+    if use_oracle:
+        base = work[cy]
+        for s in range(k):
+            work[k + s] = L[s, column] - (base - work[s])
+        chosen = first_argmax(work[k:2 * k])
+    for i in range(d):
+        g[i] = reps[chosen, i] - reps[cy, i]
+    return loss
+
+
+@jit
+def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, correct, eta, use_oracle, loss_driven,
+                intercept, tau0):
+    """One pass of :attr:`~predtron.engine.spec.Kind.FINITE` over the rows ``order``."""
+    n, d = order.shape[0], W.shape[0]
+    t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * reps.shape[0])
+    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    for r in range(n):
+        row = order[r]
+        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
+            return finish(r, mistakes, rounds, losses, 1)
+        loss = _finite_round(t, labels[row, 0], reps, L, correct, use_oracle, g, work)
+        if loss == 0:
+            continue
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        mistakes += 1
+        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    return finish(n, mistakes, rounds, losses, 0)
+
+
+@jit_inline
+def _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g):
+    """:attr:`~predtron.engine.spec.Kind.FBETA`: the F-beta round of ``Multilabel``."""
+    d = g.shape[0]
+    a, b, P = 0, 0, 0
+    for j in range(d):
+        yj = labels[row, j]
+        on = 1 if t[j] >= 0 else 0
+        P += yj
+        a += on * yj
+        b += on * (1 - yj)
+    loss = fbeta_loss(a, b, P, beta2)
+    if loss == 0:
+        return 0.0
+    if use_oracle:
+        chosen = fbeta_oracle(t, labels[row], coef, beta2)
+        for j in range(d):
+            g[j] = (2.0 * chosen[j] - 1.0) * scale - (2.0 * labels[row, j] - 1.0) * scale
+    else:
+        for j in range(d):
+            on = 1.0 if t[j] >= 0 else 0.0
+            g[j] = (2.0 * on - 1.0) * scale - (2.0 * labels[row, j] - 1.0) * scale
+    return loss
+
+
+@jit_inline
+def _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g, work):
+    """:attr:`~predtron.engine.spec.Kind.HAMMING` / ``SUBSET`` / ``FBETA``: ``Multilabel._round``
+    (the gains ``a_j`` of ``Multilabel._gains`` in ``work[:d]``, the oracle's labels in
+    ``work[d:2d]``)."""
+    if kind == _FBETA:
+        return _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
+    subset = kind == _SUBSET
+    d = g.shape[0]
+    wrong = 0
+    for j in range(d):
+        if (1 if t[j] >= 0 else 0) != labels[row, j]:
+            wrong += 1
+    if wrong == 0:
+        return 0.0
+    if subset:
+        loss = 1.0
+    else:
+        loss = wrong / d if normalize else float(wrong)
+    for j in range(d):
+        work[j] = 2.0 * (2.0 * labels[row, j] - 1.0) * t[j] * scale
+    for j in range(d):
+        chosen = 1 if t[j] >= 0 else 0
+        if use_oracle:
+            flip = work[j] < 0 if subset else unit - work[j] > 0
+            chosen = 1 - labels[row, j] if flip else labels[row, j]
+        work[d + j] = chosen
+    if use_oracle and subset:
+        any_error = False
+        for j in range(d):
+            if work[j] < 0:
+                any_error = True
+        if not any_error:
+            best = 0
+            for j in range(1, d):
+                if work[j] < work[best]:
+                    best = j
+            work[d + best] = 1 - labels[row, best]
+        value = 1.0
+        for j in range(d):
+            if work[d + j] != labels[row, j]:
+                value -= work[j]
+        if not value > 0:
+            for j in range(d):
+                work[d + j] = labels[row, j]
+    for j in range(d):
+        g[j] = (2.0 * work[d + j] - 1.0) * scale - (2.0 * labels[row, j] - 1.0) * scale
+    return loss
+
+
+@jit
+def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scale, unit, normalize, coef, beta2,
+                    eta, use_oracle, loss_driven, intercept, tau0):
+    """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING`,
+    ``SUBSET`` or ``FBETA``, as an integer) over the rows ``order``."""
+    n, d = order.shape[0], W.shape[0]
+    t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * d)
+    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    for r in range(n):
+        row = order[r]
+        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
+            return finish(r, mistakes, rounds, losses, 1)
+        loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g, work)
+        if loss == 0:
+            continue
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        mistakes += 1
+        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    return finish(n, mistakes, rounds, losses, 0)
