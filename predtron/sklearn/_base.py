@@ -34,8 +34,8 @@ from predtron._validation import (
 from predtron.bounds import theorem1_step
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.learners.stopping import EarlyStopping
-from predtron.scoring import Inputs
-from predtron.sklearn._checks import _check_input
+from predtron.scoring import Inputs, VectorInputs
+from predtron.sklearn._checks import _canonical, _check_input
 from predtron.sklearn._scaling import _Standardizer
 
 _COMMON_DOC_TEXT = """
@@ -187,15 +187,15 @@ class _PredtronEstimator(BaseEstimator):
     def _fit_learner(self, problem, X, target) -> None:
         """Fit the core learner, stopping early when the online loss of a pass stops improving.
 
-        ``X`` is a validated matrix, or an :class:`~predtron.scoring.Inputs` with ``target`` the
-        labels ``problem.check_labels`` returned for it: the learner then trusts both
-        (:meth:`~predtron.learners.base.OnlineLearner.fit_inputs`)."""
+        ``X`` is a matrix ``fit`` validated (wrapped here as vector inputs, with the labels
+        checked once by the problem), or an :class:`~predtron.scoring.Inputs` with ``target``
+        the labels ``problem.check_labels`` returned for it: the learner trusts both
+        (:meth:`~predtron.learners.base.OnlineLearner.fit_inputs`) and checks nothing again."""
         self.learner_ = self._learner(problem)
-        options = dict(epochs=self.epochs, verbose=self.verbose, callback=self._stopper())
-        if isinstance(X, Inputs):
-            self.learner_.fit_inputs(X, target, **options)
-        else:
-            self.learner_.fit(X, target, **options)
+        if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
+            X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
+            target = problem.check_labels(target, X)
+        self.learner_.fit_inputs(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper())
         self.n_iter_ = self.learner_.n_epochs_
 
     def _stopper(self):
