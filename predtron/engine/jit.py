@@ -90,6 +90,8 @@ class Tiered:
         self._not_on_disk: set = set()  # signatures the disk cache did not hold (probed once)
         self.__doc__ = kernel.__doc__
         self.__name__ = getattr(kernel, "__name__", "kernel")
+        self.__qualname__ = getattr(kernel, "__qualname__", self.__name__)
+        self.__module__ = getattr(kernel, "__module__", __name__)
         self.__wrapped__ = getattr(kernel, "py_func", kernel)
 
     def ready(self, args: tuple) -> bool:
