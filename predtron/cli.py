@@ -40,6 +40,7 @@ from predtron.cli_stream import (
     add_read_options,
     as_labels,
     checkpointed_fit,
+    positive_int,
     stream_fit,
     stream_metrics,
     stream_predictions,
@@ -115,14 +116,6 @@ def _terminal_width() -> int:
 
 
 # ------------------------------------------------------------------ option values
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}")
-    return value
 
 
 def _label_value(text: str) -> int | float | str:
@@ -182,10 +175,10 @@ ESTIMATOR_OPTIONS = (
             "which prediction enters the update: the loss-augmented oracle (Algorithm 1) or the prediction"),
     _Option("--loss-driven", "loss_driven", _BOOL, "Predtron.LD: scale each step by the loss just suffered"),
     _Option("--loss", "loss", {"choices": MULTILABEL_LOSSES}, "the multilabel loss learned"),
-    _Option("--k", "k", {"type": _positive_int, "metavar": "K"},
+    _Option("--k", "k", {"type": positive_int, "metavar": "K"},
             "rank: the cut-off of the NDCG@k that evaluate reports; multilabel: the k of precision@k and recall@k"),
     _Option("--beta", "beta", {"type": float, "metavar": "BETA"}, "the beta of the fbeta loss"),
-    _Option("--train-k", "train_k", {"type": _positive_int, "metavar": "K"},
+    _Option("--train-k", "train_k", {"type": positive_int, "metavar": "K"},
             "cut-off of the NDCG loss the ranker learns (none: the full NDCG)"),
     _Option("--f", "f", {"choices": sorted(F_CHOICES)}, "position values of the ranking representation"),
     _Option("--cost-matrix", "cost_matrix", {"metavar": "FILE"},
@@ -285,7 +278,7 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     group.add_argument("--zero-based", action="store_true",
                        help="svmlight feature indices start at 0 (as in files written for LightGBM) instead of 1")
     if command == "fit":
-        group.add_argument("--n-features", type=_positive_int, metavar="N",
+        group.add_argument("--n-features", type=positive_int, metavar="N",
                            help="number of features (default: the largest index in TRAIN); a test file may "
                                 "use indices up to N. The model stores it, so predict and evaluate need not")
     if command in ("fit", "evaluate"):
@@ -294,7 +287,7 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
                                 "(default: FILE.query or FILE.group beside the data file, if present)")
     label_help = ("ARFF: how many of the last attributes are labels" +
                   ("" if command == "fit" else " (default: the number the model was fitted with)"))
-    group.add_argument("--labels", type=_positive_int, metavar="N", help=label_help)
+    group.add_argument("--labels", type=positive_int, metavar="N", help=label_help)
     group.add_argument("--xml", metavar="FILE", help="ARFF: a Mulan XML file naming the label attributes")
     group.add_argument("--missing", type=float, metavar="VALUE",
                        help="ARFF: the number a missing feature value '?' stands for (default: a missing value "
@@ -362,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    formatter_class=_Formatter)
     evaluate.add_argument("data", metavar="TEST", help="the labelled data file")
     _add_model_option(evaluate, "evaluate")
-    evaluate.add_argument("--k", type=_positive_int, nargs="+", metavar="K",
+    evaluate.add_argument("--k", type=positive_int, nargs="+", metavar="K",
                           help="rank: report NDCG@K for each K (default: the model's k)")
     _add_data_options(evaluate, "evaluate")
     evaluate.set_defaults(run=run_evaluate)

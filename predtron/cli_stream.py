@@ -54,7 +54,8 @@ ESTIMATORS = {"classify": PredtronClassifier, "multilabel": PredtronMultilabelCl
 CLASS_TASKS = ("classify", "ordinal")
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse ``type``: a whole number ``>= 1`` (counts of rows, workers, shards)."""
     try:
         value = int(text)
     except ValueError:
@@ -80,7 +81,7 @@ def add_read_options(group, command: str) -> None:
                             "memory does not grow with the file" + (
                                 "; the examples are visited in file order, and --standardize / --eta auto are "
                                 "estimated from the first chunk" if command == "fit" else ""))
-    group.add_argument("--chunk-rows", type=_positive_int, metavar="N", default=DEFAULT_CHUNK_ROWS,
+    group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=DEFAULT_CHUNK_ROWS,
                        help=f"examples per chunk with --stream (default: {DEFAULT_CHUNK_ROWS})")
     if command == "fit":
         group.add_argument("--cache", metavar="FILE",

@@ -17,6 +17,8 @@ import logging
 
 import numpy as np
 
+from predtron.cli_stream import positive_int
+
 DASK_ESTIMATORS = {
     "classify": "DaskPredtronClassifier",
     "multilabel": "DaskPredtronMultilabelClassifier",
@@ -29,11 +31,11 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``predtron fit`` that train on a Dask cluster."""
     group = parser.add_argument_group("Dask cluster (iterative parameter mixing)")
     where = group.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_positive_int, metavar="N",
+    where.add_argument("--workers", type=positive_int, metavar="N",
                        help="fit on a local Dask cluster of N worker processes (127.0.0.1), closed at the end")
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="fit on the running Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
-    group.add_argument("--shards", type=_positive_int, metavar="S",
+    group.add_argument("--shards", type=positive_int, metavar="S",
                        help="cut the data into S shards (default: one per worker)")
     group.add_argument("--mixing", choices=("uniform", "loss"),
                        help="weights of the shards' parameters at every epoch (default: uniform)")
@@ -59,14 +61,6 @@ def cluster_requested(args) -> bool:
     return requested
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return value
 
 
 @contextlib.contextmanager

@@ -83,6 +83,15 @@ _COMMON_DOC_TEXT = """
         Show a progress bar over the passes and examples of ``fit``.
 """
 
+#: What every ``partial_fit`` docstring says of scaling and the step (its ``{partial_scaling}``).
+_PARTIAL_SCALING_DOC = """        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
+        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
+        frozen (give a first batch that represents the data, or fit the scaling beforehand);
+        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
+        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
+        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+"""
+
 #: The shared parameters' numpydoc entries, by name.
 _COMMON_DOC: dict[str, str] = {
     re.match(r"(\w+)", entry).group(1): "    " + entry
@@ -167,6 +176,9 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
         __init__.__doc__ = f"Store the parameters of {cls.__name__} (see the class docstring)."
         cls.__init__ = __init__
         cls._parameter_constraints = checks
+        partial = getattr(cls, "partial_fit", None)
+        if partial is not None and partial.__doc__ and "{partial_scaling}" in partial.__doc__:
+            partial.__doc__ = partial.__doc__.replace("        {partial_scaling}\n", _PARTIAL_SCALING_DOC)
         if cls.__doc__ and "    {common}\n" in cls.__doc__:
             shared = "".join(_COMMON_DOC[k] for k in COMMON_PARAMS if k not in exclude)
             cls.__doc__ = cls.__doc__.replace("    {common}\n", shared)

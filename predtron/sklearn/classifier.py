@@ -113,12 +113,7 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
         scikit-learn's ``SGDClassifier.partial_fit``; a later batch may hold any subset of them.
         ``reject_cost`` is not available here (its threshold is fitted on the whole training
         set by :meth:`fit`).
-        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
-        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
-        frozen (give a first batch that represents the data, or fit the scaling beforehand);
-        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
-        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
-        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        {partial_scaling}
         """
         first, X, y = self._partial_data(X, y)
         if first and self.reject_cost is not None:

@@ -155,12 +155,7 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         A 0/1 indicator ``Y`` fixes the number of labels at the first call (later batches must
         have as many columns); a one-dimensional ``y`` of class labels (the multiclass case of
         :meth:`fit`) needs ``classes`` on the first call.
-        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
-        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
-        frozen (give a first batch that represents the data, or fit the scaling beforehand);
-        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
-        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
-        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        {partial_scaling}
         """
         first, X, Y = self._partial_data(X, y, multi_output=True, y_numeric=False)
         Y = np.asarray(Y)

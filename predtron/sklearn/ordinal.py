@@ -57,12 +57,7 @@ class PredtronOrdinalClassifier(ClassifierMixin, _PredtronEstimator):
         """One online pass over the batch ``(X, y)``, in order, continuing from the current state.
 
         ``classes`` (all the levels of the stream) is required on the first call.
-        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
-        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
-        frozen (give a first batch that represents the data, or fit the scaling beforehand);
-        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
-        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
-        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        {partial_scaling}
         """
         first, X, y = self._partial_data(X, y)
         self._partial_classes(classes, first, unit="levels")

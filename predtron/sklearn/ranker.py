@@ -119,12 +119,7 @@ class PredtronRanker(_PredtronEstimator):
         Every call takes its own ``qid`` or ``group`` and holds whole queries: a query never
         spans two calls (the streaming readers of :mod:`predtron.data.stream` cut chunks at
         query boundaries).
-        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
-        with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
-        frozen (give a first batch that represents the data, or fit the scaling beforehand);
-        with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
-        a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
-        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        {partial_scaling}
         """
         first, X, y = self._partial_data(X, y, relevance=True, y_numeric=True)
         offsets = query_offsets(X.shape[0], qid=qid, group=group)
