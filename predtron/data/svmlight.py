@@ -24,7 +24,7 @@ fault and accepts NaN and infinity, so this module adds
 Absurd feature indices are refused before any dense matrix is allocated: the largest index must
 not exceed ``n_features`` when it is given, else ``max_features`` (default
 :data:`MAX_FEATURES`); a dense result is moreover limited to
-:data:`~predtron.data.opening.MAX_DENSE_ENTRIES` values (pass ``sparse=True`` beyond that).
+``MAX_DENSE_ENTRIES`` (``predtron._validation``) values (pass ``sparse=True`` beyond that).
 """
 
 from __future__ import annotations
