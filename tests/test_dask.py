@@ -327,3 +327,33 @@ def test_pooled_preprocessing_is_the_estimators_on_the_whole_data(client):
     assert dask_model.model_.scaler_.mean is None
     assert np.array_equal(dask_model.model_.scaler_.scale, serial.scaler_.scale)
     np.testing.assert_allclose(dask_model.eta_, serial.eta_, rtol=1e-12)
+
+
+def test_dask_dataframes_fit_as_the_arrays_they_hold(client):
+    """A Dask dataframe (features) and series (labels, query ids) fit exactly as the Dask arrays
+    of the same partitions: one partition is the serial fit; the ranker's qid series keeps its
+    queries whole."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, scores = _data(seed=5)
+    y = scores.argmax(axis=1)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    params = dict(epochs=3, random_state=0)
+    one = DaskPredtronClassifier(**params, client=client).fit(dd.from_pandas(frame, npartitions=1),
+                                                             dd.from_pandas(pd.Series(y), npartitions=1))
+    _assert_same(one.to_local(), PredtronClassifier(**params).fit(frame, y))
+    two = DaskPredtronClassifier(**params, client=client).fit(dd.from_pandas(frame, npartitions=2),
+                                                             dd.from_pandas(pd.Series(y), npartitions=2))
+    arrays = DaskPredtronClassifier(**params, client=client).fit(da.from_array(X, chunks=(200, X.shape[1])),
+                                                                da.from_array(y, chunks=200))
+    _assert_same(two.to_local(), arrays.to_local())
+    assert np.array_equal(np.asarray(two.predict(dd.from_pandas(frame, npartitions=2))), arrays.to_local().predict(X))
+    qid = np.repeat(np.arange(40), 10)
+    grades = scores[:, 0].round().clip(0, 2).astype(int)
+    ranker = DaskPredtronRanker(epochs=2, random_state=0, client=client).fit(
+        dd.from_pandas(frame, npartitions=2), dd.from_pandas(pd.Series(grades), npartitions=2),
+        qid=dd.from_pandas(pd.Series(qid), npartitions=2))
+    same = DaskPredtronRanker(epochs=2, random_state=0, client=client).fit(
+        da.from_array(X, chunks=(200, X.shape[1])), da.from_array(grades, chunks=200),
+        qid=da.from_array(qid, chunks=200))
+    _assert_same(ranker.to_local(), same.to_local())

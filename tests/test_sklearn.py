@@ -201,3 +201,15 @@ def test_multilabel_auto_step_is_each_labels_binary_step():
     assert f1.eta_ == pytest.approx(theorem1_step(Multilabel(5, "f1"), X, Y, True), rel=1e-12)
     assert PredtronMultilabelClassifier(eta=0.25, epochs=1).fit(X, Y).eta_ == 0.25
     assert hamming.scaler_.mean is not None and np.all(hamming.scaler_.scale == 1.0)  # 0/1 features kept
+
+
+def test_the_layout_of_X_changes_no_bit():
+    """A column-major X (what a pandas frame gives) fits the same model as the row-major one:
+    the standardisation sums its statistics the same way for both."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 7)) * rng.uniform(0.5, 4.0, size=7) + rng.normal(size=7)
+    y = (X @ rng.normal(size=(7, 3))).argmax(axis=1)
+    a = PredtronClassifier(random_state=0, epochs=3).fit(np.ascontiguousarray(X), y)
+    b = PredtronClassifier(random_state=0, epochs=3).fit(np.asfortranarray(X), y)
+    assert np.array_equal(a.scaler_.mean, b.scaler_.mean) and np.array_equal(a.scaler_.scale, b.scaler_.scale)
+    assert np.array_equal(a.learner_.coef_, b.learner_.coef_)

@@ -184,6 +184,7 @@ def _shard_stats(local, raw, alone: bool) -> dict:
         if sp.issparse(X):
             stats["max_abs"] = np.asarray(abs(X).max(axis=0).todense()).ravel()
         else:
+            X = np.ascontiguousarray(X)  # summed row-major, as the local scaler sums (whatever the layout)
             stats["mean"], stats["var"] = X.mean(axis=0), X.var(axis=0)
             stats["zero_one"] = np.all((X == 0) | (X == 1), axis=0)
             stats["has_one"], stats["has_zero"] = np.any(X == 1, axis=0), np.any(X == 0, axis=0)

@@ -25,6 +25,9 @@ class _Standardizer:
             self.mean = None
             self.scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if X.shape[0] else np.ones(X.shape[1])
         else:
+            # The statistics are summed row-major whatever the layout of X (a pandas frame gives a
+            # column-major array, whose sums over rows NumPy adds in another order).
+            X = np.ascontiguousarray(X)
             indicator = np.all((X == 0) | (X == 1), axis=0) & np.any(X == 1, axis=0) & np.any(X == 0, axis=0)
             self.mean = np.where(indicator, 0.0, X.mean(axis=0))
             self.scale = np.where(indicator, 1.0, X.std(axis=0))
