@@ -40,6 +40,7 @@ from predtron.cli_stream import (
     add_read_options,
     as_labels,
     checkpointed_fit,
+    label_value,
     positive_int,
     stream_fit,
     stream_metrics,
@@ -118,14 +119,6 @@ def _terminal_width() -> int:
 # ------------------------------------------------------------------ option values
 
 
-def _label_value(text: str) -> int | float | str:
-    """A label typed on the command line: an int or a float if it reads as one, else the text."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 def _describe(value) -> str:
@@ -186,7 +179,7 @@ ESTIMATOR_OPTIONS = (
             "(classes sorted) for an example of the j-th; zero diagonal (none: 0-1 loss)"),
     _Option("--reject-cost", "reject_cost", {"type": float, "metavar": "COST"},
             "allow abstaining at this cost, in (0, 1); a mistake costs 1"),
-    _Option("--reject-label", "reject_label", {"type": _label_value, "metavar": "LABEL"},
+    _Option("--reject-label", "reject_label", {"type": label_value, "metavar": "LABEL"},
             "what predict writes for an abstention (must not be a class)"),
 )
 

@@ -65,7 +65,8 @@ def positive_int(text: str) -> int:
     return value
 
 
-def _label(text: str):
+def label_value(text: str) -> int | float | str:
+    """A label typed on the command line: an int or a float if it reads as one, else the text."""
     for kind in (int, float):
         try:
             return kind(text)
@@ -91,7 +92,7 @@ def add_read_options(group, command: str) -> None:
 
 def add_fit_options(group) -> None:
     """``--classes``, ``--checkpoint`` and ``--resume``."""
-    group.add_argument("--classes", nargs="+", type=_label, metavar="LABEL",
+    group.add_argument("--classes", nargs="+", type=label_value, metavar="LABEL",
                        help="classify, ordinal with --stream: every label of TRAIN (default: found by a first pass "
                             "over the file)")
     group.add_argument("--checkpoint", metavar="DIR",

@@ -49,8 +49,15 @@ from predtron.data import _svmlight_kernel as kernel
 from predtron.data.cache import CacheWriter, cache_key, read_cache
 from predtron.data.layout import check_group_sizes
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
-from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
-from predtron.data.svmlight import _PARSER_LIMIT, MAX_FEATURES, _limit, _line_problem, check_flag, damaged_message
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, show, where
+from predtron.data.svmlight import (
+    MAX_FEATURES,
+    _check_reader_options,
+    _limit,
+    _line_problem,
+    check_flag,
+    damaged_message,
+)
 
 __all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch"]
 
@@ -273,14 +280,9 @@ class _Parser:
 
 
 def _check_options(path, chunk_rows, sparse, zero_based, n_features, max_features):
-    path = check_file(path, "svmlight")
+    path, sparse, zero_based, n_features, max_features = _check_reader_options(
+        path, sparse, zero_based, n_features, max_features)
     chunk_rows = check_int(chunk_rows, "chunk_rows", minimum=1)
-    sparse = check_flag(sparse, "sparse")
-    zero_based = check_flag(zero_based, "zero_based")
-    if n_features is not None:
-        n_features = check_int(n_features, "n_features", minimum=1, maximum=_PARSER_LIMIT)
-    if max_features is not None:
-        max_features = check_int(max_features, "max_features", minimum=1, maximum=_PARSER_LIMIT)
     return path, chunk_rows, sparse, zero_based, n_features, max_features
 
 

@@ -252,6 +252,18 @@ def _scan(path) -> _Scan:
                  np.array(docids, dtype=object) if named else None, ok=True)
 
 
+def _check_reader_options(path, sparse, zero_based, n_features, max_features):
+    """The options the loader and the streaming reader share, checked (and the path resolved)."""
+    path = check_file(path, "svmlight")
+    sparse = check_flag(sparse, "sparse")
+    zero_based = check_flag(zero_based, "zero_based")
+    if n_features is not None:
+        n_features = check_int(n_features, "n_features", minimum=1, maximum=_PARSER_LIMIT)
+    if max_features is not None:
+        max_features = check_int(max_features, "max_features", minimum=1, maximum=_PARSER_LIMIT)
+    return path, sparse, zero_based, n_features, max_features
+
+
 def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, zero_based: bool = False,
                   max_features: int | None = MAX_FEATURES) -> SvmlightData:
     """Read an svmlight / LibSVM file (optionally with ``qid:``) into the flat layout.
@@ -290,13 +302,8 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
         the line number and the rule.  Also for an empty file, a damaged compressed file,
         or a dense matrix above the size limit.
     """
-    path = check_file(path, "svmlight")
-    sparse = check_flag(sparse, "sparse")
-    zero_based = check_flag(zero_based, "zero_based")
-    if n_features is not None:
-        n_features = check_int(n_features, "n_features", minimum=1, maximum=_PARSER_LIMIT)
-    if max_features is not None:
-        max_features = check_int(max_features, "max_features", minimum=1, maximum=_PARSER_LIMIT)
+    path, sparse, zero_based, n_features, max_features = _check_reader_options(
+        path, sparse, zero_based, n_features, max_features)
     limit = _limit(n_features, max_features)
     try:
         scan = _scan(path)
