@@ -81,7 +81,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 ALGORITHM_1 = {"average": False, "shuffle": False, "fit_intercept": False, "standardize": False,
                "epochs": 1, "eta": 1.0, "tol": None}
 #: The estimators' practical defaults, knob by knob (the same keys as ALGORITHM_1); an estimator's
-#: own default wins (the multilabel estimator's ``tol`` is 1e-4), see :func:`_defaults_of`.
+#: own default wins (the multilabel estimator's relative ``tol`` is 0.01), see :func:`_defaults_of`.
 DEFAULTS = {"average": True, "shuffle": True, "fit_intercept": True, "standardize": True,
             "epochs": 50, "eta": "auto", "tol": 1e-3}
 

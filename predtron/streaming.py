@@ -153,7 +153,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     """
     epochs = check_int(estimator.epochs if epochs is None else epochs, "epochs", minimum=1)
     run = {} if run is None else run
-    stopper = None if estimator.tol is None else EarlyStopping(estimator.tol, estimator.n_iter_no_change)
+    stopper = estimator._stopper()
     done = 0
     directory = None if checkpoint is None else Path(checkpoint)
     if directory is not None:
@@ -166,7 +166,8 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         done = progress["epoch"]
         estimator.n_iter_ = done
         if stopper is not None and progress.get("stopping") is not None:
-            stopper = EarlyStopping.from_state(estimator.tol, estimator.n_iter_no_change, progress["stopping"])
+            stopper = EarlyStopping.from_state(estimator.tol, estimator.n_iter_no_change, progress["stopping"],
+                                               relative=stopper.relative)
         if progress.get("stopped"):
             return estimator
     started = done > 0 or hasattr(estimator, "learner_")

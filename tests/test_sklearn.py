@@ -185,22 +185,80 @@ def test_callback_sees_the_averaged_predictor():
         np.testing.assert_allclose(seen[epoch], Predtron(Multiclass(3), average=True).fit(X, Y, epochs=epoch).coef_)
 
 
-def test_multilabel_auto_step_is_each_labels_binary_step():
-    """With the Hamming loss, ``eta="auto"`` is ``m`` times Theorem 1's joint step (each label's
-    binary step); other losses keep the joint step."""
+def test_multilabel_auto_step_depends_on_how_many_entries_are_nonzero():
+    """With the Hamming loss, ``eta="auto"`` is Theorem 1's joint step times ``2 m`` for sparse
+    rows and ``sqrt(m)`` for dense ones; the count is of entries, so the same 0/1 matrix stored
+    dense or as CSR gets the same step.  Other losses keep the joint step."""
+    import scipy.sparse as sp
+
     from predtron.problems import Multilabel
     from predtron.sklearn import theorem1_step
 
     rng = np.random.default_rng(0)
     X = (rng.random((40, 6)) < 0.3).astype(float)
     Y = (rng.random((40, 5)) < 0.4).astype(int)
-    hamming = PredtronMultilabelClassifier(epochs=1, random_state=0).fit(X, Y)
     joint = theorem1_step(Multilabel(5, normalize=True), X, Y, True)
-    assert hamming.eta_ == pytest.approx(5 * joint, rel=1e-12)
+    sparse_rows = PredtronMultilabelClassifier(epochs=1, random_state=0).fit(X, Y)
+    assert sparse_rows.eta_ == pytest.approx(2 * 5 * joint, rel=1e-12)
+    as_csr = PredtronMultilabelClassifier(epochs=1, random_state=0).fit(sp.csr_matrix(X), Y)
+    assert as_csr.eta_ == pytest.approx(sparse_rows.eta_, rel=1e-12)
+    assert np.array_equal(as_csr.predict(sp.csr_matrix(X)), sparse_rows.predict(X))
+    assert sparse_rows.scaler_.mean is not None and np.all(sparse_rows.scaler_.scale == 1.0)  # 0/1 kept
+
+    dense = rng.normal(size=(40, 6))
+    dense_rows = PredtronMultilabelClassifier(epochs=1, random_state=0).fit(dense, Y)
+    scaled = dense_rows.scaler_(dense)
+    assert dense_rows.eta_ == pytest.approx(np.sqrt(5) * theorem1_step(Multilabel(5, normalize=True), scaled, Y, True),
+                                            rel=1e-12)
+
     f1 = PredtronMultilabelClassifier(loss="f1", epochs=1, random_state=0).fit(X, Y)
     assert f1.eta_ == pytest.approx(theorem1_step(Multilabel(5, "f1"), X, Y, True), rel=1e-12)
     assert PredtronMultilabelClassifier(eta=0.25, epochs=1).fit(X, Y).eta_ == 0.25
-    assert hamming.scaler_.mean is not None and np.all(hamming.scaler_.scale == 1.0)  # 0/1 features kept
+
+
+def test_nonzero_fraction_and_the_step_factor_at_the_threshold():
+    import scipy.sparse as sp
+
+    from predtron.sklearn.multilabel import _hamming_step_factor, _nonzero_fraction
+
+    half = np.array([[1.0, 0.0], [0.0, 2.0]])
+    assert _nonzero_fraction(half) == 0.5 == _nonzero_fraction(sp.csr_matrix(half))
+    assert _hamming_step_factor(half, 9) == 18.0                       # half non-zero: sparse rows
+    assert _hamming_step_factor(np.array([[1.0, 0.0], [3.0, 2.0]]), 9) == 3.0
+    explicit_zero = sp.csr_matrix((np.array([0.0, 1.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
+    assert _nonzero_fraction(explicit_zero) == 0.5                     # a stored zero is a zero
+    assert _nonzero_fraction(np.zeros((0, 3))) == 1.0
+
+
+def test_multilabel_tol_is_relative_to_the_first_pass():
+    """The multilabel estimator's ``tol`` is a fraction of the first pass's loss: scaling the
+    loss leaves the passes made unchanged, where an absolute ``tol`` would not."""
+    from predtron.learners.stopping import EarlyStopping
+
+    class Learner:
+        n_rounds_, cumulative_loss_ = 0, 0.0
+
+    def passes(rule, losses):
+        learner = Learner()
+        for epoch, loss in enumerate(losses, 1):
+            learner.n_rounds_ += 10
+            learner.cumulative_loss_ += 10 * loss
+            if rule(learner, epoch):
+                return epoch
+        return len(losses)
+
+    losses = [0.30, 0.20, 0.199, 0.1985, 0.198, 0.1979, 0.1978, 0.1977, 0.15, 0.1]
+    for unit in (1.0, 1e-2, 1e-4):
+        scaled = [unit * v for v in losses]
+        assert passes(EarlyStopping(1e-2, 3, relative=True), scaled) == 5    # 3 passes within 0.003 of 0.199
+    assert passes(EarlyStopping(1e-2, 3), losses) == 5
+    assert passes(EarlyStopping(1e-2, 3), [1e-4 * v for v in losses]) == 4  # absolute: nothing counts
+    rule = EarlyStopping(1e-2, 3, relative=True)
+    passes(rule, losses[:2])
+    again = EarlyStopping.from_state(1e-2, 3, rule.state(), relative=True)
+    assert again.scale == rule.scale == pytest.approx(0.30) and again.state() == rule.state()
+    assert PredtronMultilabelClassifier()._stopper().relative
+    assert not PredtronClassifier()._stopper().relative
 
 
 def test_the_layout_of_X_changes_no_bit():

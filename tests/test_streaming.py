@@ -353,3 +353,36 @@ def test_stream_progress_bar_over_bytes_read_on_request_only(tmp_path, capsys):
     assert capsys.readouterr().err == ""
     assert main(["fit", str(path), *options, "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_resumed_fit_keeps_the_relative_stopping_rule(tmp_path):
+    """The multilabel estimator's ``tol`` is relative to the first pass's loss: the checkpoint
+    carries that unit, so a fit stopped early and resumed makes the passes of the whole fit."""
+    from predtron.sklearn import PredtronMultilabelClassifier
+    from predtron.streaming import fit_passes
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 8))
+    Y = ((X @ rng.normal(size=(8, 5)) + rng.normal(scale=2.0, size=(300, 5))) > 0.5).astype(int)
+
+    def chunks(epoch):
+        return [(X[i:i + 100], Y[i:i + 100], {}) for i in range(0, 300, 100)]
+
+    def model():
+        return PredtronMultilabelClassifier(shuffle=False, standardize=False, eta=0.01, epochs=40)
+
+    whole = fit_passes(model(), chunks, checkpoint=tmp_path / "whole")
+    assert 3 < whole.n_iter_ < 40
+    stopping = json.loads((tmp_path / "whole" / "progress.json").read_text())["stopping"]
+    assert stopping["scale"] > 0
+
+    def kill(epoch):
+        if epoch == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        fit_passes(model(), chunks, checkpoint=tmp_path / "ckpt", after_epoch=kill)
+    resumed = fit_passes(model(), chunks, checkpoint=tmp_path / "ckpt", resume=True)
+    assert resumed.n_iter_ == whole.n_iter_
+    assert np.array_equal(resumed.learner_.coef_, whole.learner_.coef_)
+    assert json.loads((tmp_path / "ckpt" / "progress.json").read_text())["stopping"] == stopping

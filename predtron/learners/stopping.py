@@ -13,34 +13,45 @@ class EarlyStopping:
     """Stop once the mean loss of a pass has not improved on the best pass by ``tol`` for
     ``patience`` passes in a row (scikit-learn's ``tol`` / ``n_iter_no_change``).
 
+    With ``relative=True`` the required improvement is ``tol`` times the mean loss of the
+    first pass the rule sees, so the rule does not depend on the units of the loss (the
+    normalised Hamming loss of text with rare labels is a hundred times smaller than that of
+    dense data with frequent ones, and no absolute ``tol`` suits both).
+
     The mean loss of a pass is read from the learner's running totals (``n_rounds_``,
     ``cumulative_loss_``); :meth:`state` and :meth:`from_state` carry the rule across a
     checkpoint.
     """
 
-    def __init__(self, tol: float, patience: int):
+    def __init__(self, tol: float, patience: int, relative: bool = False):
         self.tol = check_positive(tol, "tol", allow_zero=True)
         self.patience = check_int(patience, "n_iter_no_change", minimum=1)
+        self.relative = bool(relative)
         self.best, self.stall, self.rounds, self.total = np.inf, 0, 0, 0.0
+        self.scale = None if self.relative else 1.0
 
     def __call__(self, learner, epoch: int | None = None) -> bool:
         """Record the pass just made by ``learner``; whether to stop."""
         rounds, total = learner.n_rounds_, learner.cumulative_loss_
         mean = (total - self.total) / max(rounds - self.rounds, 1)
         self.rounds, self.total = rounds, total
-        self.stall = self.stall + 1 if mean > self.best - self.tol else 0
+        if self.scale is None:  # relative: the first pass sets the unit of the loss
+            self.scale = float(mean)
+        self.stall = self.stall + 1 if mean > self.best - self.tol * self.scale else 0
         self.best = min(self.best, mean)
         return bool(self.stall >= self.patience)
 
     def state(self) -> dict:
         """The rule's running values as JSON (for a checkpoint)."""
         return {"best": None if not np.isfinite(self.best) else float(self.best), "stall": self.stall,
-                "rounds": int(self.rounds), "total": float(self.total)}
+                "rounds": int(self.rounds), "total": float(self.total), "scale": self.scale}
 
     @classmethod
-    def from_state(cls, tol: float, patience: int, state: dict) -> EarlyStopping:
+    def from_state(cls, tol: float, patience: int, state: dict, relative: bool = False) -> EarlyStopping:
         """The rule continued from :meth:`state`."""
-        rule = cls(tol, patience)
+        rule = cls(tol, patience, relative)
         rule.best = np.inf if state["best"] is None else float(state["best"])
         rule.stall, rule.rounds, rule.total = int(state["stall"]), int(state["rounds"]), float(state["total"])
+        if relative and state.get("scale") is not None:
+            rule.scale = float(state["scale"])
         return rule

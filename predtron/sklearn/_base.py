@@ -150,7 +150,7 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
     The constructor only stores the parameters (scikit-learn's rule); its signature lists every
     parameter as keyword-only with its default, so ``get_params``, ``clone`` and the API
     reference see an ordinary ``__init__``.  The docstring's ``{common}`` marker is replaced by
-    the shared parameters' documentation.
+    the shared parameters' documentation (less those in ``own``, which the estimator documents).
     """
     own = dict(own or {})
 
@@ -180,7 +180,9 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
         if partial is not None and partial.__doc__ and "{partial_scaling}" in partial.__doc__:
             partial.__doc__ = partial.__doc__.replace("        {partial_scaling}\n", _PARTIAL_SCALING_DOC)
         if cls.__doc__ and "    {common}\n" in cls.__doc__:
-            shared = "".join(_COMMON_DOC[k] for k in COMMON_PARAMS if k not in exclude)
+            # A shared parameter the estimator redefines (its own default) is documented by the
+            # estimator itself.
+            shared = "".join(_COMMON_DOC[k] for k in COMMON_PARAMS if k not in exclude and k not in own)
             cls.__doc__ = cls.__doc__.replace("    {common}\n", shared)
         return cls
 
@@ -189,6 +191,10 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
 
 class _PredtronEstimator(BaseEstimator):
     """Shared parameters, validation and the core learner of the estimators."""
+
+    #: Whether ``tol`` is relative to the first pass's mean loss (see
+    #: :class:`~predtron.learners.stopping.EarlyStopping`) rather than in the loss's own units.
+    _relative_tol = False
 
     def _learner(self, problem, eta=None):
         cls = PredtronLD if self.loss_driven else Predtron
@@ -216,7 +222,7 @@ class _PredtronEstimator(BaseEstimator):
         ``n_iter_no_change`` passes in a row."""
         if self.tol is None:
             return None
-        return EarlyStopping(self.tol, self.n_iter_no_change)
+        return EarlyStopping(self.tol, self.n_iter_no_change, relative=self._relative_tol)
 
     def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
         """The step size: ``eta`` as given, or Theorem 1's step for ``eta="auto"``."""
