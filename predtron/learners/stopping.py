@@ -15,8 +15,8 @@ class EarlyStopping:
 
     With ``relative=True`` the required improvement is ``tol`` times the mean loss of the
     first pass the rule sees, so the rule does not depend on the units of the loss (the
-    normalised Hamming loss of text with rare labels is a hundred times smaller than that of
-    dense data with frequent ones, and no absolute ``tol`` suits both).
+    normalised Hamming loss of text with rare labels is some twenty times smaller than that
+    of dense data with frequent ones, and no absolute ``tol`` suits both).
 
     The mean loss of a pass is read from the learner's running totals (``n_rounds_``,
     ``cumulative_loss_``); :meth:`state` and :meth:`from_state` carry the rule across a
