@@ -257,8 +257,8 @@ def _eta_summary(local, problem, shard) -> tuple:
 def _combined_eta(local, summaries: list[tuple]) -> float:
     """``eta_``: the estimator's own step with one shard; with several, Theorem 1's step with the
     mean squared norm over all shards, times the estimator's factor on Theorem 1's step (the
-    ratio of its ``_resolve_eta`` to :func:`theorem1_step` on the first shard: 1, or the number
-    of labels for the multilabel Hamming loss)."""
+    ratio of its ``_resolve_eta`` to :func:`theorem1_step` on the first shard: 1, or for the
+    multilabel Hamming loss ``2 m`` on sparse rows and ``sqrt(m)`` on dense ones)."""
     if len(summaries) == 1 or not (isinstance(local.eta, str) and local.eta == "auto"):
         return summaries[0][3]
     count = sum(s[0] for s in summaries)
