@@ -3,14 +3,16 @@
 :func:`fit_passes` drives the estimators of :mod:`predtron.sklearn` through their
 ``partial_fit``: every epoch asks the source for the epoch's chunks (re-reading a file, reading
 its cache, or permuting in-memory data) and feeds them in order; after every epoch it applies
-the estimators' early-stopping rule (:class:`EarlyStopping`, scikit-learn's ``tol`` /
+the estimators' early-stopping rule (:class:`~predtron.learners.stopping.EarlyStopping`, scikit-learn's ``tol`` /
 ``n_iter_no_change``) and, with a checkpoint directory, writes the state.
 
-Checkpoints.  After epoch ``k`` the directory holds ``model.npz`` (the estimator, written by
+Checkpoints.  After epoch ``k`` the directory holds ``model-k.npz`` (the estimator, written by
 :func:`predtron.save`) and ``progress.json`` (``k``, the stopping rule's state, the seed of the
-visiting order and a description of the run); both are written to temporary files and renamed
-into place, ``progress.json`` last, so a crash at any moment leaves the previous complete
-checkpoint.  ``resume=True`` loads it and continues with epoch ``k + 1``: the estimator's state
+visiting order and a description of the run).  Both are written to temporary files and renamed
+into place, the model first: ``progress.json`` is the one commit point, and it names its epoch's
+model file, so a crash at any moment, between the two renames included, leaves the previous
+complete checkpoint (a model file of a later epoch that no ``progress.json`` names is ignored,
+and removed by the next checkpoint).  ``resume=True`` loads it and continues with epoch ``k + 1``: the estimator's state
 (parameters, averaged parameters, loss totals, the block size of the scan) is restored exactly,
 the visiting order of later epochs depends only on the seed and the epoch, and the stopping
 rule continues from its saved state, so the resumed fit ends with the model an uninterrupted fit
@@ -28,14 +30,20 @@ from pathlib import Path
 import numpy as np
 
 from predtron._validation import check_int
-from predtron.learners.stopping import EarlyStopping
 from predtron.persistence import load, save
 
 __all__ = ["atomic_save", "fit_passes", "permuted_chunks", "read_checkpoint"]
 
-MODEL_FILE = "model.npz"
 PROGRESS_FILE = "progress.json"
-CHECKPOINT_FORMAT = "predtron-checkpoint/1"
+CHECKPOINT_FORMAT = "predtron-checkpoint/2"
+#: Checkpoints of format 1 kept one ``model.npz``, which a crash between its rename and that of
+#: ``progress.json`` left one epoch ahead of the progress; they are still read.
+_FORMAT_1 = "predtron-checkpoint/1"
+
+
+def _model_file(epoch: int) -> str:
+    """The checkpoint's model file after ``epoch``."""
+    return f"model-{epoch}.npz"
 
 
 def atomic_save(estimator, path) -> Path:
@@ -71,6 +79,17 @@ def _write_json(path: Path, value: dict) -> None:
         raise
 
 
+def _write_checkpoint(directory: Path, estimator, progress: dict) -> None:
+    """The model of ``progress["epoch"]``, then ``progress.json`` naming it (the commit point), then
+    the removal of every other model file (earlier epochs', or a later one a crash left)."""
+    model = _model_file(progress["epoch"])
+    atomic_save(estimator, directory / model)
+    _write_json(directory / PROGRESS_FILE, progress)
+    for stale in [*directory.glob("model-*.npz"), directory / "model.npz"]:
+        if stale.name != model:
+            stale.unlink(missing_ok=True)
+
+
 def read_checkpoint(directory, run: dict):
     """``(estimator, progress)`` of the checkpoint in ``directory``; refuses one written by another
     run (``run`` describes the data and the options and must match the saved description)."""
@@ -83,7 +102,7 @@ def read_checkpoint(directory, run: dict):
         progress = json.loads(progress_path.read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{progress_path} is not a readable checkpoint ({exc})") from None
-    if not isinstance(progress, dict) or progress.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(progress, dict) or progress.get("format") not in (CHECKPOINT_FORMAT, _FORMAT_1):
         raise ValueError(f"{progress_path} is not a predtron checkpoint (format {CHECKPOINT_FORMAT!r})")
     if progress.get("run") != run:
         saved = progress.get("run") or {}
@@ -93,7 +112,8 @@ def read_checkpoint(directory, run: dict):
     epoch = progress.get("epoch")
     if not isinstance(epoch, int) or epoch < 1:
         raise ValueError(f"{progress_path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
-    return load(directory / MODEL_FILE), progress
+    model = "model.npz" if progress["format"] == _FORMAT_1 else _model_file(epoch)
+    return load(directory / model), progress
 
 
 def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[tuple]]:
@@ -166,8 +186,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         done = progress["epoch"]
         estimator.n_iter_ = done
         if stopper is not None and progress.get("stopping") is not None:
-            stopper = EarlyStopping.from_state(estimator.tol, estimator.n_iter_no_change, progress["stopping"],
-                                               relative=stopper.relative)
+            stopper.restore(progress["stopping"])
         if progress.get("stopped"):
             return estimator
     started = done > 0 or hasattr(estimator, "learner_")
@@ -180,8 +199,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         estimator.n_iter_ = estimator.learner_.n_epochs_ = epoch
         stop = stopper is not None and stopper(estimator.learner_, epoch)
         if directory is not None:
-            atomic_save(estimator, directory / MODEL_FILE)
-            _write_json(directory / PROGRESS_FILE, {
+            _write_checkpoint(directory, estimator, {
                 "format": CHECKPOINT_FORMAT, "epoch": epoch, "stopped": bool(stop or epoch == epochs),
                 "stopping": None if stopper is None else stopper.state(), "run": run})
         if after_epoch is not None:

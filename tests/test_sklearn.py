@@ -255,7 +255,7 @@ def test_multilabel_tol_is_relative_to_the_first_pass():
     assert passes(EarlyStopping(1e-2, 3), [1e-4 * v for v in losses]) == 4  # absolute: nothing counts
     rule = EarlyStopping(1e-2, 3, relative=True)
     passes(rule, losses[:2])
-    again = EarlyStopping.from_state(1e-2, 3, rule.state(), relative=True)
+    again = EarlyStopping(1e-2, 3, relative=True).restore(rule.state())
     assert again.scale == rule.scale == pytest.approx(0.30) and again.state() == rule.state()
     assert PredtronMultilabelClassifier()._stopper().relative
     assert not PredtronClassifier()._stopper().relative

@@ -386,3 +386,57 @@ def test_a_resumed_fit_keeps_the_relative_stopping_rule(tmp_path):
     assert resumed.n_iter_ == whole.n_iter_
     assert np.array_equal(resumed.learner_.coef_, whole.learner_.coef_)
     assert json.loads((tmp_path / "ckpt" / "progress.json").read_text())["stopping"] == stopping
+
+
+def test_a_crash_between_the_model_and_the_progress_file_resumes_from_the_previous_epoch(tmp_path, monkeypatch):
+    """The model of epoch k is on disk but the process dies before ``progress.json`` says k: the
+    checkpoint is still that of epoch k - 1 (a format-1 checkpoint, one ``model.npz`` renamed
+    before the progress, resumed from a model one epoch ahead and ended elsewhere)."""
+    import predtron.streaming as streaming
+    from predtron.streaming import fit_passes
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 6))
+    y = (X @ rng.normal(size=6) > 0).astype(int)
+
+    def chunks(epoch):
+        order = np.random.default_rng(epoch).permutation(200)
+        return [(X[order[i:i + 50]], y[order[i:i + 50]], {}) for i in range(0, 200, 50)]
+
+    def model():
+        return PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=6)
+
+    first = {"classes": [0, 1]}
+    whole = fit_passes(model(), chunks, first=first, checkpoint=tmp_path / "whole")
+    assert sorted(p.name for p in (tmp_path / "whole").iterdir()) == ["model-6.npz", "progress.json"]
+
+    real = streaming._write_json
+
+    def dies_before_the_progress_of_epoch_3(path, value):
+        if value["epoch"] == 3:
+            raise Killed
+        real(path, value)
+
+    with monkeypatch.context() as m:
+        m.setattr(streaming, "_write_json", dies_before_the_progress_of_epoch_3)
+        with pytest.raises(Killed):
+            fit_passes(model(), chunks, first=first, checkpoint=tmp_path / "ckpt")
+    assert json.loads((tmp_path / "ckpt" / "progress.json").read_text())["epoch"] == 2
+    assert (tmp_path / "ckpt" / "model-3.npz").exists()        # written, never committed
+    resumed = fit_passes(model(), chunks, first=first, checkpoint=tmp_path / "ckpt", resume=True)
+    same_model(resumed, whole)
+    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["model-6.npz", "progress.json"]
+
+    # A format-1 checkpoint (model.npz) of epoch 2 is still read.
+    old = tmp_path / "old"
+    with pytest.raises(Killed):
+        fit_passes(model(), chunks, first=first, checkpoint=old, after_epoch=lambda e: e == 2 and _raise(Killed))
+    (old / "model-2.npz").rename(old / "model.npz")
+    progress = json.loads((old / "progress.json").read_text())
+    (old / "progress.json").write_text(json.dumps({**progress, "format": "predtron-checkpoint/1"}))
+    same_model(fit_passes(model(), chunks, first=first, checkpoint=old, resume=True), whole)
+    assert not (old / "model.npz").exists()
+
+
+def _raise(error):
+    raise error

@@ -19,7 +19,7 @@ class EarlyStopping:
     of dense data with frequent ones, and no absolute ``tol`` suits both).
 
     The mean loss of a pass is read from the learner's running totals (``n_rounds_``,
-    ``cumulative_loss_``); :meth:`state` and :meth:`from_state` carry the rule across a
+    ``cumulative_loss_``); :meth:`state` and :meth:`restore` carry the rule across a
     checkpoint.
     """
 
@@ -46,12 +46,10 @@ class EarlyStopping:
         return {"best": None if not np.isfinite(self.best) else float(self.best), "stall": self.stall,
                 "rounds": int(self.rounds), "total": float(self.total), "scale": self.scale}
 
-    @classmethod
-    def from_state(cls, tol: float, patience: int, state: dict, relative: bool = False) -> EarlyStopping:
-        """The rule continued from :meth:`state`."""
-        rule = cls(tol, patience, relative)
-        rule.best = np.inf if state["best"] is None else float(state["best"])
-        rule.stall, rule.rounds, rule.total = int(state["stall"]), int(state["rounds"]), float(state["total"])
-        if relative and state.get("scale") is not None:
-            rule.scale = float(state["scale"])
-        return rule
+    def restore(self, state: dict) -> EarlyStopping:
+        """Continue from :meth:`state` (a checkpoint's); returns the rule itself."""
+        self.best = np.inf if state["best"] is None else float(state["best"])
+        self.stall, self.rounds, self.total = int(state["stall"]), int(state["rounds"]), float(state["total"])
+        if state.get("scale") is not None:  # a checkpoint written before the relative rule has none
+            self.scale = float(state["scale"])
+        return self

@@ -143,6 +143,9 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     standardize=False, epochs=1, eta=1.0, tol=None``.
     """
 
+    #: ``tol`` is relative to the first pass's mean loss (see the class notes).
+    _relative_tol = True
+
     def _problem(self):
         if not self.multilabel_:
             k = len(self.classes_)
@@ -191,9 +194,6 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         self.eta_ = self._resolve_eta(problem, X, target)
         self._fit_learner(problem, X, target)
         return self
-
-    #: ``tol`` is relative to the first pass's mean loss (see the class notes).
-    _relative_tol = True
 
     def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
         """``eta="auto"`` with the Hamming loss: Theorem 1's step of the joint problem times
