@@ -1,0 +1,110 @@
+"""Files the package writes: complete or absent, never over an input, cleaned up on interrupt.
+
+Every file the package writes for a user (a model, a checkpoint, a stream cache) goes through
+:func:`atomic_path`: it is written under a temporary name beside its destination and renamed
+onto it only once complete (``os.replace`` is atomic on one file system), so a reader or a crash
+never sees a partly written file, and an existing file is replaced only by a complete one.
+While a temporary file exists its name is listed in :func:`pending`, so that an interrupt
+handler that ends the process at once (the command line's Ctrl-C, see :mod:`predtron.cli`) can
+remove it first with :func:`discard_pending`.
+
+:func:`refuse_same_file` refuses an output that is one of the inputs (the same file under any
+name, links included): writing a cache or a model must never destroy the data it came from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+__all__ = ["atomic_path", "discard_pending", "pending", "refuse_same_file", "same_file"]
+
+_PENDING: set[str] = set()
+_LOCK = threading.Lock()
+
+
+def pending() -> list[str]:
+    """The temporary files being written now (by any thread), sorted."""
+    with _LOCK:
+        return sorted(_PENDING)
+
+
+def discard_pending() -> None:
+    """Remove every temporary file being written now (for a handler about to end the process)."""
+    for name in pending():
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+@contextlib.contextmanager
+def atomic_path(path, *, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed onto ``path`` when the block ends.
+
+    Parameters
+    ----------
+    path : path-like
+        The destination; its folder must exist.
+    suffix : str
+        Ending of the temporary name (some writers, such as ``numpy.savez``, choose the format
+        by the ending).
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary file (created empty).  When the block ends normally it is flushed to disk
+        and renamed onto ``path``; when the block raises it is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {path}: the folder {folder} does not exist")
+    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+    os.close(descriptor)
+    with _LOCK:
+        _PENDING.add(name)
+    try:
+        yield Path(name)
+        with open(name, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    finally:
+        with _LOCK:
+            _PENDING.discard(name)
+
+
+def same_file(a, b) -> bool:
+    """Whether ``a`` and ``b`` name the same existing file (links and relative names resolved)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> None:
+    """Raise ``ValueError`` when ``output`` is the same file as one of ``inputs``.
+
+    Parameters
+    ----------
+    output : path-like or None
+        The file about to be written (nothing is checked when it is ``None``).
+    output_name : str
+        How the user named it (an argument or a flag, e.g. ``"--cache"``).
+    inputs : mapping
+        Each input's name (as the user gave it) to its path (``None`` and ``"-"`` are skipped).
+    """
+    if output is None:
+        return
+    for name, source in inputs.items():
+        if source is None or str(source) == "-":
+            continue
+        if same_file(output, source) or Path(os.path.abspath(output)) == Path(os.path.abspath(source)):
+            raise ValueError(f"{output_name} {output} is the input {name} {source}: writing it would destroy the "
+                             f"input; choose another path for {output_name}")
