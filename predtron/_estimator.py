@@ -9,6 +9,7 @@ loss itself).  Losses of the online rounds are kept in a :class:`~predtron._hist
 
 from __future__ import annotations
 
+import copy
 import sys
 
 import numpy as np
@@ -16,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from predtron._history import LossTrace
-from predtron._validation import check_bool, check_int
+from predtron._validation import check_bool, check_int, check_random_state
 
 
 class Estimator(BaseEstimator):
@@ -105,7 +106,8 @@ class Estimator(BaseEstimator):
         return reported
 
     def _run_epochs(self, epochs: int, one_pass, *, callback=None) -> None:
-        """The epoch loop of every learner of the package (one meaning of ``fit``).
+        """The epoch loop of every learner of the package (one meaning of ``fit``), through
+        :func:`run_epochs`.
 
         Calls ``one_pass(epoch)`` for ``epoch = 1, ..., epochs``; after each pass ``n_epochs_``
         counts the passes made and ``callback(self, epoch)`` (when given) may return ``True``
@@ -113,11 +115,77 @@ class Estimator(BaseEstimator):
         own convergence: the batch perceptron's sweep without an update).  The arguments are
         trusted (:func:`check_epoch_args` checked them at the public ``fit``).
         """
-        for epoch in range(1, epochs + 1):
+        def counted(epoch: int):
             done = one_pass(epoch)
             self.n_epochs_ = epoch
-            if done is True or (callback is not None and callback(self, epoch) is True):
-                break
+            return done
+
+        run_epochs(counted, epochs, stop=None if callback is None else (lambda epoch: callback(self, epoch) is True))
+
+
+def run_epochs(one_pass, epochs: int, *, first: int = 1, stop=None, after=()) -> tuple[int, bool]:
+    """The one epoch driver: the local fit, the streaming fit (:func:`predtron.streaming.fit_passes`)
+    and iterative parameter mixing (:func:`predtron.mixing.iterative_parameter_mixing`) run their
+    epochs through it.
+
+    For ``epoch = first, ..., epochs``: ``one_pass(epoch)`` (returning ``True`` when the fit has
+    converged by its own rule), then ``stop(epoch)`` (the stopping rule; ``True`` stops), then
+    every hook of ``after`` as ``hook(epoch)`` (counting, checkpoints, progress, callbacks; a
+    hook may read whether the fit stops from its own state).  Returns ``(last epoch made, stopped
+    early)``; ``(first - 1, False)`` when there is no epoch to make.
+    """
+    epoch, stopped = first - 1, False
+    for epoch in range(first, epochs + 1):
+        done = one_pass(epoch) is True
+        stopped = done or (stop is not None and stop(epoch) is True)
+        for hook in after:
+            hook(epoch)
+        if stopped:
+            break
+    return epoch, stopped
+
+
+def _generator(seed, shard: int) -> np.random.Generator:
+    """The generator of ``shard`` at epoch 0: ``check_random_state(seed)`` (copied) for shard 0,
+    the ``shard``-th child spawned from it for the others."""
+    base = copy.deepcopy(check_random_state(seed))
+    if shard == 0:
+        return base
+    ss = base.bit_generator.seed_seq
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, ss.n_children_spawned + shard - 1),
+                                   pool_size=ss.pool_size)
+    return np.random.Generator(type(base.bit_generator)(child))
+
+
+def epoch_order(seed, epoch: int, n: int, shard: int = 0) -> np.ndarray:
+    """The visiting order of ``n`` examples at ``epoch`` (from 1): the ``epoch``-th permutation
+    drawn from shard ``shard``'s generator of ``seed`` (an int, or a numpy Generator whose
+    current state is the seed; shard 0's generator is ``numpy.random.default_rng(seed)``, the
+    one ``fit`` with ``shuffle=True`` draws from; shard ``k > 0`` draws from the ``k``-th child
+    spawned from it).  The one rule of the sample order of the local fit, the streaming fit and
+    every shard of iterative parameter mixing; :class:`EpochOrders` gives the same orders in
+    sequence without replaying the earlier epochs."""
+    return EpochOrders(seed, shard).order(epoch, n)
+
+
+class EpochOrders:
+    """:func:`epoch_order` for consecutive epochs of one shard, kept as a generator's state (picklable:
+    a cluster's task may carry it and return it advanced)."""
+
+    def __init__(self, seed, shard: int = 0):
+        self.rng = _generator(seed, shard)
+        self.epoch = 0
+
+    def order(self, epoch: int, n: int) -> np.ndarray:
+        """The order of ``epoch``; epochs must be asked in increasing order (equal to
+        ``epoch_order(seed, epoch, n, shard)``)."""
+        if epoch <= self.epoch:
+            raise ValueError(f"epoch must be after the last epoch drawn ({self.epoch}); got {epoch}")
+        while self.epoch < epoch - 1:
+            self.rng.permutation(n)
+            self.epoch += 1
+        self.epoch = epoch
+        return self.rng.permutation(n)
 
 
 def check_epoch_args(epochs, verbose, callback, *, minimum: int = 1) -> tuple[int, bool, object]:

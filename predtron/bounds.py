@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from predtron._exact import ExactSums
 from predtron._validation import (
     as_finite_array,
     check_choice,
@@ -95,10 +96,36 @@ def empirical_margin(problem: Problem, W: np.ndarray, X, Y, norm: str = "fro") -
     return min(problem._margin(inputs.one_scores(W, i), labels[i]) for i in range(inputs.n))
 
 
+def theorem1_step_of(c_L: float, r2: float) -> float:
+    """``c_L / (4 r2)``: Theorem 1's step from ``c_L`` and the squared radius ``r2`` (1 when ``r2`` is
+    not positive); the one formula behind :func:`theorem1_eta`, :func:`theorem1_step` and
+    :meth:`predtron.sklearn.FitStatistics.step`."""
+    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
+
+
 def theorem1_eta(R: float, c_L: float) -> float:
     """The step size ``eta = c_L / (4 R^2)`` of Theorem 1."""
     R, c_L = _positive(R, "R"), _positive(c_L, "c_L")
-    return _finite(lambda: c_L / (4 * R**2), R=R, c_L=c_L)
+    return _finite(lambda: theorem1_step_of(c_L, R**2), R=R, c_L=c_L)
+
+
+def squared_norms(X, offsets=None) -> np.ndarray:
+    """``||x||^2`` of every row of a validated ``X`` (dense or CSR); with ``offsets`` (ranking),
+    the squared Frobenius norm of every query's document matrix."""
+    if sp.issparse(X):
+        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    else:
+        squares = np.einsum("ij,ij->i", X, X)
+    if offsets is not None:
+        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
+    return squares
+
+
+def mean_squared_norm(X, offsets=None) -> float:
+    """The exact mean of :func:`squared_norms`, rounded once (0 for no row): the same value
+    however the rows are cut into chunks or shards (:class:`predtron.sklearn.FitStatistics`)."""
+    squares = squared_norms(X, offsets)
+    return float(ExactSums(1).add(squares).means(len(squares))[0])
 
 
 def theorem1_step(problem: Problem, X, labels, intercept: bool, offsets=None) -> float:
@@ -107,22 +134,17 @@ def theorem1_step(problem: Problem, X, labels, intercept: bool, offsets=None) ->
     Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
     example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
     query, the squared Frobenius norm of its document matrix, an upper bound of the squared
-    operator norm).  ``c_L`` is the smallest non-zero loss (over the training labels for
-    ranking, :meth:`~predtron.problems.ranking.RankingProblem.grade_c_L`: vectorised over
-    the queries, equal to the per-query loop).  Falls back to 1 when every loss is zero.
+    operator norm), summed exactly (:func:`mean_squared_norm`).  ``c_L`` is the smallest
+    non-zero loss (over the training labels for ranking,
+    :meth:`~predtron.problems.ranking.RankingProblem.grade_c_L`: vectorised over the queries,
+    equal to the per-query loop).  Falls back to 1 when every loss is zero.
 
     Called on validated data (the estimators' ``fit`` checks it once): ``X`` a float
     ``(N, p)`` array or CSR matrix, ``labels`` the problem's checked labels (for ranking the
     int64 grades of every document) and ``offsets`` the ``n_queries + 1`` row offsets of the
     queries (ranking) or ``None``.
     """
-    if sp.issparse(X):
-        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        squares = np.einsum("ij,ij->i", X, X)
-    if offsets is not None:
-        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
-    r2 = float(np.mean(squares)) + (1.0 if intercept else 0.0)
+    r2 = mean_squared_norm(X, offsets) + (1.0 if intercept else 0.0)
     if offsets is not None:
         try:
             c_L = problem.grade_c_L(labels, offsets)
@@ -130,7 +152,7 @@ def theorem1_step(problem: Problem, X, labels, intercept: bool, offsets=None) ->
             return 1.0
     else:
         c_L = problem.c_L
-    return float(c_L / (4.0 * r2)) if r2 > 0 else 1.0
+    return theorem1_step_of(c_L, r2)
 
 
 def theorem1_bound(R: float, gamma: float, c_L: float, C_L: float, eta: float | None = None) -> float:

@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
-from predtron.dask.mixing import MIXINGS, iterative_parameter_mixing
+from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn import (
@@ -46,8 +46,8 @@ from predtron.sklearn import (
     PredtronMultilabelClassifier,
     PredtronOrdinalClassifier,
     PredtronRanker,
-    theorem1_step,
 )
+from predtron.sklearn import FitStatistics
 
 __all__ = [
     "DaskPredtronClassifier",
@@ -167,51 +167,33 @@ def _file_shards(client, files, kind: str, options: dict) -> list:
 
 
 # --------------------------------------------------------- shard preprocessing
-def _shard_stats(local, raw, alone: bool) -> dict:
-    """What the coordinator combines: rows, width, the labels' summary and the scaler's
-    statistics (``alone``, the only shard: the shard's own scaler, which is the fit's)."""
+def _shard_summary(local, raw) -> tuple:
+    """``(rows, width, sparse, labels' summary)`` of one raw shard, its data checked as the local
+    estimator's ``fit`` checks them (the same messages: NaN or infinite labels, continuous labels
+    for a classifier); a shard of no rows has no summary of its labels."""
     local = copy.deepcopy(local)  # tasks of an in-process cluster share their arguments
     X, y, _, _ = raw
+    n = np.shape(X)[0]
+    if n == 0:
+        return 0, np.shape(X)[1] if np.ndim(X) == 2 else 0, sp.issparse(X), None
     check_matrix(X, "X", accept_sparse=True, min_features=1)
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    stats = {"n": X.shape[0], "n_features": X.shape[1], "sparse": sp.issparse(X), "labels": local._summarize(y)}
-    if local.standardize and alone:
-        local._fit_scaler(X)
-        stats["scaler"] = local.scaler_
-    elif local.standardize:
-        local._fit_scaler(X[:1])  # an instance of the estimator's scaler, to hold the pooled statistics
-        stats["scaler"] = local.scaler_
-        if sp.issparse(X):
-            stats["max_abs"] = np.asarray(abs(X).max(axis=0).todense()).ravel()
-        else:
-            X = np.ascontiguousarray(X)  # summed row-major, as the local scaler sums (whatever the layout)
-            stats["mean"], stats["var"] = X.mean(axis=0), X.var(axis=0)
-            stats["zero_one"] = np.all((X == 0) | (X == 1), axis=0)
-            stats["has_one"], stats["has_zero"] = np.any(X == 1, axis=0), np.any(X == 0, axis=0)
-    return stats
+    local.check_training_labels(X, y)
+    return n, X.shape[1], sp.issparse(X), local._summarize(y)
 
 
-def _combined_scaler(stats: list[dict]):
-    """The scaler of all shards: the one shard's own, or the shards' statistics pooled by the
-    rule of the estimators' scaler (``predtron.sklearn._scaling``; ``tests/test_dask.py`` checks
-    the two agree): sparse input, ``max |x|`` per feature; dense input, the mean and standard
-    deviation per feature, except 0/1 indicator features (0 and 1 both present, nothing else),
-    left as they are; constant features unscaled."""
-    if len(stats) == 1:
-        return stats[0]["scaler"]
-    scaler = copy.copy(stats[0]["scaler"])
-    n = np.array([s["n"] for s in stats], dtype=np.float64)
-    w = n / n.sum()
-    if stats[0]["sparse"]:
-        scale, scaler.mean = np.max([s["max_abs"] for s in stats], axis=0), None
-    else:
-        mean = sum(wi * s["mean"] for wi, s in zip(w, stats, strict=True))
-        var = sum(wi * (s["var"] + (s["mean"] - mean) ** 2) for wi, s in zip(w, stats, strict=True))
-        indicator = (np.all([s["zero_one"] for s in stats], axis=0) & np.any([s["has_one"] for s in stats], axis=0)
-                     & np.any([s["has_zero"] for s in stats], axis=0))
-        scaler.mean, scale = np.where(indicator, 0.0, mean), np.where(indicator, 1.0, np.sqrt(var))
-    scaler.scale = np.where(scale > 0, scale, 1.0)
-    return scaler
+def _shard_moments(local, raw, n_features: int):
+    """Phase 1 of the shard's :class:`~predtron.sklearn.FitStatistics` (rows, moments)."""
+    X = _widen(check_array(raw[0], accept_sparse="csr", dtype=np.float64), n_features)
+    return FitStatistics(standardize=local.standardize, fit_intercept=bool(local.fit_intercept)).update(X)
+
+
+def _shard_norms(local, problem, shard):
+    """Phase 2 of the shard's :class:`~predtron.sklearn.FitStatistics` (squared norms, ``c_L``) on
+    its prepared (scaled) inputs."""
+    X, target, split = shard
+    offsets = np.concatenate([[0], np.cumsum(split["group"])]) if "group" in split else None
+    statistics = FitStatistics(standardize=local.standardize, fit_intercept=bool(local.fit_intercept))
+    return statistics.update_norms(X, target, problem, offsets)
 
 
 def _widen(X, n_features: int):
@@ -229,44 +211,9 @@ def _prepare_shard(local, raw, n_features: int) -> tuple:
     """The shard as the core learner takes it: ``(X, target, split)``, scaled and encoded."""
     X, y, qid, group = raw
     X = _widen(check_array(X, accept_sparse="csr", dtype=np.float64), n_features)
-    X = local._transform(X)
+    X = local.transform_inputs(X)
     target, split = local._target(X, y, qid, group)
     return X, target, split
-
-
-def _eta_summary(local, problem, shard) -> tuple:
-    """``(examples, sum of squared norms, c_L, the estimator's step on this shard alone, its ratio
-    to Theorem 1's step on the shard)``."""
-    X, target, split = shard
-    offsets = np.concatenate([[0], np.cumsum(split["group"])]) if "group" in split else None
-    squares = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-    if offsets is not None:
-        squares = np.add.reduceat(squares, offsets[:-1]) if len(squares) else squares
-        segments = [target[a:b] for a, b in itertools.pairwise(offsets)]
-        try:
-            c_L = float(problem.loss_bounds_for(segments)[0])
-        except ValueError:
-            c_L = None
-    else:
-        c_L = float(problem.c_L)
-    step = theorem1_step(problem, X, target, bool(local.fit_intercept), offsets)
-    own = local._resolve_eta(problem, X, target, offsets)  # the estimator's rule on this shard alone
-    return len(squares), float(np.sum(squares)), c_L, own, own / step
-
-
-def _combined_eta(local, summaries: list[tuple]) -> float:
-    """``eta_``: the estimator's own step with one shard; with several, Theorem 1's step with the
-    mean squared norm over all shards, times the estimator's factor on Theorem 1's step (the
-    ratio of its ``_resolve_eta`` to :func:`theorem1_step` on the first shard: 1, or for the
-    multilabel Hamming loss ``2 m`` on sparse rows and ``sqrt(m)`` on dense ones)."""
-    if len(summaries) == 1 or not (isinstance(local.eta, str) and local.eta == "auto"):
-        return summaries[0][3]
-    count = sum(s[0] for s in summaries)
-    r2 = sum(s[1] for s in summaries) / count + (1.0 if local.fit_intercept else 0.0)
-    c_Ls = [s[2] for s in summaries if s[2] is not None]
-    if not c_Ls or r2 <= 0:
-        return summaries[0][4]
-    return float(min(c_Ls) / (4.0 * r2) * summaries[0][4])
 
 
 def _apply(block, model, method: str):
@@ -321,7 +268,7 @@ class _DaskPredtron(BaseEstimator):
         check_choice(self.mixing, "mixing", MIXINGS)
         client = get_client(self.client)
         local = self._local_estimator()
-        local._validate_params()
+        local.check_params()
         local._check_extra()
         if _is_file_list(X):
             if y is not None or qid is not None or group is not None:
@@ -334,30 +281,40 @@ class _DaskPredtron(BaseEstimator):
         else:
             raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
                             " (use the estimators of predtron.sklearn for in-memory data)")
-        stats = client.gather([client.submit(_shard_stats, local, r, len(raw) == 1, pure=False) for r in raw])
-        widths = {s["n_features"] for s in stats}
+        summaries = client.gather([client.submit(_shard_summary, local, r, pure=False) for r in raw])
+        kept = [i for i, summary in enumerate(summaries) if summary[0] > 0]  # empty partitions are skipped
+        if not kept:
+            raise ValueError("X has no rows in any partition (or file); at least one example is needed to learn")
+        raw, summaries = [raw[i] for i in kept], [summaries[i] for i in kept]
+        widths = {s[1] for s in summaries}
         n_features = max(widths)
         if len(widths) > 1 and not _is_file_list(X):
             raise ValueError(f"every partition of X must have the same number of columns; got {sorted(widths)}")
-        if len({s["sparse"] for s in stats}) > 1:
+        if len({s[2] for s in summaries}) > 1:
             raise ValueError("the shards mix dense and sparse matrices; read every file the same way")
         local.n_features_in_ = n_features
-        local._combine_labels([s["labels"] for s in stats])
+        local._combine_labels([s[3] for s in summaries])
         if local.standardize and len(widths) > 1:
             raise ValueError(f"the files have different numbers of features ({sorted(widths)}); pass "
                              "file_options={'n_features': ...} to read them alike")
-        local.scaler_ = _combined_scaler(stats) if local.standardize else None
-        problem = local._problem()
+        statistics = FitStatistics(standardize=local.standardize, fit_intercept=bool(local.fit_intercept))
+        for part in client.gather([client.submit(_shard_moments, local, r, n_features, pure=False) for r in raw]):
+            statistics.combine(part)
+        local.use_statistics(statistics)
+        problem = local.make_problem()
         shards = [client.submit(_prepare_shard, local, r, n_features, pure=False) for r in raw]
-        local.eta_ = _combined_eta(local, client.gather([client.submit(_eta_summary, local, problem, s, pure=False)
-                                                         for s in shards]))
-        prototype = local._learner(problem)
-        result = iterative_parameter_mixing(client, prototype, shards, local.epochs, mixing=self.mixing,
+        if isinstance(local.eta, str) and local.eta == "auto":
+            for part in client.gather([client.submit(_shard_norms, local, problem, s, pure=False) for s in shards]):
+                statistics.combine(part)
+            local.eta_ = local.step_from(statistics, problem)
+        else:
+            local.eta_ = float(local.eta)
+        prototype = local.core_learner(problem)
+        stopper = local.stopping_rule()
+        result = iterative_parameter_mixing(client_map(client), prototype, shards, local.epochs, mixing=self.mixing,
                                             shuffle=local.shuffle, random_state=prototype.random_state,
-                                            stop=local._stopper())
-        learner = copy.deepcopy(prototype)
-        learner._validate_params()
-        learner._set_state(result.scalars, result.arrays)
+                                            stop=None if stopper is None else stopper.update)
+        learner = copy.deepcopy(prototype).set_state(result.scalars, result.arrays)
         local.learner_ = learner
         local.n_iter_ = result.n_epochs
         self.model_ = _plain(local)  # the plain class: pickles and predicts like any local estimator
@@ -467,6 +424,8 @@ class _LocalMultilabel(_LocalMixin):
 
 
 class _LocalRanker(_LocalMixin):
+    _relevance_labels = True
+
     @staticmethod
     def _summarize(y):
         return None

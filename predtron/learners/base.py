@@ -381,6 +381,17 @@ class OnlineLearner(Estimator, ABC):
         self._block = block
 
     # ------------------------------------------------------------ persistence
+    def get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` of the fitted learner: the public form of the saved state, for the
+        drivers that move a learner between processes (:mod:`predtron.mixing`)."""
+        return self._get_state()
+
+    def set_state(self, scalars: dict, arrays: dict) -> OnlineLearner:
+        """Restore :meth:`get_state` (checked against the constructor parameters); returns ``self``."""
+        self._validate_params()
+        self._set_state(scalars, arrays)
+        return self
+
     def _get_state(self) -> tuple[dict, dict]:
         """``(scalars, arrays)`` that, with the constructor parameters, restore this fitted
         learner exactly (predictions, scores and continued learning); see :mod:`predtron.persistence`."""

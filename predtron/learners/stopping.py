@@ -32,7 +32,13 @@ class EarlyStopping:
 
     def __call__(self, learner, epoch: int | None = None) -> bool:
         """Record the pass just made by ``learner``; whether to stop."""
-        rounds, total = learner.n_rounds_, learner.cumulative_loss_
+        return self.update(learner.n_rounds_, learner.cumulative_loss_)
+
+    def update(self, n_rounds: int, cumulative_loss: float) -> bool:
+        """Record a pass from the fit's running totals (rounds and cumulative loss so far, as
+        ``learner.n_rounds_`` and ``learner.cumulative_loss_``); whether to stop.  For drivers
+        whose totals are not a learner's (iterative parameter mixing)."""
+        rounds, total = n_rounds, cumulative_loss
         mean = (total - self.total) / max(rounds - self.rounds, 1)
         self.rounds, self.total = rounds, total
         if self.scale is None:  # relative: the first pass sets the unit of the loss

@@ -21,17 +21,20 @@ an estimator is Algorithm 1 of the paper as stated.
   LightGBM's ``LGBMRanker``; ``score`` is the mean NDCG@k.
 
 The modules: ``_base`` (the shared parameters, declared once, their checks, the core learner
-and the saved state), ``_checks`` (input checks at the public boundary), ``_scaling``
+and the saved state), ``_checks`` (input checks at the public boundary), ``_statistics``
+(:class:`FitStatistics`: what a fit learns before its passes, merged exactly), ``_scaling``
 (standardisation), and one module per estimator.
 """
 
 from predtron.bounds import theorem1_step  # Theorem 1's step on a data set (eta='auto')
+from predtron.sklearn._statistics import FitStatistics
 from predtron.sklearn.classifier import PredtronClassifier
 from predtron.sklearn.multilabel import PredtronMultilabelClassifier
 from predtron.sklearn.ordinal import PredtronOrdinalClassifier
 from predtron.sklearn.ranker import PredtronRanker
 
 __all__ = [
+    "FitStatistics",
     "PredtronClassifier",
     "PredtronMultilabelClassifier",
     "PredtronOrdinalClassifier",

@@ -31,12 +31,12 @@ from predtron._validation import (
     check_positive,
     excerpt,
 )
-from predtron.bounds import theorem1_step
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.learners.stopping import EarlyStopping
 from predtron.scoring import Inputs, VectorInputs
 from predtron.sklearn._checks import _canonical, _check_input
 from predtron.sklearn._scaling import _Standardizer
+from predtron.sklearn._statistics import FitStatistics
 
 _COMMON_DOC_TEXT = """
     eta : float or "auto", default "auto"
@@ -216,6 +216,20 @@ class _PredtronEstimator(BaseEstimator):
         self.learner_.fit_inputs(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper())
         self.n_iter_ = self.learner_.n_epochs_
 
+    def core_learner(self, problem):
+        """An unfitted core learner with this estimator's parameters and ``eta_`` (for the drivers:
+        :mod:`predtron.streaming`, :mod:`predtron.dask`)."""
+        return self._learner(problem)
+
+    def make_problem(self):
+        """The prediction problem of the fitted labels (``classes_`` and the like set)."""
+        return self._problem()
+
+    def stopping_rule(self):
+        """The early-stopping rule of ``tol``/``n_iter_no_change`` (``None`` with ``tol=None``): a
+        fresh :class:`~predtron.learners.stopping.EarlyStopping`."""
+        return self._stopper()
+
     def _stopper(self):
         """Early stopping as scikit-learn's ``tol``/``n_iter_no_change``: stop once the mean loss the
         learner suffers in a pass has not improved on the best pass by ``tol`` for
@@ -225,10 +239,25 @@ class _PredtronEstimator(BaseEstimator):
         return EarlyStopping(self.tol, self.n_iter_no_change, relative=self._relative_tol)
 
     def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
-        """The step size: ``eta`` as given, or Theorem 1's step for ``eta="auto"``."""
+        """The step size: ``eta`` as given, or for ``eta="auto"`` the step of the fit's statistics
+        (:meth:`FitStatistics.step` after :meth:`FitStatistics.update_norms` on the scaled ``X``)."""
         if isinstance(self.eta, str) and self.eta == "auto":
-            return theorem1_step(problem, X, labels, bool(self.fit_intercept), offsets)
+            statistics = getattr(self, "statistics_", None)
+            if statistics is None or statistics.n_examples:  # not from _fit_scaler of this fit
+                statistics = FitStatistics(standardize=False, fit_intercept=bool(self.fit_intercept))
+            statistics.update_norms(X, labels, problem, offsets)
+            return self.step_from(statistics, problem)
         return float(self.eta)
+
+    def step_from(self, statistics: FitStatistics, problem) -> float:
+        """``eta_`` for ``eta="auto"`` from a training set's complete statistics: Theorem 1's step
+        (:meth:`FitStatistics.step`) times the estimator's factor (1, except the multilabel
+        Hamming loss; see :class:`PredtronMultilabelClassifier`).  The one rule of the local fit,
+        the streaming fit and the cluster fit."""
+        return statistics.step(problem) * self._step_factor(statistics)
+
+    def _step_factor(self, statistics: FitStatistics) -> float:
+        return 1.0
 
     def _seed(self):
         state = self.random_state
@@ -236,11 +265,27 @@ class _PredtronEstimator(BaseEstimator):
             return int(state.randint(0, 2**31 - 1))
         return state
 
+    def check_params(self) -> None:
+        """Check every parameter, with its checker in ``_parameter_constraints`` (as ``fit`` does)."""
+        self._validate_params()
+
     def _validate_params(self) -> None:
         """Check every parameter once, with its checker in ``_parameter_constraints``."""
         for name, check in self._parameter_constraints.items():
             if check is not None:
                 check(getattr(self, name), name)
+
+    #: Whether the labels are relevance grades (numbers) rather than classes.
+    _relevance_labels = False
+
+    def check_training_labels(self, X, y) -> None:
+        """Check a part of the training data as ``fit`` checks the whole (the same messages): real
+        finite numbers in ``X``, labels that are finite numbers or strings (relevance grades:
+        numbers), and for a classifier labels that are classes, not continuous values.  For the
+        drivers that see the data in parts (:mod:`predtron.dask`)."""
+        _check_input(X, y, fitting=True, relevance=self._relevance_labels, type_name=type(self).__name__)
+        if not self._relevance_labels:
+            check_classification_targets(y)
 
     def _fit_classes(self, X, y, unit: str = "classes"):
         """Validate the parameters and the data once, learn ``classes_`` (sorted), and return the
@@ -317,7 +362,23 @@ class _PredtronEstimator(BaseEstimator):
         return self.scaler_(X) if getattr(self, "scaler_", None) is not None else X
 
     def _fit_scaler(self, X):
-        self.scaler_ = _Standardizer(X) if self.standardize else None
+        """Learn the training set's statistics (``statistics_``) and scaler (``scaler_``) from ``X``;
+        return ``X`` scaled."""
+        self.statistics_ = FitStatistics(standardize=self.standardize, fit_intercept=bool(self.fit_intercept))
+        self.statistics_.update(X)
+        return self.use_statistics(self.statistics_)(X)
+
+    def use_statistics(self, statistics: FitStatistics):
+        """Take the scaler of a training set's statistics (phase 1 complete: the whole array, every
+        chunk, or every shard combined) as this estimator's ``scaler_``, and set
+        ``n_features_in_``; returns the transform to apply to the inputs (the identity without
+        ``standardize``)."""
+        self.statistics_ = statistics
+        self.scaler_ = statistics.scaler()
+        return self.transform_inputs
+
+    def transform_inputs(self, X):
+        """``X`` (validated) scaled by the fitted ``scaler_`` (unchanged without one)."""
         return self._transform(X)
 
     def __sklearn_tags__(self):

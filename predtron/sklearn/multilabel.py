@@ -37,8 +37,13 @@ def _hamming_step_factor(X, n_labels: int) -> float:
 
     The evidence is in the notes of :class:`PredtronMultilabelClassifier`.
     """
+    return _hamming_factor(_nonzero_fraction(X), n_labels)
+
+
+def _hamming_factor(nonzero_fraction: float, n_labels: int) -> float:
+    """:func:`_hamming_step_factor` from the fraction of non-zero entries."""
     m = float(n_labels)
-    return 2.0 * m if _nonzero_fraction(X) <= 0.5 else float(np.sqrt(m))
+    return 2.0 * m if nonzero_fraction <= 0.5 else float(np.sqrt(m))
 
 
 @estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-2},
@@ -195,14 +200,12 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         self._fit_learner(problem, X, target)
         return self
 
-    def _resolve_eta(self, problem, X, labels, offsets=None) -> float:
+    def _step_factor(self, statistics) -> float:
         """``eta="auto"`` with the Hamming loss: Theorem 1's step of the joint problem times
-        :func:`_hamming_step_factor` of the (scaled) training inputs (see the class notes)."""
-        eta = super()._resolve_eta(problem, X, labels, offsets)
-        auto = isinstance(self.eta, str) and self.eta == "auto"
-        if auto and self.multilabel_ and self.loss == "hamming":
-            return eta * _hamming_step_factor(X, self.n_labels_)
-        return eta
+        :func:`_hamming_factor` of the (scaled) training inputs' non-zero fraction (see the class notes)."""
+        if self.multilabel_ and self.loss == "hamming":
+            return _hamming_factor(statistics.nonzero_fraction, self.n_labels_)
+        return 1.0
 
     def partial_fit(self, X, y, classes=None):
         """One online pass over the batch ``(X, Y)``, in order, continuing from the current state.

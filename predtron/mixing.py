@@ -1,0 +1,272 @@
+"""Iterative parameter mixing (McDonald, Hall and Mann, NAACL 2010) over a map of shards.
+
+The loop knows nothing of where the shards live: it is given ``map_shards(function, arguments)``,
+which applies ``function`` to every shard's argument tuple and returns the results in order (a
+list comprehension in one process; :mod:`predtron.dask` submits the calls to a cluster and
+gathers them).  A second distributed backend is one module that provides such a map.
+
+The data are cut into shards, fixed by the data and the options (the partitions of a Dask
+collection, or the files given), never by which worker is alive.  Every epoch:
+
+1. each shard runs ONE pass of the core learner (:class:`~predtron.Predtron`), starting from
+   the mixed parameters, over its own examples (in a new random order per epoch with
+   ``shuffle=True``): :func:`shard_pass`, a pure function of (parameters, shard, epoch
+   shard's order of the epoch), so that a backend may run it anywhere and run it again when a
+   worker dies;
+2. the coordinator mixes the shards' parameters, ``W = sum_i mu_i W_i``, with weights
+   :func:`mixing_weights` (``"uniform"``: ``mu_i = 1 / S``; ``"loss"``: ``mu_i`` proportional
+   to the loss shard ``i`` suffered in the pass), and sends ``W`` back with the next epoch's
+   tasks.
+
+The book's chapter on scaling out proves that this keeps Theorem 1 for the mixing-weighted
+loss: ``sum_epochs sum_i mu_i L_i <= 4 R^2 C_L^2 / (c_L gamma^2)`` with ``eta = c_L / (4 R^2)``.
+
+The averaged iterate (``average=True``) is kept with the learner's lazy accumulator ``U``
+(see :class:`~predtron.learners.base.PrimalLearner`), mixed with the same weights as ``W``.
+Every shard of an epoch starts at the same round clock ``T``; shard ``i`` runs rounds
+``T + 1, ..., T + n_i`` and then holds its last iterate, and the clock of the mixed state is
+``T + sum_i n_i``: the mixed average is the mixture of the shards' averages of their
+iterates on that common clock.  With one shard, mixing is the identity and the epochs are the
+serial ``fit`` (the same passes, the same permutations, the same state, bit for bit).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from predtron._estimator import EpochOrders, run_epochs
+from predtron._validation import check_choice, check_random_state
+
+__all__ = ["MixingResult", "PassResult", "iterative_parameter_mixing", "local_map", "mix_states", "mixing_weights",
+           "shard_orders", "shard_pass"]
+
+MIXINGS = ("uniform", "loss")
+
+
+class PassResult(NamedTuple):
+    """What :func:`shard_pass` returns for one shard and one epoch."""
+
+    scalars: dict
+    arrays: dict
+    orders: EpochOrders | None
+    n_rounds: int
+    loss: float
+
+
+class MixingResult(NamedTuple):
+    """The outcome of :func:`iterative_parameter_mixing`.
+
+    Attributes
+    ----------
+    scalars, arrays : dict, dict
+        The mixed learner's state (the core learner's ``get_state`` format).
+    shard_losses : ndarray of shape (n_epochs, n_shards)
+        Loss every shard suffered in every epoch's pass.
+    weights : ndarray of shape (n_epochs, n_shards)
+        The mixing weights ``mu`` of every epoch.
+    n_epochs : int
+        Epochs made (fewer than asked when ``stop`` ended the fit).
+    orders : list
+        Every shard's :class:`~predtron._estimator.EpochOrders` (or ``None``) after the last epoch.
+    totals : (float, int, int)
+        The running cumulative loss, mistakes and updates (several shards).
+    stopped : bool
+        Whether the stopping rule ended the fit.
+    """
+
+    scalars: dict
+    arrays: dict
+    shard_losses: np.ndarray
+    weights: np.ndarray
+    n_epochs: int
+    orders: list = []
+    totals: tuple = (0.0, 0, 0)
+    stopped: bool = False
+
+
+def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders: EpochOrders | None,
+               epoch: int = 1) -> PassResult:
+    """One pass of the core learner over one shard, from ``state`` (``None``: ``W_1 = 0``).
+
+    A pure function of its arguments: the learner is a copy of ``prototype`` restored from
+    ``state`` through its public state API, and ``orders`` is copied before it draws the epoch's
+    permutation (:func:`predtron._estimator.epoch_order` of the shard), so a backend may run it
+    again (a retry after a lost worker) and get the same result.
+
+    Parameters
+    ----------
+    prototype : OnlineLearner
+        An unfitted core learner with the fit's parameters.
+    state : (dict, dict) or None
+        ``(scalars, arrays)`` of the learner at the start of the pass.
+    shard : tuple
+        ``(X, target, split)``: the shard's prepared inputs, labels and ranking keywords.
+    orders : EpochOrders or None
+        The shard's orders (``None``: no shuffling); returned advanced in the result.
+    epoch : int
+        The epoch (from 1).
+    """
+    X, target, split = shard
+    learner = copy.deepcopy(prototype)
+    before_rounds, before_loss = 0, 0.0
+    if state is not None:
+        learner.set_state(*state)
+        before_rounds, before_loss = learner.n_rounds_, learner.cumulative_loss_
+    order = None
+    if orders is not None:
+        orders = copy.deepcopy(orders)
+        order = orders.order(epoch, _n_examples(X, split))
+    learner.partial_fit(X, target, order=order, **split)
+    scalars, arrays = learner.get_state()
+    return PassResult(scalars, arrays, orders, learner.n_rounds_ - before_rounds,
+                      learner.cumulative_loss_ - before_loss)
+
+
+def _n_examples(X, split: dict) -> int:
+    """Examples of a prepared shard: queries for ranking (``group``), else rows."""
+    return len(split["group"]) if "group" in split else X.shape[0]
+
+
+def mixing_weights(losses: Sequence[float], mixing: str) -> np.ndarray:
+    """The weights ``mu`` of one epoch (non-negative, summing to 1).
+
+    ``"uniform"``: ``1 / S``.  ``"loss"``: ``L_i / sum_j L_j`` (McDonald et al.'s
+    error-weighted mixing); uniform when no shard suffered any loss (then every shard returns
+    the parameters it started from, and any weights give the same mixture).
+    """
+    check_choice(mixing, "mixing", MIXINGS)
+    losses = np.asarray(losses, dtype=np.float64)
+    total = float(losses.sum())
+    if mixing == "uniform" or total <= 0:
+        return np.full(len(losses), 1.0 / len(losses))
+    return losses / total
+
+
+def mix_states(results: Sequence[PassResult], weights: np.ndarray, clock: int, totals: tuple[float, int, int]) \
+        -> tuple[dict, dict]:
+    """The mixed state ``sum_i mu_i (W_i, U_i)`` with the round clock ``clock`` and the fit's
+    running totals ``(cumulative loss, mistakes, updates)``; one shard is returned unchanged."""
+    if len(results) == 1:
+        return results[0].scalars, results[0].arrays
+    scalars = dict(results[0].scalars)
+    arrays = {}
+    for key in results[0].arrays:
+        if key.startswith("trace_"):
+            arrays[key] = results[0].arrays[key][:0]
+            continue
+        mixed = weights[0] * results[0].arrays[key]
+        for mu, result in zip(weights[1:], results[1:], strict=True):
+            mixed += mu * result.arrays[key]
+        arrays[key] = mixed
+    total, mistakes, updates = totals
+    scalars.update(trace_n_rounds=int(clock), trace_total=float(total), trace_n_nonzero=int(mistakes),
+                   n_updates_=int(updates))
+    scalars.pop("n_epochs_", None)
+    return scalars, arrays
+
+
+def _start_state(scalars: dict, arrays: dict) -> tuple[dict, dict]:
+    """The state a shard starts an epoch from (several shards): the mixed parameters and clock,
+    with the pass totals at zero (each shard reports the loss of its own pass)."""
+    scalars = dict(scalars, trace_total=0.0, trace_n_nonzero=0, n_updates_=0)
+    return scalars, arrays
+
+
+def shard_orders(random_state, n_shards: int) -> list[EpochOrders]:
+    """The orders of every shard: shard 0 draws as the serial ``fit`` (so one shard shuffles
+    exactly as it), the others from independent children spawned from ``random_state``; fixed by
+    ``random_state`` and the shard's index alone (:func:`~predtron._estimator.epoch_order`)."""
+    base = copy.deepcopy(check_random_state(random_state))  # one draw of fresh entropy for None
+    return [EpochOrders(base, shard) for shard in range(n_shards)]
+
+
+def local_map(function, arguments: Sequence[tuple]) -> list:
+    """``map_shards`` in this process: ``[function(*a) for a in arguments]``."""
+    return [function(*a) for a in arguments]
+
+
+def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]], list], prototype,
+                               shards: Sequence, epochs: int, *, mixing: str = "uniform", shuffle: bool = False,
+                               random_state=None, stop: Callable[[int, float], bool] | None = None,
+                               start: MixingResult | None = None,
+                               after_epoch: Callable[[MixingResult], None] | None = None) -> MixingResult:
+    """Fit ``prototype``'s learner on ``shards`` by iterative parameter mixing, through the one
+    epoch driver (:func:`predtron._estimator.run_epochs`).
+
+    Parameters
+    ----------
+    map_shards : callable
+        ``map_shards(function, arguments)``: ``[function(*a) for a in arguments]``, computed
+        anywhere (:func:`local_map` here; :mod:`predtron.dask` on a cluster).
+    prototype : OnlineLearner
+        An unfitted core learner with the fit's parameters (its own ``shuffle`` is ignored:
+        the permutations are drawn here, per shard and epoch).
+    shards : sequence
+        The prepared shards ``(X, target, split)`` (or the backend's handles of them), in their
+        fixed order.
+    epochs : int
+        Largest number of epochs.
+    mixing : {"uniform", "loss"}
+        How the shards' parameters are weighted.
+    shuffle : bool
+        Visit every shard's examples in a new random order at every epoch.
+    random_state : int, numpy Generator or None
+        Seed of the permutations (see :func:`shard_orders`).
+    stop : callable, optional
+        ``stop(n_rounds, cumulative_loss)`` after every epoch with the mixed fit's running
+        totals (:meth:`~predtron.learners.stopping.EarlyStopping.update`: with one shard, the
+        numbers the serial fit's rule sees); ``True`` ends the fit.
+    start : MixingResult, optional
+        Continue from this result (a checkpoint's): its state, orders and epoch.
+    after_epoch : callable, optional
+        Called with the result so far after every epoch (checkpoints, progress).
+    """
+    check_choice(mixing, "mixing", MIXINGS)
+    n_shards = len(shards)
+    if start is None:
+        orders: list = shard_orders(random_state, n_shards) if shuffle else [None] * n_shards
+        state, tracked, losses, weights, done = None, [0.0, 0, 0], [], [], 0
+    else:
+        orders, state, done = list(start.orders), (start.scalars, start.arrays), start.n_epochs
+        tracked = list(start.totals)
+        losses, weights = [list(row) for row in start.shard_losses], [np.asarray(w) for w in start.weights]
+    current = {"state": state, "stopped": False}
+
+    def one_pass(epoch: int) -> None:
+        nonlocal orders
+        state = current["state"]
+        begin = state if state is None or n_shards == 1 else _start_state(*state)
+        results: list[PassResult] = map_shards(shard_pass, [(prototype, begin, shard, orders[i], epoch)
+                                                            for i, shard in enumerate(shards)])
+        orders = [result.orders for result in results]
+        epoch_losses = [result.loss for result in results]
+        mu = mixing_weights(epoch_losses, mixing)
+        clock = (0 if state is None else int(state[0]["trace_n_rounds"])) + sum(r.n_rounds for r in results)
+        for result in results:
+            tracked[0] += result.scalars["trace_total"] if n_shards > 1 else 0.0
+            tracked[1] += result.scalars["trace_n_nonzero"] if n_shards > 1 else 0
+            tracked[2] += result.scalars["n_updates_"] if n_shards > 1 else 0
+        current["state"] = mix_states(results, mu, clock, tuple(tracked))
+        losses.append(epoch_losses)
+        weights.append(mu)
+
+    def should_stop(epoch: int) -> bool:
+        scalars = current["state"][0]
+        current["stopped"] = stop is not None and stop(int(scalars["trace_n_rounds"]),
+                                                       float(scalars["trace_total"])) is True
+        return current["stopped"]
+
+    def result(epoch: int) -> MixingResult:
+        scalars, arrays = current["state"]
+        return MixingResult(dict(scalars, n_epochs_=int(epoch)), arrays, np.array(losses, dtype=np.float64),
+                            np.array(weights), int(epoch), orders, tuple(tracked), current["stopped"])
+
+    hooks = () if after_epoch is None else (lambda epoch: after_epoch(result(epoch)),)
+    epoch, _ = run_epochs(one_pass, epochs, first=done + 1, stop=should_stop, after=hooks)
+    if current["state"] is None:
+        raise ValueError(f"start has already made {done} epochs of {epochs}")
+    return result(epoch)
