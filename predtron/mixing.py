@@ -83,7 +83,7 @@ class MixingResult(NamedTuple):
     shard_losses: np.ndarray
     weights: np.ndarray
     n_epochs: int
-    orders: list = []
+    orders: list | None = None
     totals: tuple = (0.0, 0, 0)
     stopped: bool = False
 

@@ -22,13 +22,13 @@ gives, bit for bit (``tests/test_streaming.py`` kills a fit and compares).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
+from predtron._estimator import epoch_order, run_epochs
+from predtron._files import atomic_path
 from predtron._validation import check_int
 from predtron.persistence import load, save
 
@@ -47,36 +47,20 @@ def _model_file(epoch: int) -> str:
 
 
 def atomic_save(estimator, path) -> Path:
-    """:func:`predtron.save` to a temporary file beside ``path``, then renamed onto it: a reader
-    (or a crash) never sees a partly written model, and an existing file is replaced only by a
-    complete one."""
+    """:func:`predtron.save` to a temporary file beside ``path``, then renamed onto it
+    (:func:`predtron._files.atomic_path`): a reader (or a crash) never sees a partly written
+    model, and an existing file is replaced only by a complete one."""
     path = Path(path)
     if path.suffix != ".npz":
         path = path.with_suffix(path.suffix + ".npz")
-    descriptor, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp.npz", dir=path.parent or ".")
-    os.close(descriptor)
-    try:
-        written = save(estimator, name)
-        with open(written, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(written, path)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
+    with atomic_path(path, suffix=".tmp.npz") as temporary:
+        save(estimator, temporary)
     return path
 
 
 def _write_json(path: Path, value: dict) -> None:
-    descriptor, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w") as handle:
-            json.dump(value, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(name, path)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as temporary:
+        temporary.write_text(json.dumps(value))
 
 
 def _write_checkpoint(directory: Path, estimator, progress: dict) -> None:
@@ -109,9 +93,18 @@ def read_checkpoint(directory, run: dict):
         differs = sorted(k for k in set(saved) | set(run) if saved.get(k) != run.get(k))
         raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: "
                          f"{', '.join(differs)}); resume with the same data and options, or start afresh")
-    epoch = progress.get("epoch")
-    if not isinstance(epoch, int) or epoch < 1:
+    missing = [key for key in ("epoch", "stopped", "stopping") if key not in progress]
+    if missing:
+        raise ValueError(f"{progress_path} is a damaged checkpoint: it has no entry {', '.join(map(repr, missing))}; "
+                         "start afresh (without --resume) or restore the file")
+    epoch = progress["epoch"]
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
         raise ValueError(f"{progress_path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
+    stopping = progress["stopping"]
+    if stopping is not None and (not isinstance(stopping, dict)
+                                 or not {"best", "stall", "rounds", "total"} <= set(stopping)):
+        raise ValueError(f"{progress_path}: entry 'stopping' must be null or the stopping rule's state (best, stall, "
+                         f"rounds, total); got {str(stopping)[:80]}")
     model = "model.npz" if progress["format"] == _FORMAT_1 else _model_file(epoch)
     return load(directory / model), progress
 
@@ -120,8 +113,8 @@ def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[
     """A source of one chunk per epoch: the in-memory data in the order ``fit`` would visit it.
 
     Epoch ``e`` (from 1) visits the rows (for ranking: the queries, given by ``group`` sizes)
-    in the ``e``-th permutation drawn from ``numpy.random.default_rng(seed)``, as
-    :meth:`predtron.learners.base.OnlineLearner.fit` draws them with ``shuffle=True``;
+    in :func:`predtron._estimator.epoch_order` ``(seed, e, n)``, the order
+    :meth:`predtron.learners.base.OnlineLearner.fit` visits them with ``shuffle=True``;
     ``seed=None`` keeps the data's order.
     """
     offsets = None if group is None else np.concatenate([[0], np.cumsum(group)])
@@ -129,10 +122,7 @@ def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[
     def chunks(epoch: int):
         if seed is None:
             return [(X, y, {} if group is None else {"group": group})]
-        rng = np.random.default_rng(seed)
-        for _ in range(epoch - 1):
-            rng.permutation(len(y) if offsets is None else len(group))
-        order = rng.permutation(len(y) if offsets is None else len(group))
+        order = epoch_order(seed, epoch, len(y) if offsets is None else len(group))
         if offsets is None:
             return [(X[order], y[order], {})]
         rows = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in order]) if len(order) else order
@@ -173,7 +163,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     """
     epochs = check_int(estimator.epochs if epochs is None else epochs, "epochs", minimum=1)
     run = {} if run is None else run
-    stopper = estimator._stopper()
+    stopper = estimator.stopping_rule()
     done = 0
     directory = None if checkpoint is None else Path(checkpoint)
     if directory is not None:
@@ -189,6 +179,31 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
             stopper.restore(progress["stopping"])
         if progress.get("stopped"):
             return estimator
+    started = done > 0 or hasattr(estimator, "learner_")
+    stopped = {"now": False}
+
+    def one_pass(epoch: int) -> None:
+        nonlocal started
+        for X, y, keywords in chunks(epoch):
+            if not started and first:
+                keywords = {**first, **keywords}
+            estimator.partial_fit(X, y, **keywords)
+            started = True
+        estimator.n_iter_ = estimator.learner_.n_epochs_ = epoch
+
+    def stop(epoch: int) -> bool:
+        stopped["now"] = stopper is not None and stopper(estimator.learner_, epoch)
+        return stopped["now"]
+
+    def write(epoch: int) -> None:
+        if directory is not None:
+            _write_checkpoint(directory, estimator, {
+                "format": CHECKPOINT_FORMAT, "epoch": epoch, "stopped": bool(stopped["now"] or epoch == epochs),
+                "stopping": None if stopper is None else stopper.state(), "run": run})
+
+    hooks = (write,) if after_epoch is None else (write, after_epoch)
+    run_epochs(one_pass, epochs, first=done + 1, stop=stop, after=hooks)
+    return estimator
     started = done > 0 or hasattr(estimator, "learner_")
     for epoch in range(done + 1, epochs + 1):
         for X, y, keywords in chunks(epoch):

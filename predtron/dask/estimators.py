@@ -42,12 +42,12 @@ from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn import (
+    FitStatistics,
     PredtronClassifier,
     PredtronMultilabelClassifier,
     PredtronOrdinalClassifier,
     PredtronRanker,
 )
-from predtron.sklearn import FitStatistics
 
 __all__ = [
     "DaskPredtronClassifier",

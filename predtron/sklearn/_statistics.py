@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._exact import ExactSums, exact_square
-from predtron.bounds import mean_squared_norm, squared_norms, theorem1_step_of
+from predtron.bounds import squared_norms, theorem1_step_of
 
 __all__ = ["FitStatistics"]
 
