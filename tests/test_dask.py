@@ -357,3 +357,46 @@ def test_dask_dataframes_fit_as_the_arrays_they_hold(client):
         da.from_array(X, chunks=(200, X.shape[1])), da.from_array(grades, chunks=200),
         qid=da.from_array(qid, chunks=200))
     _assert_same(ranker.to_local(), same.to_local())
+
+
+def test_parity_with_lightgbm_dask_score_pickle_save(client, tmp_path):
+    """score, decision_function only where the local estimator has one, pickling without the
+    client, predtron.save and load."""
+    import pickle
+
+    _, dask_cls, X, y, _ = _cases()[1]
+    Xd, yd = da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100)
+    model = dask_cls(random_state=1, epochs=4, client=client).fit(Xd, yd)
+    local = model.to_local()
+    assert abs(model.score(Xd, yd) - local.score(X, y)) < 1e-12
+    assert model.score(X, y) == local.score(X, y)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.client is None and np.array_equal(again.predict(X), model.predict(X))
+    loaded = load(save(model, tmp_path / "dask.npz"))
+    assert type(loaded) is dask_cls
+    _assert_same(loaded.to_local(), local)
+    assert np.array_equal(loaded.shard_losses_, model.shard_losses_)
+    ranker = _cases()[4][1]
+    assert not hasattr(ranker(), "decision_function")
+    assert hasattr(model, "decision_function")
+
+
+def test_labels_and_partitions_are_checked_as_the_local_estimator_checks_them(client):
+    _, dask_cls, X, y, _ = _cases()[1]
+    bad = y.astype(float)
+    bad[250] = np.nan
+    with pytest.raises(ValueError, match="y must not contain NaN or infinite values"):
+        dask_cls(client=client).fit(da.from_array(X, chunks=(100, 6)), da.from_array(bad, chunks=100))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        dask_cls(client=client).fit(da.from_array(X, chunks=(100, 6)),
+                                    da.from_array(X[:, 0] * 1.001, chunks=100))
+    # a zero-row partition is skipped: the fit equals the fit without it
+    Xd = da.concatenate([da.from_array(X[:200], chunks=(200, 6)), da.from_array(X[:0], chunks=(0, 6)),
+                         da.from_array(X[200:], chunks=(200, 6))])
+    yd = da.concatenate([da.from_array(y[:200], chunks=200), da.from_array(y[:0], chunks=0),
+                         da.from_array(y[200:], chunks=200)])
+    with_empty = dask_cls(random_state=2, epochs=3, client=client).fit(Xd, yd)
+    without = dask_cls(random_state=2, epochs=3, client=client).fit(da.from_array(X, chunks=(200, 6)),
+                                                                    da.from_array(y, chunks=200))
+    assert with_empty.n_shards_ == 2
+    _assert_same(with_empty.to_local(), without.to_local())

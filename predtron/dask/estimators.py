@@ -37,9 +37,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from predtron._state import State
 from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
 from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
+from predtron.persistence import saveable
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn import (
     FitStatistics,
@@ -257,6 +259,11 @@ class _DaskPredtron(BaseEstimator):
         params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("client", "mixing")}
         return _Local[self._local_class](**params)
 
+    def _validate_params(self) -> None:
+        """Check the parameters as ``fit`` does (``mixing``, and the local estimator's)."""
+        check_choice(self.mixing, "mixing", MIXINGS)
+        self._local_estimator().check_params()
+
     def to_local(self):
         """The fitted in-memory estimator of :mod:`predtron.sklearn` (a copy): the same class,
         parameters and learned state, so it predicts exactly what this estimator predicts."""
@@ -346,9 +353,75 @@ class _DaskPredtron(BaseEstimator):
         """Predictions of the mixed model, partition by partition (a dask array for a dask ``X``)."""
         return self._map(X, "predict")
 
+    def score(self, X, y, **kwargs) -> float:
+        """The local estimator's ``score`` of the mixed model.  A dask ``X`` and ``y`` are scored
+        partition by partition and the partitions' scores averaged with their numbers of rows as
+        weights (the mean over all rows, as the local score; the ranker, whose score is a mean
+        over queries, gathers the data)."""
+        check_is_fitted(self, "model_")
+        if not _is_dask(X):
+            return float(self.model_.score(X, y, **kwargs))
+        if isinstance(self.model_, PredtronRanker) or kwargs:
+            values = dask.compute(X, y, *kwargs.values())
+            return float(self.model_.score(values[0], values[1], **dict(zip(kwargs, values[2:], strict=True))))
+        X = _as_dask_array(X, "X", (2,)).rechunk({1: -1})
+        y = _as_dask_array(y, "y", (1, 2))
+        y = y.rechunk({0: X.chunks[0]} if y.ndim == 1 else {0: X.chunks[0], 1: -1})
+        parts = [dask.delayed(_part_score)(self.model_, x, t)
+                 for x, t in zip(X.to_delayed().ravel(), y.to_delayed().ravel(), strict=True)]
+        scores = np.array([p for p in dask.compute(*parts) if p is not None], dtype=np.float64)
+        if len(scores) == 0:
+            raise ValueError("X must hold at least one row to score (a mean over no rows is undefined)")
+        return float(np.average(scores[:, 0], weights=scores[:, 1]))
+
+    # ------------------------------------------------------------ pickling and saving
+    #: ``predtron.save`` writes everything but the client (a live connection).
+    _unsaved_params = ("client",)
+
+    def __getstate__(self):
+        """Pickle without the client (a live connection; ``lightgbm.dask`` does the same): the
+        unpickled estimator uses the current client, or the one given with ``set_params``."""
+        state = dict(self.__dict__)
+        state["client"] = None
+        return state
+
+    def _get_state(self) -> tuple[dict, dict]:
+        check_is_fitted(self, "model_")
+        scalars, arrays = self.model_._get_state()
+        arrays = {f"model.{k}": v for k, v in arrays.items()}
+        arrays["shard_losses_"] = np.asarray(self.shard_losses_, dtype=np.float64)
+        arrays["mixing_weights_"] = np.asarray(self.mixing_weights_, dtype=np.float64)
+        return {"model": scalars, "n_shards_": int(self.n_shards_), "n_iter_": int(self.n_iter_)}, arrays
+
+    def _set_state(self, scalars: dict, arrays: dict) -> None:
+        state = State.of(scalars, arrays)
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("client", "mixing")}
+        model = self._local_class(**params)
+        model.check_params()
+        model._set_state(state.sub("model"), None)
+        self.n_shards_ = state.int("n_shards_", minimum=1)
+        self.n_iter_ = state.int("n_iter_", minimum=1)
+        self.shard_losses_ = state.array("shard_losses_", (self.n_iter_, self.n_shards_))
+        self.mixing_weights_ = state.array("mixing_weights_", (self.n_iter_, self.n_shards_))
+        model.n_iter_ = self.n_iter_
+        self.model_ = model
+        self.n_features_in_ = model.n_features_in_
+        for name in ("classes_", "n_labels_", "multilabel_", "eta_"):
+            if hasattr(model, name):
+                setattr(self, name, getattr(model, name))
+
+
+class _Scores:
+    """``decision_function`` for the Dask estimators whose local estimator has one (not the ranker)."""
+
     def decision_function(self, X):
         """Scores of the mixed model, partition by partition (see the local estimator's method)."""
         return self._map(X, "decision_function")
+
+
+def _part_score(model, X, y):
+    """``(score, rows)`` of one partition (``None`` for an empty one)."""
+    return None if np.shape(X)[0] == 0 else (float(model.score(X, y)), np.shape(X)[0])
 
 
 class _LocalMixin:
@@ -486,7 +559,8 @@ _DOC = """{what} fitted by iterative parameter mixing on a Dask cluster.
     """
 
 
-class DaskPredtronClassifier(_DaskPredtron):
+@saveable
+class DaskPredtronClassifier(_Scores, _DaskPredtron):
     __doc__ = _DOC.format(what="Binary and multiclass classification", local="PredtronClassifier",
                           reader="load_svmlight")
     _local_class = PredtronClassifier
@@ -496,7 +570,8 @@ class DaskPredtronClassifier(_DaskPredtron):
         return self._fit(X, y, file_options=file_options)
 
 
-class DaskPredtronOrdinalClassifier(_DaskPredtron):
+@saveable
+class DaskPredtronOrdinalClassifier(_Scores, _DaskPredtron):
     __doc__ = _DOC.format(what="Ordinal classification", local="PredtronOrdinalClassifier", reader="load_svmlight")
     _local_class = PredtronOrdinalClassifier
 
@@ -505,7 +580,8 @@ class DaskPredtronOrdinalClassifier(_DaskPredtron):
         return self._fit(X, y, file_options=file_options)
 
 
-class DaskPredtronMultilabelClassifier(_DaskPredtron):
+@saveable
+class DaskPredtronMultilabelClassifier(_Scores, _DaskPredtron):
     __doc__ = _DOC.format(what="Multilabel classification", local="PredtronMultilabelClassifier",
                           reader="load_arff")
     _local_class = PredtronMultilabelClassifier
@@ -517,6 +593,7 @@ class DaskPredtronMultilabelClassifier(_DaskPredtron):
         return self._fit(X, y, file_options=file_options)
 
 
+@saveable
 class DaskPredtronRanker(_DaskPredtron):
     __doc__ = _DOC.format(what="Learning to rank", local="PredtronRanker", reader="load_letor")
     _local_class = PredtronRanker

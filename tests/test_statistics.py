@@ -1,0 +1,119 @@
+"""The estimator core: exact mergeable statistics, the one sample order and the epoch driver."""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from predtron._estimator import EpochOrders, epoch_order, run_epochs
+from predtron._exact import ExactSums
+from predtron.bounds import theorem1_step
+from predtron.mixing import iterative_parameter_mixing, local_map
+from predtron.problems import Binary, SubsetRanking
+from predtron.sklearn import FitStatistics, PredtronClassifier
+
+
+def _data(sparse: bool):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(301, 7)) * np.array([1e-3, 1.0, 10.0, 1e4, 1.0, 1.0, 3.0]) + 50.0
+    X[:, 4] = rng.integers(0, 2, size=301)  # an indicator
+    X[:, 5] = 2.5  # a constant
+    if sparse:
+        X = sp.csr_matrix(np.where(rng.random(X.shape) < 0.3, X, 0.0))
+    return X
+
+
+def test_exact_sums_are_the_exact_sums_in_any_cut():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 3)) * 10.0 ** rng.integers(-200, 200, size=(500, 3))
+    exact = [sum(Fraction(v) for v in X[:, j]) for j in range(3)]
+    whole = ExactSums(3).add(X)
+    cut = ExactSums(3).add(X[:17]).combine(ExactSums(3).add(X[17:400])).combine(ExactSums(3).add(X[400:]))
+    assert whole.fractions() == exact == cut.fractions()
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_local_chunked_and_sharded_statistics_give_the_same_scaler_and_step_bit_for_bit(sparse):
+    X = _data(sparse)
+    problem = Binary()
+    cuts = [0, 1, 90, 91, 250, 301]
+
+    def full(parts):
+        phase1 = [FitStatistics().update(X[a:b]) for a, b in parts]
+        stats = phase1[0]
+        for other in phase1[1:]:
+            stats.combine(other)
+        scaler = stats.scaler()
+        for a, b in parts:
+            stats.update_norms(scaler(X[a:b]))
+        return scaler, stats.step(problem)
+
+    local_scaler, local_step = full([(0, 301)])
+    chunked = FitStatistics()  # a stream: one object updated chunk by chunk
+    for a, b in itertools.pairwise(cuts):
+        chunked.update(X[a:b])
+    chunk_scaler = chunked.scaler()
+    for a, b in itertools.pairwise(cuts):
+        chunked.update_norms(chunk_scaler(X[a:b]))
+    shard_scaler, shard_step = full(list(itertools.pairwise(cuts)))
+    for scaler in (chunk_scaler, shard_scaler):
+        assert np.array_equal(scaler.scale, local_scaler.scale)
+        assert (scaler.mean is None) == (local_scaler.mean is None)
+        if scaler.mean is not None:
+            assert np.array_equal(scaler.mean, local_scaler.mean)
+    assert chunked.step(problem) == local_step == shard_step
+    # the estimator's fit uses exactly this rule
+    model = PredtronClassifier(epochs=1).fit(X, np.arange(301) % 2)
+    assert model.eta_ == local_step and np.array_equal(model.scaler_.scale, local_scaler.scale)
+    if not sparse:
+        assert local_scaler.mean[4] == 0 and local_scaler.scale[4] == 1  # the indicator is left alone
+        assert local_scaler.scale[5] == 1  # the constant is not scaled
+        np.testing.assert_allclose(local_scaler.mean, np.where(np.arange(7) == 4, 0, X.mean(axis=0)), rtol=1e-14)
+        assert abs(local_scaler.scale[3] - X[:, 3].std()) <= 1e-9 * X[:, 3].std()
+
+
+def test_ranking_statistics_merge_c_L_over_shards():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    grades = rng.integers(0, 3, size=40)
+    offsets = np.arange(0, 41, 10)
+    problem = SubsetRanking(loss="ndcg")
+    whole = FitStatistics(fit_intercept=False).update_norms(X, grades, problem, offsets)
+    a = FitStatistics(fit_intercept=False).update_norms(X[:20], grades[:20], problem, offsets[:3])
+    b = FitStatistics(fit_intercept=False).update_norms(X[20:], grades[20:], problem, offsets[2:] - 20)
+    assert a.combine(b).step(problem) == whole.step(problem) == theorem1_step(problem, X, grades, False, offsets)
+
+
+def test_epoch_order_is_the_order_of_fit_and_of_the_sequence():
+    orders = EpochOrders(3)
+    rng = np.random.default_rng(3)
+    for epoch in range(1, 5):
+        expected = rng.permutation(11)
+        assert np.array_equal(epoch_order(3, epoch, 11), expected)
+        assert np.array_equal(orders.order(epoch, 11), expected)
+    with pytest.raises(ValueError, match="epoch must be after"):
+        orders.order(2, 11)
+    child = np.random.default_rng(3).spawn(2)[1]
+    assert np.array_equal(epoch_order(3, 1, 11, shard=2), child.permutation(11))
+
+
+def test_run_epochs_hooks_and_stop():
+    seen = []
+    last, stopped = run_epochs(lambda e: seen.append(("pass", e)), 5, first=2, stop=lambda e: e == 3,
+                               after=(lambda e: seen.append(("after", e)),))
+    assert (last, stopped) == (3, True)
+    assert seen == [("pass", 2), ("after", 2), ("pass", 3), ("after", 3)]
+    assert run_epochs(lambda e: True, 4) == (1, True)
+
+
+def test_mixing_over_a_local_map_with_one_shard_is_the_serial_fit():
+    X = _data(False)[:, :4]
+    y = np.where(X[:, 1] > 50.0, 1, -1)
+    serial = PredtronClassifier(standardize=False, eta=0.1, random_state=4, epochs=4, tol=None).fit(X, y)
+    prototype = serial.core_learner(serial.make_problem())
+    result = iterative_parameter_mixing(local_map, prototype, [(X, y, {})], 4, shuffle=True,
+                                        random_state=prototype.random_state)
+    learner = prototype.set_state(result.scalars, result.arrays)
+    assert np.array_equal(learner.coef_, serial.learner_.coef_)
