@@ -202,7 +202,9 @@ def test_sklearn_estimators_round_trip(tmp_path, model, X, y, kw):
 def test_every_saveable_class_is_tested():
     tested = set(LEARNERS) | {name for name, *_ in _baselines()} | {"OneVsAll", "AllPairs"} | {
         type(m).__name__ for m, *_ in _sklearn_models()}
-    assert set(saveable_classes()) == tested
+    # the Dask estimators register when predtron.dask.estimators is imported; tests/test_dask.py saves them
+    local = {name for name, cls in saveable_classes().items() if not cls.__module__.startswith("predtron.dask.")}
+    assert local == tested
 
 
 # ------------------------------------------------------------------ malformed files

@@ -440,3 +440,30 @@ def test_a_crash_between_the_model_and_the_progress_file_resumes_from_the_previo
 
 def _raise(error):
     raise error
+
+
+def test_a_progress_file_missing_a_key_is_refused_naming_it(tmp_path):
+    from predtron.streaming import fit_passes, permuted_chunks, read_checkpoint
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=2), permuted_chunks(X, y, None),
+               first={"classes": [-1, 1]}, checkpoint=tmp_path)
+    progress = json.loads((tmp_path / "progress.json").read_text())
+    del progress["stopping"]
+    (tmp_path / "progress.json").write_text(json.dumps(progress))
+    with pytest.raises(ValueError, match="damaged checkpoint: it has no entry 'stopping'"):
+        read_checkpoint(tmp_path, {})
+
+
+def test_repeating_batches_k_times_is_fit_without_early_stopping():
+    X = np.random.default_rng(1).normal(size=(60, 4))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    stream = PredtronClassifier(standardize=False, eta=0.5, shuffle=False)
+    for _ in range(7):
+        for start in range(0, 60, 25):
+            stream.partial_fit(X[start:start + 25], y[start:start + 25], classes=[-1, 1])
+    plain = PredtronClassifier(standardize=False, eta=0.5, shuffle=False, epochs=7, tol=None).fit(X, y)
+    assert np.array_equal(stream.learner_.coef_, plain.learner_.coef_)
+    stopped = PredtronClassifier(standardize=False, eta=0.5, shuffle=False, epochs=7, n_iter_no_change=1).fit(X, y)
+    assert stopped.n_iter_ < 7  # the default tol stops fit early; partial_fit never does

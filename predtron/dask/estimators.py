@@ -8,19 +8,37 @@ and ``decision_function`` map the model over the partitions; ``to_local()`` retu
 in-memory estimator of :mod:`predtron.sklearn` with the learned state; ``client=`` chooses
 the cluster (default: the current client of :mod:`distributed`).
 
-The preprocessing is the local estimator's, computed from the shards: the classes (the
-union of the shards' labels, sorted), the standardisation (the shards' means and variances
-combined; sparse shards: their mean squares) and ``eta="auto"`` (the mean squared norm over
-all shards).  With one shard every one of them is computed by the local estimator's own code
-on the whole data, so a one-shard fit IS the serial fit, bit for bit.
+The preprocessing is the local estimator's, by the same rule: every shard computes its part of a
+:class:`~predtron.sklearn.FitStatistics` (rows, exact feature moments; then, on its scaled
+inputs, the exact sum of squared norms and ``c_L``), the coordinator combines them, and the
+scaler and ``eta="auto"`` come from the combined statistics exactly as ``fit`` gets them from
+the whole array (``tests/test_statistics.py``: bit for bit however the rows are cut).  Every
+shard's data are checked as the local ``fit`` checks them (NaN or infinite labels, continuous
+labels for a classifier: the local messages); a partition of no rows is skipped.
 
-Coupling to :mod:`predtron.sklearn` is through these members of its estimators only:
-``_validate_params``, ``_fit_scaler`` and ``_transform`` (the scaler, whose rule
-:func:`_combined_scaler` pools), ``_resolve_eta``, ``_problem``,
-``_learner`` and ``_stopper`` (the core learner and early stopping), ``_encode`` (the
-classifier's labels), the label attributes each ``fit`` sets (``classes_``, ``multilabel_``,
-``n_labels_``), ``eta_``, ``n_iter_`` and ``learner_``; the learner is restored through the
-core learners' state API (``_get_state``/``_set_state``).
+The training loop is :func:`predtron.mixing.iterative_parameter_mixing`, which knows nothing of
+Dask: this module gives it :func:`predtron.dask.mixing.client_map` (submit where the shard is,
+gather).  Coupling to :mod:`predtron.sklearn` is through public members of its estimators only:
+``check_params``, ``check_training_labels``, ``use_statistics``, ``transform_inputs``,
+``step_from``, ``make_problem``, ``core_learner``, ``stopping_rule``, ``get_state`` and
+``set_state``; the core learner through ``get_state``/``set_state``.
+
+Parity with ``lightgbm.dask``:
+
+=====================================  ===================  =======================
+feature                                lightgbm.dask        predtron.dask
+=====================================  ===================  =======================
+``fit`` on dask arrays / dataframes    yes                  yes
+``fit`` on files read by the workers   no                   yes (one shard per file)
+``predict`` per partition              yes                  yes
+``predict_proba``                      yes                  no (no probabilities)
+``decision_function``                  n/a                  where the local one has it
+``score``                              yes (mixin)          yes (partition-weighted)
+``to_local()``                         yes                  yes
+pickling without the client            yes                  yes
+saving                                 booster text file    ``predtron.save`` (npz+JSON)
+ranker with ``group=`` / ``qid=``      ``group``            both
+=====================================  ===================  =======================
 """
 
 from __future__ import annotations
@@ -387,7 +405,7 @@ class _DaskPredtron(BaseEstimator):
 
     def _get_state(self) -> tuple[dict, dict]:
         check_is_fitted(self, "model_")
-        scalars, arrays = self.model_._get_state()
+        scalars, arrays = self.model_.get_state()
         arrays = {f"model.{k}": v for k, v in arrays.items()}
         arrays["shard_losses_"] = np.asarray(self.shard_losses_, dtype=np.float64)
         arrays["mixing_weights_"] = np.asarray(self.mixing_weights_, dtype=np.float64)
@@ -398,7 +416,7 @@ class _DaskPredtron(BaseEstimator):
         params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("client", "mixing")}
         model = self._local_class(**params)
         model.check_params()
-        model._set_state(state.sub("model"), None)
+        model.set_state(state.sub("model"), None)
         self.n_shards_ = state.int("n_shards_", minimum=1)
         self.n_iter_ = state.int("n_iter_", minimum=1)
         self.shard_losses_ = state.array("shard_losses_", (self.n_iter_, self.n_shards_))

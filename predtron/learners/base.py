@@ -274,6 +274,21 @@ class OnlineLearner(Estimator, ABC):
         self._finish_pass()
         return self
 
+    def partial_fit_inputs(self, inputs: Inputs, labels, *, order=None, progress=None) -> OnlineLearner:
+        """:meth:`partial_fit` on data its caller has validated once (as :meth:`fit_inputs`): one pass
+        over ``inputs`` in ``order`` (a permutation its caller made, e.g. by
+        :func:`predtron._estimator.epoch_order`; ``None``: in order), continuing from the current
+        state.  The estimators' ``fit`` is a reset and passes of this method, and their
+        ``partial_fit`` one pass of it.  ``progress``: a ``tqdm`` bar advanced by the examples."""
+        if inputs.n == 0:
+            raise ValueError("X is empty; at least one example is needed to learn")
+        if not hasattr(self, "n_features_in_"):
+            self._validate_params()
+            self._start(inputs)
+        self._pass(inputs, labels, order, progress)
+        self._finish_pass()
+        return self
+
     def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None,
             callback=None) -> OnlineLearner:
         """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data.

@@ -20,7 +20,9 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from tqdm.auto import tqdm
 
+from predtron._estimator import EpochOrders, run_epochs
 from predtron._state import State
 from predtron._validation import (
     MAX_DENSE_ENTRIES,
@@ -33,7 +35,7 @@ from predtron._validation import (
 )
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.learners.stopping import EarlyStopping
-from predtron.scoring import Inputs, VectorInputs
+from predtron.scoring import DocumentInputs, Inputs, VectorInputs
 from predtron.sklearn._checks import _canonical, _check_input
 from predtron.sklearn._scaling import _Standardizer
 from predtron.sklearn._statistics import FitStatistics
@@ -89,7 +91,10 @@ _PARTIAL_SCALING_DOC = """        Feature scaling and the step: with ``standardi
         frozen (give a first batch that represents the data, or fit the scaling beforehand);
         with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
         a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
-        repeating the batches ``k`` times is ``fit`` with ``epochs=k``.
+        repeating the batches ``k`` times is ``fit`` with ``shuffle=False``, ``epochs=k`` and
+        ``tol=None``.  ``partial_fit`` never stops early: with the default ``tol`` a ``fit`` may
+        stop before ``k`` passes (its ``n_iter_``), and the two then differ;
+        :func:`predtron.streaming.fit_passes` applies the stopping rule to a stream of batches.
 """
 
 #: The shared parameters' numpydoc entries, by name.
@@ -203,18 +208,32 @@ class _PredtronEstimator(BaseEstimator):
                    random_state=self._seed(), fit_intercept=self.fit_intercept, record_losses=False)
 
     def _fit_learner(self, problem, X, target) -> None:
-        """Fit the core learner, stopping early when the online loss of a pass stops improving.
+        """Fit the core learner: a reset, then passes of the one ``partial_fit`` path
+        (:meth:`~predtron.learners.base.OnlineLearner.partial_fit_inputs`) through the epoch driver
+        (:func:`predtron._estimator.run_epochs`), each pass in the order of
+        :func:`predtron._estimator.epoch_order`, stopping early when the online loss of a pass stops
+        improving (as scikit-learn's SGD).
 
         ``X`` is a matrix ``fit`` validated (wrapped here as vector inputs, with the labels
         checked once by the problem), or an :class:`~predtron.scoring.Inputs` with ``target``
-        the labels ``problem.check_labels`` returned for it: the learner trusts both
-        (:meth:`~predtron.learners.base.OnlineLearner.fit_inputs`) and checks nothing again."""
+        the labels ``problem.check_labels`` returned for it: the learner trusts both and checks
+        nothing again."""
         self.learner_ = self._learner(problem)
         if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
             X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
             target = problem.check_labels(target, X)
-        self.learner_.fit_inputs(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper())
-        self.n_iter_ = self.learner_.n_epochs_
+        learner, stopper = self.learner_, self._stopper()
+        orders = EpochOrders(learner.random_state) if self.shuffle else None
+        with tqdm(total=self.epochs * X.n, disable=not self.verbose, unit="ex", leave=True,
+                  desc=type(learner).__name__) as progress:
+
+            def one_pass(epoch: int) -> None:
+                order = None if orders is None else orders.order(epoch, X.n)
+                learner.partial_fit_inputs(X, target, order=order, progress=progress if self.verbose else None)
+                learner.n_epochs_ = epoch
+
+            run_epochs(one_pass, self.epochs, stop=None if stopper is None else (lambda epoch: stopper(learner, epoch)))
+        self.n_iter_ = learner.n_epochs_
 
     def core_learner(self, problem):
         """An unfitted core learner with this estimator's parameters and ``eta_`` (for the drivers:
@@ -351,7 +370,12 @@ class _PredtronEstimator(BaseEstimator):
             self.learner_ = self._learner(problem)
         else:
             X = self._transform(X)
-        self.learner_.partial_fit(X, target, **split)
+        problem = self.learner_.problem
+        if offsets is not None:
+            inputs = DocumentInputs(_canonical(X), offsets)
+        else:
+            inputs = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
+        self.learner_.partial_fit_inputs(inputs, problem.check_labels(target, inputs))
 
     def _validate_X(self, X, reset: bool):
         _check_input(X)
@@ -389,6 +413,16 @@ class _PredtronEstimator(BaseEstimator):
     # -------------------------------------------------------------- persistence
     def _check_fitted(self) -> None:
         check_is_fitted(self)
+
+    def get_state(self) -> tuple[dict, dict]:
+        """``(scalars, arrays)`` of the fitted estimator, as :func:`predtron.save` writes them (for the
+        drivers that carry an estimator's state: :mod:`predtron.dask`)."""
+        return self._get_state()
+
+    def set_state(self, scalars, arrays) -> _PredtronEstimator:
+        """Restore :meth:`get_state` (``scalars`` a dict or a checked ``State``); every entry is checked."""
+        self._set_state(scalars, arrays)
+        return self
 
     def _get_state(self) -> tuple[dict, dict]:
         check_is_fitted(self)
