@@ -176,6 +176,30 @@ class EpochOrders:
         self.rng = _generator(seed, shard)
         self.epoch = 0
 
+    def state(self) -> dict:
+        """The orders' position as JSON (the generator's state and the last epoch drawn), for a
+        checkpoint."""
+        return {"generator": self.rng.bit_generator.state, "epoch": int(self.epoch)}
+
+    @classmethod
+    def from_state(cls, state: dict) -> EpochOrders:
+        """The orders at :meth:`state` (a checkpoint's), checked."""
+        try:
+            generator = state["generator"]
+            bit_generator = getattr(np.random, generator["bit_generator"])
+            if not (isinstance(bit_generator, type) and issubclass(bit_generator, np.random.BitGenerator)):
+                raise TypeError("not a bit generator")
+            rng = np.random.Generator(bit_generator())
+            rng.bit_generator.state = generator
+            epoch = state["epoch"]
+            if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+                raise ValueError(f"epoch {epoch!r}")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"the state of a sample order is malformed ({exc})") from None
+        out = cls.__new__(cls)
+        out.rng, out.epoch = rng, epoch
+        return out
+
     def order(self, epoch: int, n: int) -> np.ndarray:
         """The order of ``epoch``; epochs must be asked in increasing order (equal to
         ``epoch_order(seed, epoch, n, shard)``)."""

@@ -33,16 +33,19 @@ serial ``fit`` (the same passes, the same permutations, the same state, bit for 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from predtron._estimator import EpochOrders, run_epochs
-from predtron._validation import check_choice, check_random_state
+from predtron._files import atomic_path
+from predtron._validation import check_choice, check_int, check_random_state
 
 __all__ = ["MixingResult", "PassResult", "iterative_parameter_mixing", "local_map", "mix_states", "mixing_weights",
-           "shard_orders", "shard_pass"]
+           "read_checkpoint", "shard_orders", "shard_pass", "write_checkpoint"]
 
 MIXINGS = ("uniform", "loss")
 
@@ -89,7 +92,7 @@ class MixingResult(NamedTuple):
 
 
 def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders: EpochOrders | None,
-               epoch: int = 1) -> PassResult:
+               epoch: int = 1, part: tuple[int, int] = (0, 1)) -> PassResult:
     """One pass of the core learner over one shard, from ``state`` (``None``: ``W_1 = 0``).
 
     A pure function of its arguments: the learner is a copy of ``prototype`` restored from
@@ -109,6 +112,10 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         The shard's orders (``None``: no shuffling); returned advanced in the result.
     epoch : int
         The epoch (from 1).
+    part : (int, int)
+        ``(r, R)``: visit only the ``r``-th of ``R`` consecutive segments of the epoch's order (a
+        mixing round of :func:`iterative_parameter_mixing` with ``rounds=R``); ``(0, 1)``: the
+        whole pass.
     """
     X, target, split = shard
     learner = copy.deepcopy(prototype)
@@ -117,13 +124,32 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         learner.set_state(*state)
         before_rounds, before_loss = learner.n_rounds_, learner.cumulative_loss_
     order = None
+    n = _n_examples(X, split)
     if orders is not None:
         orders = copy.deepcopy(orders)
-        order = orders.order(epoch, _n_examples(X, split))
-    learner.partial_fit(X, target, order=order, **split)
+        order = orders.order(epoch, n)
+    if part == (0, 1):
+        learner.partial_fit(X, target, order=order, **split)
+    else:
+        segment = np.array_split(np.arange(n) if order is None else order, part[1])[part[0]]
+        if len(segment) == 0 and state is None:
+            raise ValueError(f"a shard of {n} examples cannot be cut into {part[1]} mixing rounds; lower rounds")
+        if len(segment):
+            sub_X, sub_target, sub_split = _subset(X, target, split, segment)
+            learner.partial_fit(sub_X, sub_target, **sub_split)
     scalars, arrays = learner.get_state()
     return PassResult(scalars, arrays, orders, learner.n_rounds_ - before_rounds,
                       learner.cumulative_loss_ - before_loss)
+
+
+def _subset(X, target, split: dict, examples: np.ndarray) -> tuple:
+    """``(X, target, keywords)`` of the shard's ``examples`` in that order (queries for ranking)."""
+    if "group" not in split:
+        return X[examples], np.asarray(target)[examples], {}
+    group = np.asarray(split["group"])
+    offsets = np.concatenate([[0], np.cumsum(group)])
+    rows = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in examples])
+    return X[rows], np.asarray(target)[rows], {"group": group[examples]}
 
 
 def _n_examples(X, split: dict) -> int:
@@ -192,7 +218,7 @@ def local_map(function, arguments: Sequence[tuple]) -> list:
 def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]], list], prototype,
                                shards: Sequence, epochs: int, *, mixing: str = "uniform", shuffle: bool = False,
                                random_state=None, stop: Callable[[int, float], bool] | None = None,
-                               start: MixingResult | None = None,
+                               start: MixingResult | None = None, rounds: int = 1,
                                after_epoch: Callable[[MixingResult], None] | None = None) -> MixingResult:
     """Fit ``prototype``'s learner on ``shards`` by iterative parameter mixing, through the one
     epoch driver (:func:`predtron._estimator.run_epochs`).
@@ -222,10 +248,17 @@ def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]],
         numbers the serial fit's rule sees); ``True`` ends the fit.
     start : MixingResult, optional
         Continue from this result (a checkpoint's): its state, orders and epoch.
+    rounds : int
+        Mixing rounds per epoch: every shard's pass is cut into ``rounds`` consecutive segments of
+        its order, and the parameters are mixed after each (``1``: once per epoch, McDonald et
+        al.'s rule).  The book's proof of Theorem 1 for the mixed loss holds for any mixing
+        round, so it holds for these too.  ``shard_losses`` then sums an epoch's rounds and
+        ``weights`` holds the epoch's last round's weights.
     after_epoch : callable, optional
         Called with the result so far after every epoch (checkpoints, progress).
     """
     check_choice(mixing, "mixing", MIXINGS)
+    rounds = check_int(rounds, "rounds", minimum=1)
     n_shards = len(shards)
     if start is None:
         orders: list = shard_orders(random_state, n_shards) if shuffle else [None] * n_shards
@@ -238,20 +271,25 @@ def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]],
 
     def one_pass(epoch: int) -> None:
         nonlocal orders
-        state = current["state"]
-        begin = state if state is None or n_shards == 1 else _start_state(*state)
-        results: list[PassResult] = map_shards(shard_pass, [(prototype, begin, shard, orders[i], epoch)
-                                                            for i, shard in enumerate(shards)])
-        orders = [result.orders for result in results]
-        epoch_losses = [result.loss for result in results]
-        mu = mixing_weights(epoch_losses, mixing)
-        clock = (0 if state is None else int(state[0]["trace_n_rounds"])) + sum(r.n_rounds for r in results)
-        for result in results:
-            tracked[0] += result.scalars["trace_total"] if n_shards > 1 else 0.0
-            tracked[1] += result.scalars["trace_n_nonzero"] if n_shards > 1 else 0
-            tracked[2] += result.scalars["n_updates_"] if n_shards > 1 else 0
-        current["state"] = mix_states(results, mu, clock, tuple(tracked))
-        losses.append(epoch_losses)
+        epoch_losses = np.zeros(n_shards)
+        returned = orders
+        for r in range(rounds):
+            state = current["state"]
+            begin = state if state is None or n_shards == 1 else _start_state(*state)
+            results: list[PassResult] = map_shards(shard_pass, [
+                (prototype, begin, shard, orders[i], epoch, (r, rounds)) for i, shard in enumerate(shards)])
+            returned = [result.orders for result in results]
+            round_losses = [result.loss for result in results]
+            epoch_losses += round_losses
+            mu = mixing_weights(round_losses, mixing)
+            clock = (0 if state is None else int(state[0]["trace_n_rounds"])) + sum(r.n_rounds for r in results)
+            for result in results:
+                tracked[0] += result.scalars["trace_total"] if n_shards > 1 else 0.0
+                tracked[1] += result.scalars["trace_n_nonzero"] if n_shards > 1 else 0
+                tracked[2] += result.scalars["n_updates_"] if n_shards > 1 else 0
+            current["state"] = mix_states(results, mu, clock, tuple(tracked))
+        orders = returned
+        losses.append(epoch_losses.tolist())
         weights.append(mu)
 
     def should_stop(epoch: int) -> bool:
@@ -270,3 +308,76 @@ def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]],
     if current["state"] is None:
         raise ValueError(f"start has already made {done} epochs of {epochs}")
     return result(epoch)
+
+
+# ------------------------------------------------------------------ checkpoints
+CHECKPOINT_FORMAT = "predtron-mixing-checkpoint/1"
+PROGRESS_FILE = "progress.json"
+
+
+def write_checkpoint(directory, result: MixingResult, *, run: dict, stopping: dict | None = None) -> None:
+    """Write ``result`` (the mixed state after an epoch) to ``directory``: ``mixing-k.npz`` (the
+    arrays), then ``progress.json`` naming it (the one commit point: a crash at any moment leaves
+    the previous complete checkpoint), then remove the other epochs' files.  ``run`` describes the
+    data and options and must match on :func:`read_checkpoint`; ``stopping`` is the stopping rule's
+    state.  npz + JSON, never pickle."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    model = f"mixing-{result.n_epochs}.npz"
+    arrays = {f"state.{k}": np.asarray(v) for k, v in result.arrays.items()}
+    arrays.update(shard_losses=np.asarray(result.shard_losses, dtype=np.float64),
+                  weights=np.asarray(result.weights, dtype=np.float64))
+    with atomic_path(directory / model, suffix=".tmp.npz") as temporary, open(temporary, "wb") as handle:
+        np.savez(handle, **arrays)
+    progress = {"format": CHECKPOINT_FORMAT, "epoch": int(result.n_epochs), "stopped": bool(result.stopped),
+                "model": model, "scalars": result.scalars,
+                "orders": [None if o is None else o.state() for o in result.orders],
+                "totals": [float(result.totals[0]), int(result.totals[1]), int(result.totals[2])],
+                "stopping": stopping, "run": run}
+    with atomic_path(directory / PROGRESS_FILE) as temporary:
+        temporary.write_text(json.dumps(progress))
+    for stale in directory.glob("mixing-*.npz"):
+        if stale.name != model:
+            stale.unlink(missing_ok=True)
+
+
+def read_checkpoint(directory, run: dict) -> tuple[MixingResult, dict | None]:
+    """``(result, stopping state)`` of the checkpoint in ``directory``; refuses one of another run
+    (``run`` differs), a damaged one (a missing or malformed entry, named) or none."""
+    directory = Path(directory)
+    path = directory / PROGRESS_FILE
+    if not path.is_file():
+        raise ValueError(f"resume: no checkpoint in {directory} (no {PROGRESS_FILE}); run without resume to start one")
+    try:
+        progress = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path} is not a readable checkpoint ({exc})") from None
+    if not isinstance(progress, dict) or progress.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a predtron mixing checkpoint (format {CHECKPOINT_FORMAT!r})")
+    missing = [k for k in ("epoch", "stopped", "model", "scalars", "orders", "totals", "stopping", "run")
+               if k not in progress]
+    if missing:
+        raise ValueError(f"{path} is a damaged checkpoint: it has no entry {', '.join(map(repr, missing))}")
+    if progress["run"] != run:
+        saved = progress["run"] if isinstance(progress["run"], dict) else {}
+        differs = sorted(k for k in set(saved) | set(run) if saved.get(k) != run.get(k))
+        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: "
+                         f"{', '.join(differs)}); resume with the same data and options, or start afresh")
+    epoch = progress["epoch"]
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise ValueError(f"{path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
+    if progress["model"] != f"mixing-{epoch}.npz" or not isinstance(progress["scalars"], dict):
+        raise ValueError(f"{path}: entries 'model' and 'scalars' must name epoch {epoch}'s state")
+    try:
+        with np.load(directory / progress["model"], allow_pickle=False) as data:
+            arrays = {k[len("state."):]: data[k] for k in data.files if k.startswith("state.")}
+            losses, weights = data["shard_losses"], data["weights"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{directory / progress['model']} is not a readable checkpoint state ({exc})") from None
+    if losses.shape != weights.shape or losses.ndim != 2 or losses.shape[0] != epoch:
+        raise ValueError(f"{directory / progress['model']}: the shard losses and weights must cover {epoch} epochs")
+    orders = [None if o is None else EpochOrders.from_state(o) for o in progress["orders"]]
+    totals = progress["totals"]
+    result = MixingResult(progress["scalars"], arrays, losses, weights, epoch, orders,
+                          (float(totals[0]), int(totals[1]), int(totals[2])), bool(progress["stopped"]))
+    return result, progress["stopping"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -121,7 +122,8 @@ def test_to_local_round_trip(client, tmp_path):
     model = dask_cls(random_state=3, epochs=5, client=client).fit(da.from_array(X, chunks=(200, 6)),
                                                                   da.from_array(y, chunks=200))
     local = model.to_local()
-    assert local.get_params() == {k: v for k, v in model.get_params().items() if k not in ("client", "mixing")}
+    assert local.get_params() == {k: v for k, v in model.get_params().items()
+                                  if k not in ("client", "mixing", "mixing_rounds")}
     path = save(local, tmp_path / "model.npz")
     loaded = load(path)
     _assert_same(loaded, local)
@@ -400,3 +402,36 @@ def test_labels_and_partitions_are_checked_as_the_local_estimator_checks_them(cl
                                                                     da.from_array(y, chunks=200))
     assert with_empty.n_shards_ == 2
     _assert_same(with_empty.to_local(), without.to_local())
+
+
+def test_a_killed_cluster_fit_resumes_to_the_uninterrupted_model_bit_for_bit(client, tmp_path):
+    _, dask_cls, X, y, _ = _cases()[1]
+    Xd, yd = da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100)
+    params = {"random_state": 5, "epochs": 7, "tol": None, "mixing_rounds": 2, "client": client}
+    whole = dask_cls(**params).fit(Xd, yd)
+
+    class Killed(Exception):
+        pass
+
+    def kill(epoch):
+        if epoch == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        dask_cls(**params).fit(Xd, yd, checkpoint=tmp_path, progress=kill)
+    assert json.loads((tmp_path / "progress.json").read_text())["epoch"] == 3
+    seen = []
+    resumed = dask_cls(**params).fit(Xd, yd, checkpoint=tmp_path, resume=True, progress=seen.append)
+    assert seen == [4, 5, 6, 7]
+    _assert_same(resumed.to_local(), whole.to_local())
+    assert np.array_equal(resumed.shard_losses_, whole.shard_losses_)
+    with pytest.raises(ValueError, match="written by another fit"):
+        dask_cls(**{**params, "epochs": 8}).fit(Xd, yd, checkpoint=tmp_path, resume=True)
+
+
+def test_mixing_rounds_with_one_shard_are_the_serial_fit(client):
+    local_cls, dask_cls, X, y, _ = _cases()[2]
+    serial = local_cls(random_state=3, epochs=4).fit(X, y)
+    model = dask_cls(random_state=3, epochs=4, mixing_rounds=3, client=client).fit(
+        da.from_array(X, chunks=X.shape), da.from_array(y, chunks=len(y)))
+    _assert_same(model.to_local(), serial)

@@ -59,6 +59,7 @@ from predtron._state import State
 from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
 from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
+from predtron.mixing import read_checkpoint, write_checkpoint
 from predtron.persistence import saveable
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn import (
@@ -241,10 +242,15 @@ def _apply(block, model, method: str):
 
 
 # ------------------------------------------------------------- the estimators
+#: The Dask estimators' own parameters (the others are the local estimator's).
+_DASK_PARAMS = ("mixing", "mixing_rounds", "client")
+
+
 def _dask_signature(local_cls):
     """The local estimator's constructor parameters plus ``client`` and ``mixing``."""
     signature = inspect.signature(local_cls.__init__)
     extra = [inspect.Parameter("mixing", inspect.Parameter.KEYWORD_ONLY, default="uniform"),
+             inspect.Parameter("mixing_rounds", inspect.Parameter.KEYWORD_ONLY, default=1),
              inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None)]
     return signature.replace(parameters=[*signature.parameters.values(), *extra])
 
@@ -274,7 +280,7 @@ class _DaskPredtron(BaseEstimator):
     # ------------------------------------------------------------- the model
     def _local_estimator(self):
         """An unfitted local estimator with this estimator's parameters (bar client, mixing)."""
-        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("client", "mixing")}
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in _DASK_PARAMS}
         return _Local[self._local_class](**params)
 
     def _validate_params(self) -> None:
@@ -289,7 +295,7 @@ class _DaskPredtron(BaseEstimator):
         return copy.deepcopy(self.model_)
 
     # --------------------------------------------------------------- fitting
-    def _fit(self, X, y, *, qid=None, group=None, file_options=None):
+    def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None):
         check_choice(self.mixing, "mixing", MIXINGS)
         client = get_client(self.client)
         local = self._local_estimator()
@@ -336,9 +342,35 @@ class _DaskPredtron(BaseEstimator):
             local.eta_ = float(local.eta)
         prototype = local.core_learner(problem)
         stopper = local.stopping_rule()
-        result = iterative_parameter_mixing(client_map(client), prototype, shards, local.epochs, mixing=self.mixing,
-                                            shuffle=local.shuffle, random_state=prototype.random_state,
-                                            stop=None if stopper is None else stopper.update)
+        run = {"estimator": type(self).__name__, "n_features": int(n_features),
+               "params": {k: repr(v) for k, v in sorted(self.get_params(deep=False).items()) if k != "client"},
+               "shards": [[int(s[0]), int(s[1])] for s in summaries], "eta_": float(local.eta_),
+               "scale": None if local.scaler_ is None else float(np.sum(local.scaler_.scale))}
+        start = None
+        if resume:
+            if checkpoint is None:
+                raise ValueError("resume=True needs checkpoint= (the directory of the checkpoint)")
+            start, stopping = read_checkpoint(checkpoint, run)
+            if stopper is not None and stopping is not None:
+                stopper.restore(stopping)
+            if len(start.orders) != len(shards):
+                raise ValueError(f"the checkpoint in {checkpoint} has {len(start.orders)} shards; the data have "
+                                 f"{len(shards)}")
+
+        def after_epoch(result) -> None:
+            if checkpoint is not None:
+                write_checkpoint(checkpoint, result, run=run, stopping=None if stopper is None else stopper.state())
+            if progress is not None:
+                progress(result.n_epochs)
+
+        if start is not None and (start.stopped or start.n_epochs >= local.epochs):
+            result = start
+        else:
+            result = iterative_parameter_mixing(client_map(client), prototype, shards, local.epochs,
+                                                mixing=self.mixing, rounds=self.mixing_rounds,
+                                                shuffle=local.shuffle, random_state=prototype.random_state,
+                                                stop=None if stopper is None else stopper.update, start=start,
+                                                after_epoch=after_epoch)
         learner = copy.deepcopy(prototype).set_state(result.scalars, result.arrays)
         local.learner_ = learner
         local.n_iter_ = result.n_epochs
@@ -413,7 +445,7 @@ class _DaskPredtron(BaseEstimator):
 
     def _set_state(self, scalars: dict, arrays: dict) -> None:
         state = State.of(scalars, arrays)
-        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("client", "mixing")}
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in _DASK_PARAMS}
         model = self._local_class(**params)
         model.check_params()
         model.set_state(state.sub("model"), None)
@@ -566,8 +598,17 @@ _DOC = """{what} fitted by iterative parameter mixing on a Dask cluster.
     mixing : {{"uniform", "loss"}}, default "uniform"
         Weights of the shards' parameters at the end of every epoch: equal, or proportional
         to the loss each shard suffered in its pass (:mod:`predtron.dask.mixing`).
+    mixing_rounds : int, default 1
+        Mixing rounds per epoch: each shard's pass is cut into this many segments and the
+        parameters are mixed after each (:func:`predtron.mixing.iterative_parameter_mixing`;
+        ``benchmarks/dask_scaling.py`` measures the accuracy gap to the serial fit).
     client : distributed.Client or None, default None
         The cluster (``None``: the current client).
+
+    ``fit(..., checkpoint=DIR)`` writes the mixed parameters after every epoch
+    (:func:`predtron.mixing.write_checkpoint`, npz + JSON); ``resume=True`` continues from
+    them, refusing a checkpoint of other data or options, and ends at the model of the
+    uninterrupted fit, bit for bit; ``progress(epoch)`` is called after every epoch.
 
     ``fit`` takes a dask array or dataframe ``X`` with ``y`` (one shard per row partition),
     or a list of files (one shard per file, read by the workers with
@@ -583,9 +624,10 @@ class DaskPredtronClassifier(_Scores, _DaskPredtron):
                           reader="load_svmlight")
     _local_class = PredtronClassifier
 
-    def fit(self, X, y=None, *, file_options: dict | None = None):
+    def fit(self, X, y=None, *, file_options: dict | None = None, checkpoint=None, resume: bool = False,
+            progress=None):
         """Fit on a dask ``X`` and ``y``, or on a list of svmlight files (``y=None``)."""
-        return self._fit(X, y, file_options=file_options)
+        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
 
 
 @saveable
@@ -593,9 +635,10 @@ class DaskPredtronOrdinalClassifier(_Scores, _DaskPredtron):
     __doc__ = _DOC.format(what="Ordinal classification", local="PredtronOrdinalClassifier", reader="load_svmlight")
     _local_class = PredtronOrdinalClassifier
 
-    def fit(self, X, y=None, *, file_options: dict | None = None):
+    def fit(self, X, y=None, *, file_options: dict | None = None, checkpoint=None, resume: bool = False,
+            progress=None):
         """Fit on a dask ``X`` and ``y``, or on a list of svmlight files (``y=None``)."""
-        return self._fit(X, y, file_options=file_options)
+        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
 
 
 @saveable
@@ -605,10 +648,11 @@ class DaskPredtronMultilabelClassifier(_Scores, _DaskPredtron):
     _local_class = PredtronMultilabelClassifier
     _file_kind = "arff"
 
-    def fit(self, X, y=None, *, file_options: dict | None = None):
+    def fit(self, X, y=None, *, file_options: dict | None = None, checkpoint=None, resume: bool = False,
+            progress=None):
         """Fit on a dask ``X`` and indicator matrix ``y``, or on a list of ARFF files (``y=None``;
         ``file_options`` holds ``n_labels`` or ``xml``)."""
-        return self._fit(X, y, file_options=file_options)
+        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
 
 
 @saveable
@@ -617,7 +661,9 @@ class DaskPredtronRanker(_DaskPredtron):
     _local_class = PredtronRanker
     _file_kind = "letor"
 
-    def fit(self, X, y=None, *, qid=None, group=None, file_options: dict | None = None):
+    def fit(self, X, y=None, *, qid=None, group=None, file_options: dict | None = None, checkpoint=None,
+            resume: bool = False, progress=None):
         """Fit on a dask ``X``, ``y`` and ``qid`` (a dask array) or ``group`` (rows per query, in
         memory), no partition splitting a query; or on a list of LETOR files (``y=None``)."""
-        return self._fit(X, y, qid=qid, group=group, file_options=file_options)
+        return self._fit(X, y, qid=qid, group=group, file_options=file_options, checkpoint=checkpoint,
+                         resume=resume, progress=progress)
