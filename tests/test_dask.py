@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -435,3 +437,24 @@ def test_mixing_rounds_with_one_shard_are_the_serial_fit(client):
     model = dask_cls(random_state=3, epochs=4, mixing_rounds=3, client=client).fit(
         da.from_array(X, chunks=X.shape), da.from_array(y, chunks=len(y)))
     _assert_same(model.to_local(), serial)
+
+
+def test_a_glob_of_files_is_fitted_where_the_files_are(client, tmp_path):
+    from predtron.dask.cli import expand_paths, fit_files_on_cluster
+
+    _, _, X, scores = (None, None, *_data(1))
+    X = np.round(X, 3)
+    X[X < 0] = 0.0
+    y = np.argmax(scores, axis=1)
+    bounds = [0, 100, 200, 300, 400]
+    for i, (a, b) in enumerate(itertools.pairwise(bounds)):
+        _write_svmlight(tmp_path / f"part-{i}.svm", X[a:b], y[a:b])
+    params = {"random_state": 2, "epochs": 4, "standardize": False}
+    files = expand_paths(str(tmp_path / "part-*.svm"))
+    assert [Path(f).name for f in files] == [f"part-{i}.svm" for i in range(4)]
+    local = fit_files_on_cluster("classify", str(tmp_path / "part-*.svm"), params, client=client,
+                                 file_options={"n_features": 6})
+    direct = DaskPredtronClassifier(**params, client=client).fit(files, file_options={"n_features": 6})
+    _assert_same(local, direct.to_local())
+    with pytest.raises(ValueError, match="matches no file"):
+        expand_paths(str(tmp_path / "none-*.svm"))

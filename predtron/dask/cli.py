@@ -1,8 +1,10 @@
 """``predtron fit ... --workers N`` and ``--scheduler ADDRESS``: the command line on Dask.
 
-The training file is read by the command (as without Dask), cut into shards of consecutive
-rows (whole queries for ranking), one per worker unless ``--shards`` says otherwise, and fitted
-by iterative parameter mixing (:mod:`predtron.dask.mixing`); the saved model is the
+:func:`fit_files_on_cluster` fits on several files (or a glob) that the workers read
+themselves, one shard per file, with checkpoints; the command line is to call it for several
+files.  :func:`fit_on_cluster` (one file read by the command, cut into shards of consecutive
+rows, whole queries for ranking, one per worker unless ``--shards`` says otherwise) is the
+older path.  Both fit by iterative parameter mixing (:mod:`predtron.mixing`); the saved model is the
 ``to_local()`` estimator, the same file ``predtron fit`` writes without Dask.
 ``--workers N`` starts a local cluster of ``N`` worker processes on 127.0.0.1 (one thread
 each) and closes it at the end; ``--scheduler ADDRESS`` uses a running cluster.
@@ -14,6 +16,7 @@ import argparse
 import contextlib
 import itertools
 import logging
+from pathlib import Path
 
 import numpy as np
 
@@ -99,6 +102,68 @@ def row_blocks(A, bounds: list[int]):
     blocks = [da.from_delayed(dask.delayed(A[a:b]), shape=(b - a, *A.shape[1:]), dtype=A.dtype, meta=A[:0])
               for a, b in itertools.pairwise(bounds)]
     return da.concatenate(blocks, axis=0)
+
+
+def expand_paths(paths) -> list[str]:
+    """The files of ``paths`` (a path, a glob pattern, or a list of them), each pattern's matches
+    sorted; a pattern matching nothing, or a path that is not a file, is refused naming it."""
+    import glob
+
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    out = []
+    for path in paths:
+        text = str(path)
+        if glob.has_magic(text):
+            matches = sorted(glob.glob(text))
+            if not matches:
+                raise ValueError(f"paths: the pattern {text!r} matches no file")
+            out.extend(matches)
+        elif not Path(text).is_file():
+            raise ValueError(f"paths: {text!r} is not a file")
+        else:
+            out.append(text)
+    if not out:
+        raise ValueError("paths must name at least one file")
+    return out
+
+
+def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None = None,
+                         scheduler: str | None = None, client=None, mixing: str = "uniform",
+                         mixing_rounds: int = 1, file_options: dict | None = None, checkpoint=None,
+                         resume: bool = False, progress=None):
+    """Fit the estimator of ``task`` on files that the workers read themselves (one shard per
+    file; the command never holds the data); returns the in-memory estimator (``to_local()``).
+
+    Parameters
+    ----------
+    task : {"classify", "multilabel", "ordinal", "rank"}
+        The estimator (:data:`DASK_ESTIMATORS`); svmlight files, ARFF for ``multilabel``, LETOR
+        for ``rank``.
+    paths : path, glob pattern, or list of them
+        The training files (:func:`expand_paths`).
+    params : dict
+        The estimator's parameters.
+    workers, scheduler, client
+        Where to fit: a new local cluster of ``workers`` processes, the running cluster at
+        ``scheduler``, or a given :class:`distributed.Client` (one of them).
+    mixing, mixing_rounds
+        See the Dask estimators.
+    file_options : dict, optional
+        Keyword arguments of the reader (``n_features``, ``n_labels``, ...).
+    checkpoint, resume, progress
+        The mixed parameters after every epoch in the directory ``checkpoint``; continue from
+        them; ``progress(epoch)`` after every epoch (see the Dask estimators' ``fit``).
+    """
+    import predtron.dask as pdask
+
+    files = expand_paths(paths)
+    where = contextlib.nullcontext(client) if client is not None else cluster_client(workers, scheduler)
+    with where as active:
+        model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing, mixing_rounds=mixing_rounds,
+                                                       client=active)
+        model.fit(files, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
+        return model.to_local()
 
 
 def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
