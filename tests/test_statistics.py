@@ -117,3 +117,14 @@ def test_mixing_over_a_local_map_with_one_shard_is_the_serial_fit():
                                         random_state=prototype.random_state)
     learner = prototype.set_state(result.scalars, result.arrays)
     assert np.array_equal(learner.coef_, serial.learner_.coef_)
+
+
+def test_sample_weight_is_checked_once_and_passed_only_when_given():
+    from predtron.sklearn._checks import check_sample_weight
+
+    assert np.array_equal(check_sample_weight(2.0, 3), [2.0, 2.0, 2.0])
+    assert check_sample_weight([1, 0, 3], 3).dtype == np.float64
+    for bad, message in (([1.0, -1.0, 1.0], "non-negative"), ([1.0, np.nan, 1.0], "non-negative finite"),
+                         ([1.0, 1.0], "one weight per row"), (["a", "b", "c"], "numbers")):
+        with pytest.raises(ValueError, match=f"sample_weight must .*{message}"):
+            check_sample_weight(bad, 3)

@@ -36,7 +36,7 @@ from predtron._validation import (
 from predtron.learners.predtron import Predtron, PredtronLD
 from predtron.learners.stopping import EarlyStopping
 from predtron.scoring import DocumentInputs, Inputs, VectorInputs
-from predtron.sklearn._checks import _canonical, _check_input
+from predtron.sklearn._checks import _canonical, _check_input, check_sample_weight
 from predtron.sklearn._scaling import _Standardizer
 from predtron.sklearn._statistics import FitStatistics
 
@@ -194,6 +194,14 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
     return decorate
 
 
+def _weights(sample_weight, n: int) -> dict:
+    """``{"sample_weight": w}`` with ``w`` checked once (one non-negative finite number per row),
+    or ``{}`` without weights: the learner is given the keyword only when there are weights."""
+    if sample_weight is None:
+        return {}
+    return {"sample_weight": check_sample_weight(sample_weight, n)}
+
+
 class _PredtronEstimator(BaseEstimator):
     """Shared parameters, validation and the core learner of the estimators."""
 
@@ -207,7 +215,7 @@ class _PredtronEstimator(BaseEstimator):
         return cls(problem, eta=eta, update=self.update, average=self.average, shuffle=self.shuffle,
                    random_state=self._seed(), fit_intercept=self.fit_intercept, record_losses=False)
 
-    def _fit_learner(self, problem, X, target) -> None:
+    def _fit_learner(self, problem, X, target, sample_weight=None) -> None:
         """Fit the core learner: a reset, then passes of the one ``partial_fit`` path
         (:meth:`~predtron.learners.base.OnlineLearner.partial_fit_inputs`) through the epoch driver
         (:func:`predtron._estimator.run_epochs`), each pass in the order of
@@ -222,6 +230,7 @@ class _PredtronEstimator(BaseEstimator):
         if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
             X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
             target = problem.check_labels(target, X)
+        weights = _weights(sample_weight, X.X.shape[0] if hasattr(X, "offsets") else X.n)  # per row
         learner, stopper = self.learner_, self._stopper()
         orders = EpochOrders(learner.random_state) if self.shuffle else None
         with tqdm(total=self.epochs * X.n, disable=not self.verbose, unit="ex", leave=True,
@@ -229,7 +238,8 @@ class _PredtronEstimator(BaseEstimator):
 
             def one_pass(epoch: int) -> None:
                 order = None if orders is None else orders.order(epoch, X.n)
-                learner.partial_fit_inputs(X, target, order=order, progress=progress if self.verbose else None)
+                learner.partial_fit_inputs(X, target, order=order, progress=progress if self.verbose else None,
+                                           **weights)
                 learner.n_epochs_ = epoch
 
             run_epochs(one_pass, self.epochs, stop=None if stopper is None else (lambda epoch: stopper(learner, epoch)))
@@ -357,12 +367,14 @@ class _PredtronEstimator(BaseEstimator):
                              f"{excerpt(np.unique(y[~known]))}")
         return indices.astype(np.int64)
 
-    def _partial_pass(self, first: bool, X, target, offsets=None, **split) -> None:
+    def _partial_pass(self, first: bool, X, target, offsets=None, sample_weight=None, **split) -> None:
         """One online pass of the core learner over the batch, in order (Algorithm 1 continued).
 
         On the first call the scaler (``standardize=True``) and Theorem 1's step
         (``eta="auto"``) are estimated from this batch and then frozen: later batches are
-        scaled with the same statistics and learned with the same step."""
+        scaled with the same statistics and learned with the same step.  Ranking: ``offsets``
+        carry the queries (``split``, the group sizes, is implied by them).  ``sample_weight``
+        (one per row, checked once here) reaches the learner only when given."""
         if first:
             X = self._fit_scaler(X)
             problem = self._problem()
@@ -375,7 +387,8 @@ class _PredtronEstimator(BaseEstimator):
             inputs = DocumentInputs(_canonical(X), offsets)
         else:
             inputs = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
-        self.learner_.partial_fit_inputs(inputs, problem.check_labels(target, inputs))
+        weights = _weights(sample_weight, inputs.n if offsets is None else X.shape[0])
+        self.learner_.partial_fit_inputs(inputs, problem.check_labels(target, inputs), **weights)
 
     def _validate_X(self, X, reset: bool):
         _check_input(X)

@@ -40,6 +40,22 @@ def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, t
         raise ValueError(f"y must hold relevance grades (numbers); got {excerpt(flat)}")
 
 
+def check_sample_weight(sample_weight, n: int) -> np.ndarray:
+    """``sample_weight`` as a float64 array of ``n`` non-negative finite numbers (one per row of
+    ``X``), checked once at ``fit``/``partial_fit``; the error names the argument."""
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"sample_weight must be numbers, one per row of X; got {excerpt(sample_weight)}") from None
+    if w.ndim == 0:
+        w = np.full(n, float(w))
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must have one weight per row of X ({n}); got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"sample_weight must be non-negative finite numbers; got {excerpt(w)}")
+    return w
+
+
 def _check_score_input(X, y, *, relevance: bool = False) -> None:
     """``_check_input`` and at least one row: a score of no rows is undefined."""
     _check_input(X, y, fitting=True, relevance=relevance)
