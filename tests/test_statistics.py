@@ -128,3 +128,18 @@ def test_sample_weight_is_checked_once_and_passed_only_when_given():
                          ([1.0, 1.0], "one weight per row"), (["a", "b", "c"], "numbers")):
         with pytest.raises(ValueError, match=f"sample_weight must .*{message}"):
             check_sample_weight(bad, 3)
+
+
+def test_a_learners_fit_visits_the_examples_in_epoch_order():
+    from predtron import Predtron
+
+    X = _data(False)[:, :4] - 50.0
+    y = np.where(X[:, 1] > 0, 1, -1)
+    fitted = Predtron(Binary(), eta=0.3, shuffle=True, random_state=8).fit(X, y, epochs=3)
+    manual = Predtron(Binary(), eta=0.3)
+    for epoch in range(1, 4):
+        manual.partial_fit(X, y, order=epoch_order(8, epoch, len(y)))
+    assert np.array_equal(fitted.coef_, manual.coef_)
+    generator = np.random.default_rng(8)
+    again = Predtron(Binary(), eta=0.3, shuffle=True, random_state=generator).fit(X, y, epochs=3)
+    assert np.array_equal(again.coef_, fitted.coef_)  # the generator's state is the seed; it is not consumed

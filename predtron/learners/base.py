@@ -46,7 +46,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from predtron import engine
-from predtron._estimator import Estimator, check_epoch_args
+from predtron._estimator import EpochOrders, Estimator, check_epoch_args
 from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
@@ -341,12 +341,12 @@ class OnlineLearner(Estimator, ABC):
         if inputs.n == 0:
             raise ValueError("X is empty; at least one example is needed to learn")
         self._start(inputs)
-        rng = check_random_state(self.random_state) if self.shuffle else None
+        orders = EpochOrders(self.random_state) if self.shuffle else None  # the one sample order
         with tqdm(total=epochs * inputs.n, disable=not verbose, unit="ex", leave=True,
                   desc=type(self).__name__) as progress:
 
             def one_pass(epoch: int) -> None:
-                order = rng.permutation(inputs.n) if rng is not None else None
+                order = orders.order(epoch, inputs.n) if orders is not None else None
                 self._pass(inputs, labels, order, progress)
                 if verbose:
                     progress.set_postfix(epoch=epoch, mistakes=self.n_mistakes_, refresh=False)
