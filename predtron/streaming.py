@@ -32,7 +32,7 @@ from predtron._files import atomic_path
 from predtron._validation import check_int
 from predtron.persistence import load, save
 
-__all__ = ["atomic_save", "fit_passes", "permuted_chunks", "read_checkpoint"]
+__all__ = ["atomic_save", "fit_passes", "permuted_chunks", "read_checkpoint", "stream_statistics"]
 
 PROGRESS_FILE = "progress.json"
 CHECKPOINT_FORMAT = "predtron-checkpoint/2"
@@ -131,9 +131,39 @@ def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[
     return chunks
 
 
+def stream_statistics(estimator, chunks: Iterable[tuple]):
+    """The :class:`~predtron.sklearn.FitStatistics` of a whole stream of chunks ``(X, y, keywords)``
+    for ``estimator``: the moments in a first read; with ``eta="auto"`` the squared norms of the
+    scaled chunks (and, for ranking, ``c_L`` of their grades) in a second.  Give them to the
+    estimator with ``preset_statistics`` (or ``fit_passes(..., statistics=True)``): its scaler and
+    step are then those of ``fit`` on all the data, bit for bit.  ``chunks`` is read twice (a
+    callable returning it, or a re-iterable sequence)."""
+    from sklearn.utils.validation import check_array
+
+    from predtron.sklearn import FitStatistics, PredtronRanker
+
+    read = chunks if callable(chunks) else (lambda: chunks)
+    statistics = FitStatistics(standardize=estimator.standardize, fit_intercept=bool(estimator.fit_intercept))
+    for X, _, _ in read():
+        statistics.update(check_array(X, accept_sparse="csr", dtype=np.float64))
+    scaler = statistics.scaler()
+    if isinstance(estimator.eta, str) and estimator.eta == "auto":
+        ranking = isinstance(estimator, PredtronRanker)
+        problem = estimator.make_problem() if ranking else None
+        for X, y, keywords in read():
+            X = check_array(X, accept_sparse="csr", dtype=np.float64)
+            X = scaler(X) if scaler is not None else X
+            offsets, target = None, None
+            if ranking:
+                offsets = np.concatenate([[0], np.cumsum(keywords["group"])]).astype(np.int64)
+                target = np.asarray(y, dtype=np.int64)
+            statistics.update_norms(X, target, problem, offsets)
+    return statistics
+
+
 def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: int | None = None,
                first: dict | None = None, checkpoint=None, resume: bool = False, run: dict | None = None,
-               after_epoch: Callable[[int], None] | None = None):
+               after_epoch: Callable[[int], None] | None = None, statistics: bool = False):
     """Fit ``estimator`` by ``partial_fit`` over ``chunks(epoch)`` for each epoch ``1..epochs``.
 
     Parameters
@@ -155,6 +185,11 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         resume.
     after_epoch : callable, optional
         Called with the epoch number after each epoch (and its checkpoint).
+    statistics : bool
+        Scale and step by the whole stream's statistics (:func:`stream_statistics`, two reads of
+        ``chunks(1)`` before the first epoch): the fit then equals ``fit`` on all the data with
+        the same options, bit for bit (``shuffle=False``); ``False``: the first batch's, frozen
+        (``partial_fit``'s rule).
 
     Returns
     -------
@@ -180,6 +215,8 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         if progress.get("stopped"):
             return estimator
     started = done > 0 or hasattr(estimator, "learner_")
+    if statistics and not started:
+        estimator.preset_statistics(stream_statistics(estimator, lambda: chunks(1)))
     stopped = {"now": False}
 
     def one_pass(epoch: int) -> None:

@@ -9,6 +9,7 @@ with its file and line and leave an existing model untouched.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import signal
@@ -467,3 +468,51 @@ def test_repeating_batches_k_times_is_fit_without_early_stopping():
     assert np.array_equal(stream.learner_.coef_, plain.learner_.coef_)
     stopped = PredtronClassifier(standardize=False, eta=0.5, shuffle=False, epochs=7, n_iter_no_change=1).fit(X, y)
     assert stopped.n_iter_ < 7  # the default tol stops fit early; partial_fit never does
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_a_stream_with_its_whole_statistics_equals_the_in_memory_fit_with_the_defaults(sparse):
+    from predtron.streaming import fit_passes
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 5)) * [1.0, 10.0, 0.1, 3.0, 1.0] + 2.0
+    y = np.where(X[:, 0] + 0.05 * X[:, 1] > 2.0, "a", "b")
+    if sparse:
+        X = sp.csr_matrix(np.where(rng.random(X.shape) < 0.4, X, 0.0))
+    params = {"shuffle": False, "epochs": 4, "tol": None}  # standardize=True, eta="auto": the defaults
+    whole = PredtronClassifier(**params).fit(X, y)
+    bounds = [0, 70, 71, 200, 300]
+
+    def chunks(epoch):
+        return [(X[a:b], y[a:b], {}) for a, b in itertools.pairwise(bounds)]
+
+    streamed = fit_passes(PredtronClassifier(**params), chunks, first={"classes": ["a", "b"]}, statistics=True)
+    assert streamed.eta_ == whole.eta_
+    assert np.array_equal(streamed.scaler_.scale, whole.scaler_.scale)
+    assert np.array_equal(streamed.learner_.coef_, whole.learner_.coef_)
+    first_batch = fit_passes(PredtronClassifier(**params), chunks, first={"classes": ["a", "b"]})
+    # partial_fit's rule: the first batch's statistics
+    assert not np.array_equal(first_batch.scaler_.scale, whole.scaler_.scale)
+
+
+def test_a_ranking_stream_with_its_whole_statistics_equals_the_in_memory_fit():
+    from predtron.streaming import fit_passes
+
+    data = load_letor(VALI)
+    X, y, group = data.X[:600], data.y[:600], None
+    ends = np.cumsum(data.group)
+    keep = int(np.searchsorted(ends, 600, side="right"))
+    group = np.asarray(data.group[:keep])
+    rows = int(group.sum())
+    X, y = data.X[:rows], data.y[:rows]
+    params = {"shuffle": False, "epochs": 2, "tol": None}
+    whole = PredtronRanker(**params).fit(X, y, group=group)
+    cut = len(group) // 2
+    split = int(group[:cut].sum())
+
+    def chunks(epoch):
+        return [(X[:split], y[:split], {"group": group[:cut]}), (X[split:], y[split:], {"group": group[cut:]})]
+
+    streamed = fit_passes(PredtronRanker(**params), chunks, statistics=True)
+    assert streamed.eta_ == whole.eta_
+    assert np.array_equal(streamed.learner_.coef_, whole.learner_.coef_)

@@ -375,7 +375,14 @@ class _PredtronEstimator(BaseEstimator):
         scaled with the same statistics and learned with the same step.  Ranking: ``offsets``
         carry the queries (``split``, the group sizes, is implied by them).  ``sample_weight``
         (one per row, checked once here) reaches the learner only when given."""
-        if first:
+        preset = self.__dict__.pop("_preset_statistics", None) if first else None
+        if preset is not None:  # the whole stream's statistics (preset_statistics)
+            X = self.use_statistics(preset)(X)
+            problem = self._problem()
+            auto = isinstance(self.eta, str) and self.eta == "auto"
+            self.eta_ = self.step_from(preset, problem) if auto else float(self.eta)
+            self.learner_ = self._learner(problem)
+        elif first:
             X = self._fit_scaler(X)
             problem = self._problem()
             self.eta_ = self._resolve_eta(problem, X, target, offsets)
@@ -413,6 +420,15 @@ class _PredtronEstimator(BaseEstimator):
         self.statistics_ = statistics
         self.scaler_ = statistics.scaler()
         return self.transform_inputs
+
+    def preset_statistics(self, statistics: FitStatistics) -> None:
+        """Give the first ``partial_fit`` call the statistics of the whole stream (both phases of
+        :class:`FitStatistics` complete) instead of estimating the scaler and the step from its
+        batch: the scaler and ``eta_`` are then those ``fit`` computes on all the data, bit for
+        bit (:func:`predtron.streaming.stream_statistics` computes them in two reads)."""
+        if hasattr(self, "learner_"):
+            raise ValueError("preset_statistics applies before the first partial_fit call (the estimator is fitted)")
+        self._preset_statistics = statistics
 
     def transform_inputs(self, X):
         """``X`` (validated) scaled by the fitted ``scaler_`` (unchanged without one)."""
