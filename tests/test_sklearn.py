@@ -1,4 +1,4 @@
-"""The scikit-learn layer: estimator checks, model selection, pipelines, cloning, options."""
+"""The scikit-learn layer: model selection, pipelines, cloning, options (check_estimator: test_check_estimator.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import predtron.learners as learners_module
 from predtron import KernelPredtron, Predtron, PredtronLD, PredtronLink
@@ -25,18 +24,6 @@ from predtron.sklearn import (
     PredtronOrdinalClassifier,
     PredtronRanker,
 )
-
-#: Checks of ``check_estimator`` that an estimator cannot meet, with the reason.  Empty: the
-#: three classifiers pass every check scikit-learn runs on them.
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
-
-
-@parametrize_with_checks(
-    [PredtronClassifier(), PredtronMultilabelClassifier(), PredtronOrdinalClassifier()],
-    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(type(est).__name__, {}),
-)
-def test_check_estimator(estimator, check):
-    check(estimator)
 
 
 def _ranking_data(n_queries=40, seed=0):
