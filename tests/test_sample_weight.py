@@ -21,6 +21,12 @@ from predtron.data import make_noisy
 from predtron.data.layout import flatten_queries
 from predtron.links import PNormLink
 from predtron.problems import Binary, Multiclass, Multilabel, Ordinal, SubsetRanking
+from predtron.sklearn import (
+    PredtronClassifier,
+    PredtronMultilabelClassifier,
+    PredtronOrdinalClassifier,
+    PredtronRanker,
+)
 
 PROBLEMS = [Binary(), Multiclass(4), Multiclass(3, loss=[[0, 2, 1], [1, 0, 1], [3, 1, 0]]), Ordinal(5),
             Multilabel(5), Multilabel(4, "f1"), SubsetRanking(f="discount")]
@@ -217,3 +223,83 @@ def test_sparse_weighted_input_equals_dense():
     sparse = Predtron(Multilabel(5), average=True).fit(sp.csr_matrix(X), Y, epochs=2, sample_weight=w)
     np.testing.assert_array_equal(dense.loss_history_, sparse.loss_history_)
     np.testing.assert_allclose(dense._params, sparse._params, rtol=1e-12, atol=1e-14)
+
+
+# ------------------------------------------------------------------ the estimators
+def _estimator_cases():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 4))
+    two = (X[:, 0] > 0).astype(int)
+    three = np.digitize(X[:, 1], [-0.5, 0.5])
+    return X, [(PredtronClassifier, two), (PredtronClassifier, three), (PredtronOrdinalClassifier, three),
+               (PredtronMultilabelClassifier, np.c_[two, three == 1].astype(int))]
+
+
+PLAIN = {"standardize": False, "eta": 0.5, "shuffle": False, "tol": None, "epochs": 2}
+
+
+def test_estimators_weights_of_one_change_nothing_and_weights_scale_the_steps():
+    X, cases = _estimator_cases()
+    for cls, y in cases:
+        plain = cls(**PLAIN).fit(X, y)
+        ones = cls(**PLAIN).fit(X, y, sample_weight=np.ones(len(X)))
+        np.testing.assert_array_equal(ones.coef_, plain.coef_)
+        np.testing.assert_array_equal(ones.intercept_, plain.intercept_)
+        weights = np.where(np.arange(len(X)) % 3 == 0, 2.0, 0.5)
+        weighted = cls(**PLAIN).fit(X, y, sample_weight=weights)
+        reference = cls(**PLAIN).fit(X, y).learner_
+        reference = type(reference)(reference.problem, eta=0.5, average=True, fit_intercept=True)
+        _, params = _weighted_reference(reference, X, _target(weighted, y), weights, epochs=2)
+        np.testing.assert_allclose(weighted.learner_._params, params, rtol=1e-10, atol=1e-12)
+
+
+def _target(model, y):
+    problem = model.learner_.problem
+    if isinstance(problem, Binary):
+        return np.where(np.searchsorted(model.classes_, y) == 1, 1, -1)
+    if isinstance(problem, Multilabel):
+        return y
+    return np.searchsorted(model.classes_, y)
+
+
+def test_estimators_zero_weight_is_the_row_removed_and_a_zero_batch_changes_nothing():
+    X, cases = _estimator_cases()
+    weights = np.where(np.arange(len(X)) % 4 == 1, 0.0, 1.0)
+    keep = weights > 0
+    for cls, y in cases:
+        weighted = cls(**PLAIN).fit(X, y, sample_weight=weights)
+        removed = cls(**PLAIN).fit(X[keep], y[keep])
+        np.testing.assert_array_equal(weighted.coef_, removed.coef_)
+        classes = None if cls is PredtronMultilabelClassifier else np.unique(y)
+        stream = cls(**PLAIN).partial_fit(X[:30], y[:30], classes=classes)
+        coef, intercept = stream.coef_, stream.intercept_
+        stream.partial_fit(X[30:], y[30:], sample_weight=np.zeros(30))
+        np.testing.assert_array_equal(stream.coef_, coef)
+        np.testing.assert_array_equal(stream.intercept_, intercept)
+
+
+def test_estimators_refuse_malformed_weights_naming_the_argument():
+    X, cases = _estimator_cases()
+    for cls, y in cases:
+        with pytest.raises(ValueError, match=r"sample_weight must have shape \(60,\) \(one weight per row of X\)"):
+            cls().fit(X, y, sample_weight=np.ones(59))
+        with pytest.raises(ValueError, match="sample_weight must hold finite non-negative numbers"):
+            cls().fit(X, y, sample_weight=-np.ones(60))
+        with pytest.raises(ValueError, match="sample_weight must hold at least one positive weight"):
+            cls().fit(X, y, sample_weight=np.zeros(60))
+
+
+def test_ranker_weights_are_per_query():
+    X, Y = ranking_stream(n=10, p0=3, seed=5)
+    flat, grades, group = flatten_queries(X, Y)
+    per_query = _weights(10, seed=6)
+    rows = np.repeat(per_query, group)
+    options = {"standardize": False, "eta": 0.5, "shuffle": False, "tol": None, "epochs": 2}
+    ranker = PredtronRanker(**options).fit(flat, grades, group=group, sample_weight=rows)
+    learner = Predtron(SubsetRanking(f="discount"), eta=0.5, average=True).fit(X, Y, epochs=2, sample_weight=per_query)
+    np.testing.assert_array_equal(ranker.learner_._params, learner._params)
+    uneven = rows.copy()
+    query = int(np.flatnonzero(group > 1)[0])
+    uneven[int(group[:query].sum()) + 1] += 1.0  # the second row of a query of several rows
+    with pytest.raises(ValueError, match="sample_weight must be equal on the rows of a query"):
+        PredtronRanker().fit(flat, grades, group=group, sample_weight=uneven)

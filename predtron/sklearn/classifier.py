@@ -61,6 +61,13 @@ class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWeightMixin, 
         The fitted core learner (``learner_.coef_``, ``learner_.intercept_``).
     threshold_ : float
         Score gap below which the classifier abstains (with ``reject_cost``).
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights of the class scores in the original features (standardisation undone;
+        the averaged iterate with ``average=True``): one row for two classes without a cost
+        matrix (positive favours ``classes_[1]``), else one row per class.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The bias of the class scores in the original features: ``decision_function(X)`` is
+        ``X @ coef_.T + intercept_`` (flattened for two classes).
     n_features_in_ : int
         Number of features seen by ``fit``.
 
@@ -68,6 +75,25 @@ class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWeightMixin, 
     -----
     ``score`` is the accuracy, or the negative mean cost with a cost matrix or an
     abstention cost (higher is better in every case).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.sklearn import PredtronClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, "yes", "no")
+    >>> clf = PredtronClassifier(random_state=0).fit(X, y)
+    >>> clf.classes_.tolist()
+    ['no', 'yes']
+    >>> clf.predict([[2.0, -1.0, 0.0], [-2.0, 1.0, 0.0]]).tolist()
+    ['yes', 'no']
+    >>> clf.score(X, y) > 0.95
+    True
+    >>> clf.coef_.shape, clf.intercept_.shape
+    ((1, 3), (1,))
+    >>> bool(np.allclose(X @ clf.coef_[0] + clf.intercept_[0], clf.decision_function(X)))
+    True
     """
 
     def _problem(self):

@@ -162,6 +162,21 @@ class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWei
 
     **Algorithm 1 as stated**: ``average=False, shuffle=False, fit_intercept=False,
     standardize=False, epochs=1, eta=1.0, tol=None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.sklearn import PredtronMultilabelClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))
+    >>> Y = np.c_[X[:, 0] > 0, X[:, 1] + X[:, 2] > 0].astype(int)  # two labels, one column each
+    >>> model = PredtronMultilabelClassifier(random_state=0).fit(X, Y)
+    >>> model.predict([[2.0, 1.0, 1.0], [-2.0, -1.0, -1.0]]).tolist()
+    [[1, 1], [0, 0]]
+    >>> model.score(X, Y) > -0.05  # minus the Hamming loss
+    True
+    >>> model.coef_.shape, model.intercept_.shape
+    ((2, 3), (2,))
     """
 
     #: ``tol`` is relative to the first pass's mean loss (see the class notes).

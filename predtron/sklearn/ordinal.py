@@ -33,6 +33,13 @@ class PredtronOrdinalClassifier(ClassifierMixin, _OrdinalCoefMixin, _SampleWeigh
     ----------
     classes_ : ndarray
         The levels, sorted.
+    coef_ : ndarray of shape (n_levels, n_features), or (1, n_features) for two levels
+        The weights of the level scores in the original features (standardisation undone;
+        the averaged iterate with ``average=True``); for two levels, those of the score
+        difference ``decision_function`` returns.
+    intercept_ : ndarray of shape (n_levels,), or (1,) for two levels
+        The bias of the level scores: ``decision_function(X)`` is ``X @ coef_.T + intercept_``
+        (flattened for two levels).
     learner_ : Predtron
         The fitted core learner.
     n_features_in_ : int
@@ -41,6 +48,21 @@ class PredtronOrdinalClassifier(ClassifierMixin, _OrdinalCoefMixin, _SampleWeigh
     Notes
     -----
     ``score`` is the negative mean absolute error counted in levels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.sklearn import PredtronOrdinalClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))
+    >>> stars = np.digitize(X[:, 0], [-0.5, 0.5]) + 1  # levels 1, 2, 3
+    >>> model = PredtronOrdinalClassifier(random_state=0).fit(X, stars)
+    >>> model.classes_.tolist()
+    [1, 2, 3]
+    >>> model.predict([[-2.0, 0.0, 0.0], [0.0, 0.0, 0.0], [2.0, 0.0, 0.0]]).tolist()
+    [1, 2, 3]
+    >>> model.coef_.shape
+    (3, 3)
     """
 
     def _problem(self):

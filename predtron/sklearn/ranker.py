@@ -103,6 +103,22 @@ class PredtronRanker(_RankerCoefMixin, _SampleWeightMixin, _PredtronEstimator):
         cross_val_score(ranker, X, y, cv=GroupKFold(5), params={"qid": qid, "groups": qid})
 
     (with routing on, the splitter's ``groups`` travel in ``params`` too).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.sklearn import PredtronRanker
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))  # 20 queries of 10 documents
+    >>> qid = np.repeat(np.arange(20), 10)
+    >>> relevance = np.digitize(X[:, 0], [0.0, 1.0])  # grades 0, 1, 2
+    >>> ranker = PredtronRanker(random_state=0).fit(X, relevance, qid=qid)
+    >>> ranker.score(X, relevance, qid=qid) > 0.95  # mean NDCG@10
+    True
+    >>> int(ranker.predict([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]).argmax())  # the first ranks first
+    0
+    >>> ranker.coef_.shape
+    (3,)
     """
 
     fit_intercept = False
@@ -148,7 +164,7 @@ class PredtronRanker(_RankerCoefMixin, _SampleWeightMixin, _PredtronEstimator):
         weights = _query_weights(_row_weights(sample_weight, X.shape[0], fitting=False), offsets)
         last = None if first else getattr(self, "_last_qid", None)
         if qid is not None and last is not None and len(qid) and np.asarray(qid)[0] == last:
-            raise ValueError(f"qid: the first query of this partial_fit call ({excerpt(np.asarray(qid)[0])}) "
+            raise ValueError(f"qid: the first query of this partial_fit call ({excerpt(np.asarray(qid)[0].item())}) "
                              "continues the last query of the previous call; give partial_fit whole queries (cut "
                              "the chunks at query boundaries), or pass group= if it is another query with the "
                              "same id")
