@@ -303,3 +303,20 @@ def test_ranker_weights_are_per_query():
     uneven[int(group[:query].sum()) + 1] += 1.0  # the second row of a query of several rows
     with pytest.raises(ValueError, match="sample_weight must be equal on the rows of a query"):
         PredtronRanker().fit(flat, grades, group=group, sample_weight=uneven)
+
+
+@pytest.mark.parametrize("problem", [Binary(), Multiclass(3), Multilabel(3, "subset")], ids=repr)
+def test_theorem1_holds_for_the_weighted_loss_with_the_weighted_radius(problem):
+    """The module notes' weighted Theorem 1: ``sum w L`` is below Theorem 1's bound with
+    ``R_w^2 = max w ||x||^2`` at the steps the proof covers, for the weights of the run."""
+    from predtron.bounds import theorem1_bound
+    from predtron.data import make_separable
+
+    data = make_separable(problem, 150, 4, margin=0.2, seed=1)
+    weights = np.random.default_rng(2).uniform(0.0, 3.0, 150)
+    R_w = float(np.sqrt(np.max(weights * np.sum(np.asarray(data.X) ** 2, axis=1))))
+    c_L, C_L = problem.c_L, problem.C_L
+    for eta in (c_L / (4 * R_w**2), c_L / (3 * R_w**2)):
+        learner = Predtron(problem, eta=eta).fit(data.X, data.Y, epochs=20, sample_weight=weights)
+        assert learner.n_updates_ > 0
+        assert learner.cumulative_loss_ <= theorem1_bound(R_w, data.margin, c_L, C_L, eta)

@@ -49,6 +49,15 @@ maximiser for ``w > 0``.  ``loss_history_`` and ``cumulative_loss_`` hold the we
 losses.  An example of weight 0 is no round at all: the parameters, the averaged
 iterate, ``n_rounds_`` and the losses are exactly those of the same pass without it.
 
+Theorem 1 with weights (same proof): on a round of weight ``w`` and loss ``L >= c_L`` the
+squared distance to ``U = (C_L / gamma) W*`` falls by at least ``2 eta w L (1 - 2 eta w
+||x||^2 / c_L)``, so with ``R_w^2 = max_tau w_tau ||x_tau||^2`` in place of ``R^2`` the
+weighted cumulative loss ``sum_tau w_tau L_tau`` obeys Theorem 1's bound for every
+``eta < c_L / (2 R_w^2)`` (:func:`~predtron.bounds.theorem1_bound` with ``R = R_w``), and
+the step ``c_L / (4 R_w^2)`` gives ``4 R_w^2 C_L^2 / (c_L gamma^2)``: the largest weight
+plays the part of a larger input radius, and a common factor on all the weights acts as
+the same factor on ``eta``.
+
 The averaged iterate counts every round once, whatever its weight (as scikit-learn's
 averaged SGD counts its steps); weights act on the steps.  An integer weight ``k`` equals
 the example repeated ``k`` times in a row exactly when each of the ``k`` copies would
