@@ -320,3 +320,17 @@ def test_theorem1_holds_for_the_weighted_loss_with_the_weighted_radius(problem):
         learner = Predtron(problem, eta=eta).fit(data.X, data.Y, epochs=20, sample_weight=weights)
         assert learner.n_updates_ > 0
         assert learner.cumulative_loss_ <= theorem1_bound(R_w, data.margin, c_L, C_L, eta)
+
+
+@pytest.mark.parametrize("problem", [Multiclass(4), SubsetRanking()], ids=repr)
+def test_weighted_partial_fit_over_chunks_is_the_weighted_fit(problem):
+    X, Y = _data(problem, n=60)
+    weights = _weights(60, seed=4)
+    whole = Predtron(problem, eta=0.7, average=True).fit(X, Y, epochs=2, sample_weight=weights)
+    chunks = Predtron(problem, eta=0.7, average=True)
+    for _ in range(2):
+        for start in range(0, 60, 25):
+            part = slice(start, start + 25)
+            chunks.partial_fit(X[part], Y[part], sample_weight=weights[part])
+    np.testing.assert_array_equal(chunks._params, whole._params)
+    np.testing.assert_array_equal(chunks.loss_history_, whole.loss_history_)
