@@ -38,19 +38,26 @@ def _query_weights(weights: np.ndarray | None, offsets: np.ndarray) -> np.ndarra
 
 class _SampleWeightMixin:
     """``_fit_learner`` and ``_partial_pass`` of the shared estimator base with a ``sample_weight``
-    (one weight per example of the core learner, already checked)."""
+    (one weight per example of the core learner, already checked).  Without weights both are the
+    base's own methods; with weights they run the same steps and hand the weights to the core
+    learner's ``fit_inputs`` / ``partial_fit``."""
 
     def _fit_learner(self, problem, X, target, sample_weight=None) -> None:
+        if sample_weight is None:
+            super()._fit_learner(problem, X, target)
+            return
         self.learner_ = self._learner(problem)
         if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
             X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
             target = problem.check_labels(target, X)
-        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         self.learner_.fit_inputs(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper(),
-                                 **weighted)
+                                 sample_weight=sample_weight)
         self.n_iter_ = self.learner_.n_epochs_
 
     def _partial_pass(self, first: bool, X, target, offsets=None, sample_weight=None, **split) -> None:
+        if sample_weight is None:
+            super()._partial_pass(first, X, target, offsets, **split)
+            return
         if first:
             X = self._fit_scaler(X)
             problem = self._problem()
@@ -58,5 +65,4 @@ class _SampleWeightMixin:
             self.learner_ = self._learner(problem)
         else:
             X = self._transform(X)
-        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        self.learner_.partial_fit(X, target, **split, **weighted)
+        self.learner_.partial_fit(X, target, **split, sample_weight=sample_weight)
