@@ -1,4 +1,4 @@
-"""The scikit-learn layer: estimator checks, model selection, pipelines, cloning, options."""
+"""The scikit-learn layer: model selection, pipelines, cloning, options (check_estimator: test_check_estimator.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import predtron.learners as learners_module
 from predtron import KernelPredtron, Predtron, PredtronLD, PredtronLink
@@ -25,18 +24,6 @@ from predtron.sklearn import (
     PredtronOrdinalClassifier,
     PredtronRanker,
 )
-
-#: Checks of ``check_estimator`` that an estimator cannot meet, with the reason.  Empty: the
-#: three classifiers pass every check scikit-learn runs on them.
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
-
-
-@parametrize_with_checks(
-    [PredtronClassifier(), PredtronMultilabelClassifier(), PredtronOrdinalClassifier()],
-    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(type(est).__name__, {}),
-)
-def test_check_estimator(estimator, check):
-    check(estimator)
 
 
 def _ranking_data(n_queries=40, seed=0):
@@ -271,3 +258,100 @@ def test_the_layout_of_X_changes_no_bit():
     b = PredtronClassifier(random_state=0, epochs=3).fit(np.asfortranarray(X), y)
     assert np.array_equal(a.scaler_.mean, b.scaler_.mean) and np.array_equal(a.scaler_.scale, b.scaler_.scale)
     assert np.array_equal(a.learner_.coef_, b.learner_.coef_)
+
+
+# ------------------------------------------------------------------ coef_ and intercept_
+def _linear_cases():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((80, 5)) * [1.0, 10.0, 0.1, 3.0, 1.0] + [0.0, 5.0, -2.0, 0.0, 1.0]
+    X[:, 4] = rng.integers(0, 2, 80)  # a 0/1 feature, left unscaled
+    two = (X[:, 0] + 0.1 * X[:, 1] > 0.5).astype(int)
+    three = np.digitize(X[:, 0] - 0.3 * X[:, 3], [-1.0, 1.0])
+    labels = np.c_[two, X[:, 2] > -2.0, three == 1]
+    return X, [
+        (PredtronClassifier, {}, two, (1,)),
+        (PredtronClassifier, {}, three, (3,)),
+        (PredtronClassifier, {"cost_matrix": [[0, 1], [2, 0]]}, two, (2,)),
+        (PredtronMultilabelClassifier, {}, labels.astype(int), (3,)),
+        (PredtronOrdinalClassifier, {}, three, (3,)),
+        (PredtronOrdinalClassifier, {}, two, (1,)),
+    ]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("options", [{}, {"average": False}, {"standardize": False}, {"fit_intercept": False}],
+                         ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+def test_coef_and_intercept_reproduce_decision_function_in_the_original_features(options, sparse):
+    X, cases = _linear_cases()
+    Xf = sp.csr_matrix(X) if sparse else X
+    for cls, own, y, rows in cases:
+        model = cls(random_state=0, epochs=5, **own, **options).fit(Xf, y)
+        coef, intercept = model.coef_, model.intercept_
+        assert coef.shape == (*rows, X.shape[1]) and intercept.shape == rows
+        decision = model.decision_function(Xf)
+        linear = X @ coef.T + intercept
+        np.testing.assert_allclose(linear.ravel() if decision.ndim == 1 else linear, decision, rtol=1e-10, atol=1e-10)
+        if options.get("fit_intercept") is False and (sparse or options.get("standardize") is False):
+            assert not np.any(intercept)
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_ranker_coef_reproduces_its_scores(standardize):
+    X, y, qid = _ranking_data(seed=2)
+    X = X * [1, 5, 0.2, 1, 1, 3] + 2.0
+    ranker = PredtronRanker(random_state=0, epochs=3, standardize=standardize).fit(X, y, qid=qid)
+    assert ranker.coef_.shape == (X.shape[1],) and isinstance(ranker.intercept_, float)
+    np.testing.assert_allclose(X @ ranker.coef_ + ranker.intercept_, ranker.predict(X), rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(ranker.decision_function(X), ranker.predict(X))
+    if not standardize:
+        assert ranker.intercept_ == 0.0
+
+
+def test_coef_is_the_averaged_iterate_and_unfitted_estimators_have_none():
+    X, cases = _linear_cases()
+    _, _, y, _ = cases[1]
+    model = PredtronClassifier(random_state=0, epochs=3, standardize=False).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, model.learner_.coef_)
+    last = model.learner_._w[:, :-1]
+    assert not np.allclose(model.coef_, last)  # the average, not the last iterate
+    for cls in (PredtronClassifier, PredtronMultilabelClassifier, PredtronOrdinalClassifier, PredtronRanker):
+        assert not hasattr(cls(), "coef_") and not hasattr(cls(), "intercept_")
+
+
+def test_every_estimator_documents_decision_function_and_coef():
+    for cls in (PredtronClassifier, PredtronMultilabelClassifier, PredtronOrdinalClassifier, PredtronRanker):
+        assert "coef_" in cls.__doc__ and "intercept_" in cls.__doc__
+        assert "X @ coef_" in cls.decision_function.__doc__
+
+
+# ------------------------------------------------------------------ the silent cases, refused
+def test_multilabel_classifier_refuses_a_one_dimensional_y():
+    X, cases = _linear_cases()
+    y = cases[1][2]
+    for call in (lambda m: m.fit(X, y), lambda m: m.partial_fit(X, y, classes=[0, 1, 2])):
+        with pytest.raises(ValueError, match=r"y must be a 2-D 0/1 indicator matrix of shape \(n_samples, n_labels\)"
+                                             r".*got a 1-D array of shape \(80,\).*PredtronClassifier"):
+            call(PredtronMultilabelClassifier())
+    with pytest.raises(ValueError, match="Y must be a 0/1 indicator matrix"):
+        PredtronMultilabelClassifier().fit(X, y.reshape(-1, 1))
+    one = PredtronMultilabelClassifier(random_state=0, epochs=2).fit(X, (y == 1).reshape(-1, 1).astype(int))
+    assert one.n_labels_ == 1 and one.predict(X).shape == (80, 1)
+
+
+def test_ranker_refuses_a_query_split_across_partial_fit_calls():
+    X, y, qid = _ranking_data(n_queries=6, seed=3)
+    cut = int(np.flatnonzero(qid == 2)[1])  # inside query 2
+    ranker = PredtronRanker(eta=1.0, standardize=False).partial_fit(X[:cut], y[:cut], qid=qid[:cut])
+    with pytest.raises(ValueError, match=r"qid: the first query of this partial_fit call \(2\) continues the last "
+                                         r"query of the previous call"):
+        ranker.partial_fit(X[cut:], y[cut:], qid=qid[cut:])
+    # cut at a query boundary: accepted, and the same model as one call
+    edge = int(np.flatnonzero(qid == 3)[0])
+    whole = PredtronRanker(eta=1.0, standardize=False, random_state=0).partial_fit(X, y, qid=qid)
+    parts = PredtronRanker(eta=1.0, standardize=False, random_state=0).partial_fit(X[:edge], y[:edge], qid=qid[:edge])
+    parts.partial_fit(X[edge:], y[edge:], qid=qid[edge:])
+    np.testing.assert_array_equal(parts.coef_, whole.coef_)
+    # the same query whole in two calls in a row is passed with group=
+    rows = qid == 0
+    again = PredtronRanker(eta=1.0).partial_fit(X[rows], y[rows], qid=qid[rows])
+    again.partial_fit(X[rows], y[rows], group=[int(rows.sum())])

@@ -35,6 +35,39 @@ Options (defaults are the paper's Algorithm 1)
 ``record_losses``
     Keep the non-zero losses with their rounds (``loss_history_``); the totals
     ``n_rounds_``, ``cumulative_loss_``, ``n_mistakes_`` and ``n_updates_`` are always kept.
+
+Sample weights
+--------------
+``fit``, ``partial_fit`` and ``fit_inputs`` take ``sample_weight``, one non-negative weight
+per example (per query, for ranking).  An example of weight ``w > 0`` is one round whose loss
+is ``w L(sigma_tau, y_tau)`` (the weighted loss ``L_alpha`` of the paper's binary section,
+with the weight of the example in place of that of its class), and so whose update is
+``w`` times Algorithm 1's: ``W <- W - eta w (rep(sigma~) - rep(sigma_y)) X^T``, the
+subgradient of ``w phi(W X, y)`` (``eta w L`` times the direction for Predtron.LD).  The
+oracle ``sigma~`` is that of the unweighted loss: ``w phi`` and ``phi`` have the same
+maximiser for ``w > 0``.  ``loss_history_`` and ``cumulative_loss_`` hold the weighted
+losses.  An example of weight 0 is no round at all: the parameters, the averaged
+iterate, ``n_rounds_`` and the losses are exactly those of the same pass without it.
+
+Theorem 1 with weights (same proof): on a round of weight ``w`` and loss ``L >= c_L`` the
+squared distance to ``U = (C_L / gamma) W*`` falls by at least ``2 eta w L (1 - 2 eta w
+||x||^2 / c_L)``, so with ``R_w^2 = max_tau w_tau ||x_tau||^2`` in place of ``R^2`` the
+weighted cumulative loss ``sum_tau w_tau L_tau`` obeys Theorem 1's bound for every
+``eta < c_L / (2 R_w^2)`` (:func:`~predtron.bounds.theorem1_bound` with ``R = R_w``), and
+the step ``c_L / (4 R_w^2)`` gives ``4 R_w^2 C_L^2 / (c_L gamma^2)``: the largest weight
+plays the part of a larger input radius, and a common factor on all the weights acts as
+the same factor on ``eta``.
+
+The averaged iterate counts every round once, whatever its weight (as scikit-learn's
+averaged SGD counts its steps); weights act on the steps.  An integer weight ``k`` equals
+the example repeated ``k`` times in a row exactly when each of the ``k`` copies would
+still suffer a loss with the same update direction (the oracle's, or the prediction's,
+unchanged by the steps before it), and ``average=False``; otherwise the copies differ: a
+copy the earlier steps already fit makes no update (the weighted round makes all ``k``
+steps at once), and the loss-augmented oracle may pick another ``sigma~`` once the scores
+have moved.  The weighted passes run the exact NumPy block scan (the compiled passes of
+:mod:`predtron.engine` know no weights); ``sample_weight=None`` takes the unweighted path,
+unchanged.
 """
 
 from __future__ import annotations
@@ -97,6 +130,36 @@ def check_order(order, n: int) -> np.ndarray:
         raise ValueError(f"order must be a permutation of 0..{n - 1} (one index per example); got "
                          f"{excerpt(arr)} of shape {arr.shape}")
     return arr.astype(np.int64, copy=False)
+
+
+def check_sample_weight(sample_weight, n: int, *, fitting: bool = False, what: str = "example") -> np.ndarray | None:
+    """The ``sample_weight`` of ``fit``/``partial_fit``: ``None``, a non-negative number (every
+    example's weight), or ``n`` finite non-negative numbers, one per ``what``; returned as a new
+    float64 array (the caller's array is never written).  ``fitting``: ``fit`` starts from
+    scratch, so at least one weight must be positive."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"sample_weight must be an array of {n} non-negative numbers (one per {what}); "
+                        f"got {excerpt(sample_weight)}")
+    try:
+        arr = np.array(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"sample_weight must be an array of {n} non-negative numbers (one per {what}); "
+                        f"got {excerpt(sample_weight)}") from None
+    if np.asarray(sample_weight).dtype.kind == "b":
+        raise TypeError(f"sample_weight must hold numbers, not booleans; got {excerpt(sample_weight)}")
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},) (one weight per {what}); got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        bad = arr[~(np.isfinite(arr) & (arr >= 0))]
+        raise ValueError(f"sample_weight must hold finite non-negative numbers; got {excerpt(bad)}")
+    if fitting and n and not np.any(arr > 0):
+        raise ValueError("sample_weight must hold at least one positive weight: with every weight zero there is "
+                         "nothing to learn")
+    return arr
 
 
 class OnlineLearner(Estimator, ABC):
@@ -240,7 +303,7 @@ class OnlineLearner(Estimator, ABC):
         self._init_state(inputs)
 
     # -------------------------------------------------------------- online loop
-    def partial_fit(self, X, Y, *, qid=None, group=None, order=None) -> OnlineLearner:
+    def partial_fit(self, X, Y, *, qid=None, group=None, order=None, sample_weight=None) -> OnlineLearner:
         """One online pass over ``(X, Y)`` in order (Algorithm 1, lines 2-13).
 
         Parameters
@@ -261,6 +324,10 @@ class OnlineLearner(Estimator, ABC):
             ``0, ..., n - 1``: one pass of ``fit`` with ``shuffle=True`` is this call with
             ``order`` the pass's permutation (:mod:`predtron.dask` runs its shard passes so).
             ``None``: the order of the stream.
+        sample_weight : array-like of shape (n,), optional
+            One non-negative weight per example (per query, for ranking): the example's loss
+            and its update are scaled by it, and a zero weight leaves the model unchanged
+            (see the module notes).  ``None``: every weight is 1 (Algorithm 1).
         """
         self._validate_params()
         inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
@@ -268,29 +335,33 @@ class OnlineLearner(Estimator, ABC):
             raise ValueError("X is empty; at least one example is needed to learn")
         if order is not None:
             order = check_order(order, inputs.n)
+        weights = self._check_weights(sample_weight, inputs.n, fitting=False)
         if not hasattr(self, "n_features_in_"):
             self._start(inputs)
-        self._pass(inputs, labels, order)
+        self._any_pass(inputs, labels, order, weights)
         self._finish_pass()
         return self
 
-    def partial_fit_inputs(self, inputs: Inputs, labels, *, order=None, progress=None) -> OnlineLearner:
+    def partial_fit_inputs(self, inputs: Inputs, labels, *, order=None, progress=None,
+                           sample_weight=None) -> OnlineLearner:
         """:meth:`partial_fit` on data its caller has validated once (as :meth:`fit_inputs`): one pass
         over ``inputs`` in ``order`` (a permutation its caller made, e.g. by
         :func:`predtron._estimator.epoch_order`; ``None``: in order), continuing from the current
         state.  The estimators' ``fit`` is a reset and passes of this method, and their
-        ``partial_fit`` one pass of it.  ``progress``: a ``tqdm`` bar advanced by the examples."""
+        ``partial_fit`` one pass of it.  ``progress``: a ``tqdm`` bar advanced by the examples;
+        ``sample_weight``: one weight per instance, as in :meth:`partial_fit`."""
         if inputs.n == 0:
             raise ValueError("X is empty; at least one example is needed to learn")
+        weights = self._check_weights(sample_weight, inputs.n, fitting=False)
         if not hasattr(self, "n_features_in_"):
             self._validate_params()
             self._start(inputs)
-        self._pass(inputs, labels, order, progress)
+        self._any_pass(inputs, labels, order, weights, progress)
         self._finish_pass()
         return self
 
     def fit(self, X, Y, epochs: int = 1, verbose: bool = False, *, qid=None, group=None,
-            callback=None) -> OnlineLearner:
+            callback=None, sample_weight=None) -> OnlineLearner:
         """Start from ``W_1 = 0`` and make ``epochs`` online passes over the data.
 
         Parameters
@@ -307,15 +378,18 @@ class OnlineLearner(Estimator, ABC):
             with the predictor up to date (the averaged parameters when ``average=True``);
             returning ``True`` stops fitting there (early stopping).  ``n_epochs_`` is the
             number of passes made.
+        sample_weight : array-like of shape (n,), optional
+            One non-negative weight per example, at least one positive (see :meth:`partial_fit`).
         """
         self._validate_params()
         epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
         self.reset()
         inputs, labels = self._prepare(X, Y, qid, group, fitting=True)
-        return self._fit_prepared(inputs, labels, epochs, verbose, callback)
+        weights = self._check_weights(sample_weight, inputs.n, fitting=True)
+        return self._fit_prepared(inputs, labels, epochs, verbose, callback, weights)
 
     def fit_inputs(self, inputs: Inputs, labels, epochs: int = 1, verbose: bool = False, *,
-                   callback=None) -> OnlineLearner:
+                   callback=None, sample_weight=None) -> OnlineLearner:
         """:meth:`fit` on data its caller has validated once: nothing of the data is checked again.
 
         For callers at a public boundary that have already checked the data (the estimators
@@ -324,7 +398,8 @@ class OnlineLearner(Estimator, ABC):
         one built from a checked matrix, e.g. ``DocumentInputs(X, offsets)`` with a canonical
         float64 ``X``), with ``intercept`` equal to ``fit_intercept``, and ``labels`` are what
         :meth:`~predtron.problems.Problem.check_labels` returns for them.  The parameters and
-        ``epochs``, ``verbose``, ``callback`` are checked as in :meth:`fit`.
+        ``epochs``, ``verbose``, ``callback`` and ``sample_weight`` (one per instance of
+        ``inputs``) are checked as in :meth:`fit`.
         """
         self._validate_params()
         epochs, verbose, callback = check_epoch_args(epochs, verbose, callback)
@@ -333,10 +408,27 @@ class OnlineLearner(Estimator, ABC):
                             f"{type(inputs).__name__}")
         if inputs.intercept != bool(self.fit_intercept):
             raise ValueError(f"inputs.intercept={inputs.intercept} must match fit_intercept={self.fit_intercept}")
+        weights = self._check_weights(sample_weight, inputs.n, fitting=True)
         self.reset()
-        return self._fit_prepared(inputs, labels, epochs, verbose, callback)
+        return self._fit_prepared(inputs, labels, epochs, verbose, callback, weights)
 
-    def _fit_prepared(self, inputs, labels, epochs: int, verbose: bool, callback) -> OnlineLearner:
+    def _check_weights(self, sample_weight, n: int, *, fitting: bool) -> np.ndarray | None:
+        """:func:`check_sample_weight`, and a refusal by a learner whose pass is not the block scan."""
+        if sample_weight is not None and type(self)._pass is not OnlineLearner._pass:
+            raise TypeError(f"{type(self).__name__} does not take sample_weight (its pass is not Algorithm 1's "
+                            "block scan)")
+        return check_sample_weight(sample_weight, n, fitting=fitting,
+                                   what="query" if type(self.problem.scoring).__name__ == "DocumentScoring"
+                                   else "example")
+
+    def _any_pass(self, inputs, labels, order, weights, progress=None) -> None:
+        """The unweighted pass, or the weighted one when ``weights`` is given."""
+        if weights is None:
+            self._pass(inputs, labels, order, progress)
+        else:
+            self._weighted_pass(inputs, labels, order, weights, progress)
+
+    def _fit_prepared(self, inputs, labels, epochs: int, verbose: bool, callback, weights=None) -> OnlineLearner:
         """The passes of :meth:`fit` on validated data, through the shared epoch loop."""
         if inputs.n == 0:
             raise ValueError("X is empty; at least one example is needed to learn")
@@ -347,7 +439,7 @@ class OnlineLearner(Estimator, ABC):
 
             def one_pass(epoch: int) -> None:
                 order = orders.order(epoch, inputs.n) if orders is not None else None
-                self._pass(inputs, labels, order, progress)
+                self._any_pass(inputs, labels, order, weights, progress)
                 if verbose:
                     progress.set_postfix(epoch=epoch, mistakes=self.n_mistakes_, refresh=False)
                 if callback is not None:
@@ -388,6 +480,44 @@ class OnlineLearner(Estimator, ABC):
                 self._apply(g, inputs, r, self.eta * self._step_scale(loss), trace.n_rounds)
                 self.n_updates_ += 1
             else:  # the block's rounding saw a mistake that the instance's own scores do not
+                trace.skip(1)
+            if progress is not None:
+                progress.update(j + 1)
+            i += j + 1
+            block = max(MIN_BLOCK, min(MAX_BLOCK, 2 * (j + 1)))
+        self._block = block
+
+    def _weighted_pass(self, inputs, labels, order, weights: np.ndarray, progress=None) -> None:
+        """:meth:`_pass` with a weight per example (see the module notes): the same exact block
+        scan, in NumPy, where an example of weight 0 is no round and the loss and the step of a
+        round of weight ``w`` are ``w`` times the unweighted ones."""
+        problem, trace = self.problem, self._trace
+        oracle = self.update == "oracle"
+        n, i, block = inputs.n, 0, self._block
+        while i < n:
+            stop = min(n, i + block)
+            rows = slice(i, stop) if order is None else order[i:stop]
+            live = weights[rows] > 0
+            T = self._iterate_scores(inputs, rows)
+            _check_finite_scores(T, self)
+            losses = problem.batch_loss(T, labels[rows])
+            hits = np.flatnonzero((np.asarray(losses) != 0) & live)
+            if hits.size == 0:
+                trace.skip(int(np.count_nonzero(live)))
+                if progress is not None:
+                    progress.update(stop - i)
+                i, block = stop, min(2 * block, MAX_BLOCK)
+                continue
+            j = int(hits[0])
+            trace.skip(int(np.count_nonzero(live[:j])))
+            r = i + j if order is None else int(order[i + j])
+            weight = float(weights[r])
+            loss, g = problem._round(self._iterate_one(inputs, r), labels[r], oracle)
+            if g is not None:
+                trace.add(weight * loss)
+                self._apply(g, inputs, r, self.eta * weight * self._step_scale(loss), trace.n_rounds)
+                self.n_updates_ += 1
+            else:
                 trace.skip(1)
             if progress is not None:
                 progress.update(j + 1)

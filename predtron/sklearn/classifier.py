@@ -12,6 +12,8 @@ from predtron.problems import Binary, Multiclass
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _check_score_input, _saved_classes
+from predtron.sklearn._coef import _LinearCoefMixin
+from predtron.sklearn._weights import _row_weights, _SampleWeightMixin
 
 __all__ = ["PredtronClassifier"]
 
@@ -27,7 +29,7 @@ def _reject_cost(value, name: str) -> None:
 @estimator_params({"cost_matrix": None, "reject_cost": None, "reject_label": -1},
                   {"cost_matrix": None, "reject_cost": _reject_cost, "reject_label": None})
 @saveable
-class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
+class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWeightMixin, _PredtronEstimator):
     """Binary and multiclass classification with the Predtron.
 
     Two classes use :class:`~predtron.problems.Binary` (the perceptron), more use
@@ -59,6 +61,13 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
         The fitted core learner (``learner_.coef_``, ``learner_.intercept_``).
     threshold_ : float
         Score gap below which the classifier abstains (with ``reject_cost``).
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights of the class scores in the original features (standardisation undone;
+        the averaged iterate with ``average=True``): one row for two classes without a cost
+        matrix (positive favours ``classes_[1]``), else one row per class.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The bias of the class scores in the original features: ``decision_function(X)`` is
+        ``X @ coef_.T + intercept_`` (flattened for two classes).
     n_features_in_ : int
         Number of features seen by ``fit``.
 
@@ -66,6 +75,25 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
     -----
     ``score`` is the accuracy, or the negative mean cost with a cost matrix or an
     abstention cost (higher is better in every case).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.sklearn import PredtronClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, "yes", "no")
+    >>> clf = PredtronClassifier(random_state=0).fit(X, y)
+    >>> clf.classes_.tolist()
+    ['no', 'yes']
+    >>> clf.predict([[2.0, -1.0, 0.0], [-2.0, 1.0, 0.0]]).tolist()
+    ['yes', 'no']
+    >>> clf.score(X, y) > 0.95
+    True
+    >>> clf.coef_.shape, clf.intercept_.shape
+    ((1, 3), (1,))
+    >>> bool(np.allclose(X @ clf.coef_[0] + clf.intercept_[0], clf.decision_function(X)))
+    True
     """
 
     def _problem(self):
@@ -86,9 +114,16 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
             return (np.asarray(predictions) == 1).astype(np.int64)
         return np.asarray(predictions, dtype=np.int64)
 
-    def fit(self, X, y):
-        """Fit on ``X`` (dense or sparse) and labels ``y`` of any values."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (dense or sparse) and labels ``y`` of any values.
+
+        ``sample_weight`` (one non-negative weight per row, at least one positive) scales each
+        row's loss and so its update; a zero weight leaves the model as without the row (see
+        :mod:`predtron.learners.base`, "Sample weights").  The scaling statistics, Theorem 1's
+        step (``eta="auto"``) and the abstention threshold do not use the weights.
+        """
         X, indices = self._fit_classes(X, y)
+        weights = _row_weights(sample_weight, X.shape[0], fitting=True)
         if self.cost_matrix is not None:
             shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
             if shape != (len(self.classes_),) * 2:
@@ -101,21 +136,23 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
         X = self._fit_scaler(X)
         problem = self._problem()
         self.eta_ = self._resolve_eta(problem, X, self._encode(indices))
-        self._fit_learner(problem, X, self._encode(indices))
+        self._fit_learner(problem, X, self._encode(indices), sample_weight=weights)
         if self.reject_cost is not None:
             self.threshold_ = self._fit_threshold(X, indices)
         return self
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One online pass over the batch ``(X, y)``, in order, continuing from the current state.
 
         ``classes`` (all the labels of the stream) is required on the first call, as in
         scikit-learn's ``SGDClassifier.partial_fit``; a later batch may hold any subset of them.
         ``reject_cost`` is not available here (its threshold is fitted on the whole training
-        set by :meth:`fit`).
+        set by :meth:`fit`).  ``sample_weight``: one non-negative weight per row, as in
+        :meth:`fit` (a batch of zero weights leaves the model unchanged).
         {partial_scaling}
         """
         first, X, y = self._partial_data(X, y)
+        weights = _row_weights(sample_weight, X.shape[0], fitting=False)
         if first and self.reject_cost is not None:
             raise ValueError("partial_fit does not support reject_cost: the abstention threshold is fitted on the "
                              "whole training set by fit")
@@ -126,14 +163,16 @@ class PredtronClassifier(ClassifierMixin, _PredtronEstimator):
                 raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
                                  f"{len(self.classes_)} classes; got shape {shape}")
             check_loss_matrix(self.cost_matrix, "cost_matrix")
-        self._partial_pass(first, X, self._encode(self._class_indices(y)))
+        self._partial_pass(first, X, self._encode(self._class_indices(y)), sample_weight=weights)
         return self
 
     def _scores(self, X) -> np.ndarray:
         return self.learner_.decision_function(X)
 
     def decision_function(self, X) -> np.ndarray:
-        """Class scores: ``(n,)`` for two classes (positive favours ``classes_[1]``), else ``(n, k)``."""
+        """Class scores, ``X @ coef_.T + intercept_``: ``(n,)`` for two classes without a cost
+        matrix (positive favours ``classes_[1]``), else ``(n, n_classes)`` (the predicted class
+        has the largest score)."""
         check_is_fitted(self)
         T = self._scores(self._validate_X(X, reset=False))
         return T[:, 0] if self._binary() else T

@@ -14,6 +14,8 @@ from predtron.problems import Binary, Multiclass, Multilabel
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _check_input, _check_score_input, _Count, _saved_classes
+from predtron.sklearn._coef import _LinearCoefMixin
+from predtron.sklearn._weights import _row_weights, _SampleWeightMixin
 
 __all__ = ["PredtronMultilabelClassifier"]
 
@@ -46,10 +48,24 @@ def _hamming_factor(nonzero_fraction: float, n_labels: int) -> float:
     return 2.0 * m if nonzero_fraction <= 0.5 else float(np.sqrt(m))
 
 
+def _check_indicator(Y: np.ndarray) -> np.ndarray:
+    """The target of ``fit``/``partial_fit``: a 2-D 0/1 indicator matrix, as int64; a 1-D ``y``
+    (class labels) is refused, naming what to pass instead."""
+    if Y.ndim != 2:
+        raise ValueError(f"y must be a 2-D 0/1 indicator matrix of shape (n_samples, n_labels), one column per "
+                         f"label (sklearn.preprocessing.MultiLabelBinarizer makes one from label sets); got a "
+                         f"1-D array of shape {Y.shape}: for one class label per row use PredtronClassifier, or "
+                         f"pass y.reshape(-1, 1) for a single 0/1 label")
+    values = np.unique(Y)
+    if not np.all(np.isin(values, [0, 1])):
+        raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values {excerpt(values)}")
+    return Y.astype(np.int64)
+
+
 @estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-2},
                   {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": None, "beta": None})
 @saveable
-class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
+class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWeightMixin, _PredtronEstimator):
     """Multilabel classification with the Predtron (:class:`~predtron.problems.Multilabel`).
 
     Labels are an indicator matrix ``Y`` of shape ``(n_samples, n_labels)``; the learner
@@ -75,8 +91,13 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
     Attributes
     ----------
     classes_ : ndarray
-        The label indices ``0..n_labels-1`` for an indicator target (as scikit-learn's
-        multilabel classifiers report them), or the class labels of a multiclass target.
+        The label indices ``0..n_labels-1`` (as scikit-learn's multilabel classifiers report
+        them).
+    coef_ : ndarray of shape (n_labels, n_features)
+        The weights of every label's score in the original features (the averaged iterate
+        with ``average=True``): ``decision_function(X)`` is ``X @ coef_.T + intercept_``.
+    intercept_ : ndarray of shape (n_labels,)
+        The bias of every label's score in the original features.
     n_labels_ : int
         Number of labels.
     learner_ : Predtron
@@ -146,6 +167,21 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
 
     **Algorithm 1 as stated**: ``average=False, shuffle=False, fit_intercept=False,
     standardize=False, epochs=1, eta=1.0, tol=None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predtron.sklearn import PredtronMultilabelClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))
+    >>> Y = np.c_[X[:, 0] > 0, X[:, 1] + X[:, 2] > 0].astype(int)  # two labels, one column each
+    >>> model = PredtronMultilabelClassifier(random_state=0).fit(X, Y)
+    >>> model.predict([[2.0, 1.0, 1.0], [-2.0, -1.0, -1.0]]).tolist()
+    [[1, 1], [0, 0]]
+    >>> model.score(X, Y) > -0.05  # minus the Hamming loss
+    True
+    >>> model.coef_.shape, model.intercept_.shape
+    ((2, 3), (2,))
     """
 
     #: ``tol`` is relative to the first pass's mean loss (see the class notes).
@@ -162,13 +198,14 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
             extra["k"] = self.k
         return Multilabel(self.n_labels_, self.loss, **extra)
 
-    def fit(self, X, y):
-        """Fit on ``X`` (dense or sparse) and a 0/1 indicator matrix ``Y``.
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (dense or sparse) and a 0/1 indicator matrix ``Y`` of shape
+        ``(n_samples, n_labels)`` (a single column is one label).
 
-        A one-dimensional ``Y`` (or a single column) of class labels is a multiclass target,
-        the special case where exactly one label is on: it is learned with
-        :class:`~predtron.problems.Multiclass` (:class:`~predtron.problems.Binary` for two
-        classes) and ``predict`` returns class labels.
+        A one-dimensional ``y`` is refused: class labels are :class:`PredtronClassifier`'s
+        target (this estimator used to fit them silently as a multiclass model; a model so
+        fitted and saved still loads and predicts class labels).  ``sample_weight``: one
+        non-negative weight per row, as in :meth:`PredtronClassifier.fit`.
         """
         self._validate_params()
         _check_input(X, y, fitting=True, type_name=type(self).__name__)
@@ -176,28 +213,15 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
                              y_numeric=False)
         Y = np.asarray(Y)
         check_classification_targets(Y)
-        if Y.ndim == 2 and Y.shape[1] == 1:
-            Y = Y[:, 0]
-        self.multilabel_ = Y.ndim == 2
-        if self.multilabel_:
-            values = np.unique(Y)
-            if not np.all(np.isin(values, [0, 1])):
-                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values "
-                                 f"{excerpt(values)}")
-            self.n_labels_ = Y.shape[1]
-            self.classes_ = np.arange(self.n_labels_)
-            target = Y.astype(np.int64)
-        else:
-            self.classes_, indices = np.unique(Y, return_inverse=True)
-            if len(self.classes_) < 2:
-                raise ValueError(f"y must hold at least 2 classes to learn from; got 1 class "
-                                 f"({excerpt(self.classes_)})")
-            self.n_labels_ = len(self.classes_)
-            target = np.where(indices == 1, 1, -1) if len(self.classes_) == 2 else indices
+        target = _check_indicator(Y)
+        weights = _row_weights(sample_weight, X.shape[0], fitting=True)
+        self.multilabel_ = True
+        self.n_labels_ = Y.shape[1]
+        self.classes_ = np.arange(self.n_labels_)
         problem = self._problem()
         X = self._fit_scaler(X)
         self.eta_ = self._resolve_eta(problem, X, target)
-        self._fit_learner(problem, X, target)
+        self._fit_learner(problem, X, target, sample_weight=weights)
         return self
 
     def _step_factor(self, statistics) -> float:
@@ -207,49 +231,42 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
             return _hamming_factor(statistics.nonzero_fraction, self.n_labels_)
         return 1.0
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One online pass over the batch ``(X, Y)``, in order, continuing from the current state.
 
-        A 0/1 indicator ``Y`` fixes the number of labels at the first call (later batches must
-        have as many columns); a one-dimensional ``y`` of class labels (the multiclass case of
-        :meth:`fit`) needs ``classes`` on the first call.
+        ``Y`` is a 0/1 indicator matrix, as in :meth:`fit` (a one-dimensional ``y`` is refused);
+        the first call fixes the number of labels and later batches must have as many columns.
+        ``classes`` is accepted for the signature scikit-learn's classifiers share and must be
+        ``None``, the label indices ``0..n_labels-1`` or the values of an indicator, ``[0, 1]``.
+        ``sample_weight``: one non-negative weight per row (a batch of zero weights leaves the
+        model unchanged).
         {partial_scaling}
         """
         first, X, Y = self._partial_data(X, y, multi_output=True, y_numeric=False)
         Y = np.asarray(Y)
         check_classification_targets(Y)
-        if Y.ndim == 2 and Y.shape[1] == 1:
-            Y = Y[:, 0]
+        target = _check_indicator(Y)
+        weights = _row_weights(sample_weight, X.shape[0], fitting=False)
+        n_labels = Y.shape[1] if first else self.n_labels_
+        if classes is not None and not any(np.array_equal(np.asarray(classes).ravel(), allowed)
+                                           for allowed in (np.arange(n_labels), np.arange(2))):
+            raise ValueError(f"classes must be None, the label indices 0..{n_labels - 1} or the indicator values "
+                             f"[0, 1] (an indicator matrix gives the labels by its columns); got {excerpt(classes)}")
         if first:
-            self.multilabel_ = Y.ndim == 2
-            if self.multilabel_:
-                if classes is not None:
-                    raise ValueError("classes applies to a one-dimensional y of class labels; an indicator matrix "
-                                     "Y gives the labels by its columns")
-                self.n_labels_ = Y.shape[1]
-                self.classes_ = np.arange(self.n_labels_)
-            else:
-                self._partial_classes(classes, first)
-                self.n_labels_ = len(self.classes_)
-        elif (Y.ndim == 2) != self.multilabel_ or (self.multilabel_ and Y.shape[1] != self.n_labels_):
+            self.multilabel_ = True
+            self.n_labels_ = Y.shape[1]
+            self.classes_ = np.arange(self.n_labels_)
+        elif not self.multilabel_ or Y.shape[1] != self.n_labels_:
             expected = f"{self.n_labels_} label columns" if self.multilabel_ else "one class label per row"
             raise ValueError(f"y must have the layout of the first call to partial_fit ({expected}); got shape "
                              f"{Y.shape}")
-        if self.multilabel_:
-            values = np.unique(Y)
-            if not np.all(np.isin(values, [0, 1])):
-                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values "
-                                 f"{excerpt(values)}")
-            target = Y.astype(np.int64)
-        else:
-            indices = self._class_indices(Y)
-            target = np.where(indices == 1, 1, -1) if len(self.classes_) == 2 else indices
-        self._partial_pass(first, X, target)
+        self._partial_pass(first, X, target, sample_weight=weights)
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """Label scores, ``(n, n_labels)``; a label is predicted where its score is ``>= 0``
-        (class scores for a multiclass target, ``(n,)`` for two classes)."""
+        """Label scores, ``(n, n_labels)``, ``X @ coef_.T + intercept_``; a label is predicted where
+        its score is ``>= 0`` (a model saved by an older version from class labels: class scores,
+        ``(n,)`` for two classes)."""
         check_is_fitted(self)
         T = self.learner_.decision_function(self._validate_X(X, reset=False))
         return T[:, 0] if not self.multilabel_ and len(self.classes_) == 2 else T
@@ -280,6 +297,8 @@ class PredtronMultilabelClassifier(ClassifierMixin, _PredtronEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True
         tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False  # y is a 2-D indicator matrix, never 1-D class labels
+        tags.classifier_tags.multi_class = False  # each column holds two values, 0 and 1
         return tags
 
     def _extra_state(self) -> dict:
