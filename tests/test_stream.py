@@ -300,3 +300,90 @@ def test_arff_bad_row_is_reported_by_line(tmp_path):
         for chunk in iter_arff(path, 1, chunk_rows=8):
             got.append(len(chunk.Y))
     assert got == [8, 8, 8]
+
+
+# ------------------------------------------------------------------ long rows, long tokens, block boundaries
+def _counting_kernel(monkeypatch, limit=50):
+    """Wrap the compiled parser so that a parse that returns FULL again and again fails (it looped)."""
+    from predtron.data import _svmlight_kernel as kernel_module
+
+    real = kernel_module.parse_block.kernel
+    calls = {"full": 0}
+
+    def counted(*args):
+        out = real(*args)
+        if out[0] == kernel_module.FULL:
+            calls["full"] += 1
+            if calls["full"] > limit:
+                raise AssertionError("the parser asked for room again and again (a row is parsed forever)")
+        return out
+
+    monkeypatch.setattr(kernel_module.parse_block, "kernel", counted)
+    return calls
+
+
+@pytest.mark.parametrize("width", [1025, 1500, 5000])
+def test_rows_longer_than_the_buffers_are_parsed_once(tmp_path, monkeypatch, width):
+    calls = _counting_kernel(monkeypatch)
+    rng = np.random.default_rng(width)
+    lines = [f"{i % 2} " + " ".join(f"{j}:{v:.3f}" for j, v in enumerate(rng.random(width), start=1))
+             for i in range(20)]
+    path = write(tmp_path, lines)
+    ref = load_svmlight(path, sparse=True)
+    _, X = stacked(iter_svmlight(path, chunk_rows=7, n_features=width))
+    assert_same_csr(X, ref.X)
+    assert calls["full"] <= 6  # each growth at least doubles the room, and fits the whole row
+
+
+@pytest.mark.parametrize("block", range(20, 130, 2))
+def test_a_long_label_across_a_block_boundary_parses(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
+    label = "1." + "0" * 30 + "1"  # 1.0, but more digits than the fast conversion takes
+    lines = [f"{label if i % 2 else 2} qid:{i // 10} 1:0.5 2:1.{'0' * 25}3" for i in range(40)]
+    lines[5::7] = ["# comment lines make the reader parse to the end of its buffer"] * len(lines[5::7])
+    path = write(tmp_path, lines, name="data.txt")
+    ref = load_letor(path, sparse=True)
+    chunks, X = stacked(iter_letor(path, chunk_rows=4, n_features=2))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), ref.y)
+    assert np.array_equal(np.concatenate([c.group for c in chunks]), ref.group)
+
+
+@pytest.mark.parametrize("first", ["1e400 1:2", "1 1:1e400", "1 qid:1 1:1e400", "-1e400 qid:1 1:2",
+                                   "1.00000000000000000000001 1:0.5 2:1e400", "1 1:1e400 2:1.00000000000000000000001"])
+@pytest.mark.parametrize("block", [7, 16, 64, 1 << 22])
+@pytest.mark.parametrize("chunk_rows", [1, 3, 100])
+def test_an_overflow_on_line_one_is_reported_on_line_one(tmp_path, monkeypatch, first, block, chunk_rows):
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
+    qid = "qid:" in first
+    rest = [f"{i % 2} {'qid:1 ' if qid else ''}1:{i}.12345678901234567890123 2:2" for i in range(6)]
+    path = write(tmp_path, [first, "# comment", *rest])
+    with pytest.raises(ValueError) as expected:
+        load_svmlight(path, sparse=True)
+    with pytest.raises(ValueError) as got:
+        list(iter_svmlight(path, chunk_rows=chunk_rows))
+    assert str(got.value) == str(expected.value)
+    assert f"{path}, line 1:" in str(got.value)
+
+
+# ------------------------------------------------------------------ the compile policy of the parser
+@pytest.mark.parametrize("policy", ["never", "always"])
+def test_the_parser_obeys_the_engine_compile_policy(tmp_path, monkeypatch, policy):
+    from predtron.data import _svmlight_kernel as kernel_module
+    from predtron.engine import jit
+
+    calls = {"kernel": 0}
+    real = kernel_module.parse_block.kernel
+
+    def counted(*args):
+        calls["kernel"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(kernel_module.parse_block, "kernel", counted)
+    monkeypatch.setattr(jit, "POLICY", policy)
+    path = write(tmp_path, LINES)
+    ref = load_svmlight(path, sparse=True, n_features=10)
+    chunks, X = stacked(iter_svmlight(path, chunk_rows=3, n_features=10))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.lines for c in chunks]), ref.lines)
+    assert (calls["kernel"] > 0) == (policy == "always")

@@ -1,5 +1,10 @@
 """The compiled svmlight line parser behind :mod:`predtron.data.stream` (numba over byte blocks).
 
+The kernel runs under the engine's compile policy (:mod:`predtron.engine.jit`, ``PREDTRON_JIT``):
+:data:`parse_block` is a :class:`~predtron.engine.jit.Tiered` pair whose twin hands every line to
+the Python reader, which gives the same rows and messages (see below), so a first small read in a
+fresh environment never waits for numba.
+
 :func:`parse_block` reads the complete lines of a block of bytes into CSR arrays.  It takes
 the common syntax only -- ``<label> [qid:<int>] <index>:<value> ... [# comment]`` with
 decimal numbers (``[+-]digits[.digits][(e|E)[+-]digits]``) and plain decimal indices -- and
@@ -21,16 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
+from predtron.engine.jit import AVAILABLE, Tiered, jit
 
-    _jit = numba.njit(cache=True, nogil=True)
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - numba is a dependency; the Python reader then does all the work
-    AVAILABLE = False
-
-    def _jit(function):
-        return function
+_jit = jit
 
 #: Status codes of :func:`parse_block`: done, a line for the Python reader, output arrays full.
 OK, ODD, FULL = 0, 1, 2
@@ -164,7 +162,7 @@ def _skip_line(buf, i, n):
 
 
 @_jit
-def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
+def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
                 values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
     """Parse the complete lines of ``buf[pos:]`` (the last, unterminated one only if ``eof``).
 
@@ -218,17 +216,20 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
             here = 1
         if qid_mode >= 0 and here != qid_mode:
             if _skip_line(buf, i, n) >= n and not eof:
+                n_slow = row_slow  # the row (and its slow label) is parsed again with the next block
                 break
             return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
         q = 0
         if here == 1:
             if i + 4 > n or buf[i + 3] != 58:
                 if _skip_line(buf, i, n) >= n and not eof:
+                    n_slow = row_slow
                     break
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
             ok, q, i = _integer(buf, i + 4, n, True, -1)
             if not ok:
                 if i >= n and not eof:
+                    n_slow = row_slow
                     break
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
         previous = first - 1
@@ -292,4 +293,28 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
     return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
 
 
-__all__ = ["AVAILABLE", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]
+def _parse_block_twin(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
+                      values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
+    """The NumPy-side twin of :func:`parse_block`: takes no line, so that the caller reads every line
+    with its line-by-line Python reader (the reader that decides for the kernel on any unusual line,
+    hence the same rows, values and messages)."""
+    return ODD, rows, nnz, n_slow, pos, line, qid_mode
+
+
+def _lines_of_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, *rest) -> int:
+    """The work of one call, in lines: the rows the caller made room for."""
+    return labels.size
+
+
+#: Lines read by the Python reader in one process after which the kernel is compiled (about the time
+#: numba takes to compile :func:`parse_block`, a few seconds, at some 10 microseconds per line).
+BUDGET_LINES = 300_000
+
+#: :func:`_parse_block` under the engine's compile policy (:mod:`predtron.engine.jit`): the compiled
+#: kernel when it is ready (compiled in this process or in numba's disk cache), when
+#: ``PREDTRON_JIT=always``, or once :data:`BUDGET_LINES` lines went through the Python reader; never
+#: with ``PREDTRON_JIT=never``.  The caller asks :meth:`~predtron.engine.jit.Tiered.compiled` once
+#: per block and then calls ``parse_block.kernel`` or ``parse_block.twin`` for the whole block.
+parse_block = Tiered(_parse_block, _parse_block_twin, _lines_of_block, BUDGET_LINES)
+
+__all__ = ["AVAILABLE", "BUDGET_LINES", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]

@@ -196,19 +196,23 @@ class _Parser:
         slow_start, slow_end = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int64)
         pos = rows = nnz = n_slow = 0
         limit = min(self.limit.columns, 2**62)
+        args = (data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels, indptr,
+                indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, kernel._POW10)
+        # the compile policy is asked once per block: the kernel, or the Python reader for every line
+        parse_block = kernel.parse_block.kernel if kernel.parse_block.compiled(args) else kernel.parse_block.twin
         while True:
-            if kernel.AVAILABLE:
-                status, rows, nnz, n_slow, pos, line, self.qid_mode = kernel.parse_block(
-                    data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels,
-                    indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
-                    kernel._POW10)
-            else:  # pragma: no cover - without numba every line goes through the Python reader
-                status = kernel.ODD
-            if status == kernel.FULL:  # more room, then go on from the line not taken
-                if nnz + 1024 > indices.size:
-                    indices, values = _grow(indices), _grow(values)
-                if n_slow >= slow_at.size:
-                    slow_at, slow_kind, slow_start, slow_end = map(_grow, (slow_at, slow_kind, slow_start, slow_end))
+            status, rows, nnz, n_slow, pos, line, self.qid_mode = parse_block(
+                data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels,
+                indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
+                kernel._POW10)
+            if status == kernel.FULL:  # room for the whole line not taken, then go on from it
+                stop = buf.find(b"\n", pos)
+                pairs = buf.count(b":", pos, stop if stop >= 0 else len(buf))
+                if nnz + pairs > indices.size:
+                    indices, values = _grow(indices, nnz + pairs), _grow(values, nnz + pairs)
+                if n_slow + pairs + 1 > slow_at.size:
+                    slow_at, slow_kind, slow_start, slow_end = (_grow(a, n_slow + pairs + 1) for a in
+                                                                (slow_at, slow_kind, slow_start, slow_end))
                 continue
             if status == kernel.OK or rows >= max_rows or pos >= len(buf):
                 break
