@@ -11,12 +11,15 @@ import bz2
 import gzip
 import itertools
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from predtron._files import pending
+from predtron.data import cache as cache_module
 from predtron.data import load_letor, load_svmlight
 from predtron.data import stream as stream_module
 from predtron.data.stream import iter_letor, iter_svmlight
@@ -243,7 +246,8 @@ def test_an_interrupted_pass_leaves_no_cache(tmp_path):
     next(chunks)
     chunks.close()
     assert not cache.exists()
-    assert list(tmp_path.glob("data.cache*")) == []
+    assert list(tmp_path.glob("*data.cache*")) == []
+    assert pending() == []
 
 
 def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path):
@@ -253,7 +257,146 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path):
     cache.write_bytes(cache.read_bytes()[:-5])
     chunks = list(iter_svmlight(path, chunk_rows=8, cache=cache))
     assert sum(len(c.y) for c in chunks) == 50
-    assert cache.read_bytes().endswith(b"PTCACHE1")
+    assert cache.read_bytes().endswith(b"PTCACHE2")
+
+
+def _same_values(chunks, reference):
+    _, X = stacked(chunks)
+    assert_same_csr(X, reference.X)
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), reference.y)
+    assert np.array_equal(np.concatenate([c.lines for c in chunks]), reference.lines)
+
+
+@pytest.mark.parametrize("alias", ["same", "relative", "symlink", "hardlink"])
+def test_a_cache_that_is_the_data_file_is_refused_and_the_data_file_untouched(tmp_path, monkeypatch, alias):
+    path = write(tmp_path, [f"1 qid:{i // 5} 1:{i} 2:0.5" for i in range(50)])
+    before, stat = path.read_bytes(), path.stat()
+    if alias == "same":
+        cache = path
+    elif alias == "relative":
+        monkeypatch.chdir(tmp_path)
+        cache = Path(".") / ".." / tmp_path.name / path.name
+    elif alias == "symlink":
+        cache = tmp_path / "link.cache"
+        cache.symlink_to(path)
+    else:
+        cache = tmp_path / "hard.cache"
+        os.link(path, cache)
+    with pytest.raises(ValueError, match=r"cache .* is the input path .*: writing it would destroy the input"):
+        list(iter_svmlight(path, cache=cache, chunk_rows=8))
+    with pytest.raises(ValueError, match="is the input path"):
+        list(iter_letor(path, cache=str(cache), chunk_rows=8))
+    assert path.read_bytes() == before and path.stat().st_mtime_ns == stat.st_mtime_ns
+    assert pending() == []
+
+
+def test_a_cache_that_is_the_group_file_or_a_foreign_file_is_refused(tmp_path):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(6)])
+    sizes = tmp_path / "data.svm.query"
+    sizes.write_text("2\n4\n")
+    with pytest.raises(ValueError, match="is the input group_file"):
+        list(iter_letor(path, cache=sizes))
+    assert sizes.read_text() == "2\n4\n"
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes")
+    with pytest.raises(ValueError, match="exists and is not a cache written by predtron"):
+        list(iter_svmlight(path, cache=other))
+    assert other.read_text() == "my notes"
+    with pytest.raises(ValueError, match="does not exist"):
+        iter_svmlight(path, cache=tmp_path / "missing" / "data.cache")
+    with pytest.raises(TypeError, match="cache must be a str or path-like"):
+        iter_svmlight(path, cache=3)
+
+
+def test_a_source_rewritten_with_the_same_size_and_time_is_not_read_from_the_cache(tmp_path):
+    path = write(tmp_path, [f"1 1:{i % 10} 2:0.5" for i in range(9000)] + ["1 1:7 2:0.25"])  # 100 kB
+    cache = tmp_path / "data.cache"
+    list(iter_svmlight(path, chunk_rows=800, cache=cache))
+    stat = path.stat()
+    path.write_text(path.read_text().replace("1 1:7 2:0.25", "1 1:8 2:0.25"))  # the last line, far from the head
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+    chunks = list(iter_svmlight(path, chunk_rows=800, cache=cache))
+    assert chunks[-1].X[-1, 0] == 8.0
+    _same_values(chunks, load_svmlight(path, sparse=True))
+
+
+def _cache_entries(cache):
+    index = cache_module._index(Path(cache))
+    assert index is not None
+    return index["chunks"]
+
+
+def _flip(cache, offset, bit):
+    data = bytearray(Path(cache).read_bytes())
+    data[offset] ^= 1 << bit
+    Path(cache).write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(("array", "bit"), [("values", 3), ("values", 6), ("indices", 7), ("indptr", 6),
+                                            ("y", 1), ("lines", 0)])
+@pytest.mark.parametrize("chunk", [0, 3])
+def test_a_flipped_bit_in_a_cached_chunk_is_detected_and_the_cache_rebuilt(tmp_path, array, bit, chunk):
+    path = write(tmp_path, [f"{i % 3} 1:{i}.5 {2 + i % 5}:0.25 9:{i}" for i in range(50)])
+    cache = tmp_path / "data.cache"
+    list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=9))
+    dtype, shape, offset, _ = _cache_entries(cache)[chunk][array]
+    byte = offset + np.dtype(dtype).itemsize * (shape[0] // 2) + np.dtype(dtype).itemsize - 1
+    _flip(cache, byte, bit)  # the most significant byte of an element in the middle
+    with pytest.warns(RuntimeWarning, match=rf"chunk {chunk} of the cache is damaged .* rebuilt from"):
+        chunks = list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=9))
+    reference = load_svmlight(path, sparse=True, n_features=9)
+    _same_values(chunks, reference)
+    for c in chunks:
+        c.X.toarray()
+    # the cache was written anew, and is read without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _same_values(list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=9)), reference)
+
+
+def _craft(cache, index: bytes, arrays: bytes = b""):
+    import struct
+
+    Path(cache).write_bytes(b"PTCACHE2" + arrays + index + struct.pack("<Q8s", len(index), b"PTCACHE2"))
+
+
+@pytest.mark.parametrize("index", [
+    b"{}", b"[]", b"null", b'{"format": 2}', b'{"format": 2, "chunks": 5, "source": {}, "options": {}}',
+    b'{"format": 2, "chunks": [{"y": "abc"}], "source": {"size": 1, "sha256": "x"}, "options": {}}',
+    b'{"format": 2, "chunks": [{"y": ["float64", [2], 8, -1]}], "source": {"size": 1, "sha256": "x"}, '
+    b'"options": {}}',
+    b'{"format": 2, "chunks": [{"y": ["object", [2], 8, 0]}], "source": [], "options": {}}',
+    b'{"format": 2, "chunks": [{"y": ["float64", [99999], 8, 0]}], "source": {"size": 1, "sha256": "x"}, '
+    b'"options": {}}',
+    b'{"key": {"source": 1}, "chunks": [[1, 2]]}', b"\xff\xfe", b"[" * 100000 + b"]" * 100000,
+])
+def test_a_cache_index_of_the_wrong_structure_is_rebuilt(tmp_path, index):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(20)])
+    cache = tmp_path / "data.cache"
+    _craft(cache, index)
+    _same_values(list(iter_svmlight(path, chunk_rows=8, cache=cache)), load_svmlight(path, sparse=True))
+    assert cache_module._index(cache) is not None
+
+
+def test_a_cache_with_valid_checksums_but_impossible_arrays_is_refused_before_use(tmp_path, monkeypatch):
+    """A cache written by other code (the checksums right, the CSR arrays wrong) is rebuilt, never
+    handed to scipy (a column index beyond the width would make it read outside the array)."""
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(20)])
+    cache = tmp_path / "data.cache"
+    first = list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=2))
+    real = cache_module._chunks
+
+    def forged(path_, index):
+        for arrays in real(path_, index):
+            arrays["indices"] = arrays["indices"] + 1000
+            yield arrays
+
+    monkeypatch.setattr(cache_module, "_chunks", forged)
+    with pytest.warns(RuntimeWarning, match="inconsistent"):
+        again = list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=2))
+    for a, b in zip(first, again, strict=True):
+        assert_same_csr(a.X, b.X)
 
 
 # ------------------------------------------------------------------ prefetch

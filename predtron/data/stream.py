@@ -37,6 +37,7 @@ import gzip
 import hashlib
 import queue
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -46,7 +47,7 @@ import scipy.sparse as sp
 
 from predtron._validation import check_int
 from predtron.data import _svmlight_kernel as kernel
-from predtron.data.cache import CacheWriter, cache_key, read_cache
+from predtron.data.cache import DamagedCache, HashingFile, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
 from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, show, where
@@ -104,11 +105,13 @@ class LetorChunk(NamedTuple):
 class _Reader:
     """Bytes of a file, decompressed as it is read, with the count of raw bytes read."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, digest: bool = False):
         self.path = path
         self.raw = path.open("rb")
         magic = self.raw.read(3)
         self.raw.seek(0)
+        if digest:  # hash the bytes on disk as they are read (the cache's record of its source)
+            self.raw = HashingFile(self.raw)
         if magic[:2] == b"\x1f\x8b":
             self.handle = gzip.GzipFile(fileobj=self.raw, mode="rb")
         elif magic == b"BZh":
@@ -314,39 +317,66 @@ def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> Svmlight
     return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
 
 
-def _cached(path: Path, cache, options: dict, parse: Callable[[], Iterator[dict]],
-            on_progress: Callable[[int], None] | None) -> Iterator[dict]:
-    """The raw chunks of ``parse()``, read from the cache file ``cache`` when it is valid for
-    ``path`` and ``options``, else parsed and written to it (committed after a complete pass)."""
+#: The arrays of a raw chunk (what the parser gives and the cache stores) and their dtypes.
+_RAW = {"values": np.float64, "indices": np.int32, "indptr": np.int64, "y": np.float64, "lines": np.int64,
+        "qid": np.int64}
+
+
+def _check_raw(raw: dict, columns: int) -> None:
+    """Refuse (:class:`~predtron.data.cache.DamagedCache`) a cached chunk whose arrays are not CSR rows
+    the parser could have made: names, dtypes, lengths, offsets and column indices (checked before
+    any matrix is built on them, so a damaged cache cannot make scipy read outside an array)."""
+    names = set(raw)
+    if not (names <= set(_RAW) and names >= set(_RAW) - {"qid"}) or any(
+            raw[name].dtype != _RAW[name] or raw[name].ndim != 1 for name in names):
+        raise DamagedCache("a cached chunk does not hold the parser's arrays")
+    rows, indptr, nnz = raw["y"].size, raw["indptr"], raw["values"].size
+    if (indptr.size != rows + 1 or raw["lines"].size != rows or raw["indices"].size != nnz
+            or ("qid" in raw and raw["qid"].size != rows) or indptr[0] != 0 or indptr[-1] != nnz
+            or np.any(indptr[1:] < indptr[:-1])
+            or (nnz and (int(raw["indices"].min()) < 0 or int(raw["indices"].max()) >= columns))):
+        raise DamagedCache("a cached chunk's CSR arrays are inconsistent")
+
+
+def _cached(path: Path, cache: Path | None, options: dict, parse: Callable[[dict | None], Iterator[dict]],
+            on_progress: Callable[[int], None] | None, columns: int) -> Iterator[dict]:
+    """The raw chunks of ``parse(identity)``, read from the cache file ``cache`` when it is valid for
+    ``path`` (same bytes) and ``options``, else parsed and written to it (committed after a complete
+    pass; ``parse`` fills ``identity`` with the source's size and hash when its last chunk is out).
+    A cache found damaged while it is read is rebuilt: the file is parsed again, and the chunks
+    already yielded are skipped."""
     if cache is None:
-        yield from parse()
+        yield from parse(None)
         return
-    key = cache_key(path, options)
-    chunks = read_cache(cache, key)
+    done = 0
+    chunks = read_cache(cache, options, path)
     if chunks is not None:
-        for raw in chunks:
-            if on_progress is not None:
-                on_progress(sum(a.nbytes for a in raw.values()))
+        try:
+            for raw in chunks:
+                _check_raw(raw, columns)
+                if on_progress is not None:
+                    on_progress(sum(a.nbytes for a in raw.values()))
+                yield raw
+                done += 1
+            return
+        except DamagedCache as exc:
+            warnings.warn(f"{cache}: {exc}; the cache is rebuilt from {path}", RuntimeWarning, stacklevel=3)
+        finally:
+            chunks.close()
+    identity: dict = {}
+    for number, raw in enumerate(write_cache(cache, options, parse(identity), lambda: identity)):
+        if number >= done:
             yield raw
-        return
-    writer = CacheWriter(cache, key)
-    try:
-        for raw in parse():
-            writer.add(raw)
-            yield raw
-    except BaseException:
-        writer.abort()
-        raise
-    writer.commit()
 
 
 def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | None,
-            max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None) \
-        -> Iterator[SvmlightChunk]:
-    """Chunks of whole examples; ``cut(block, rows, complete, chunk_rows)`` says how many rows to
-    emit (0: more rows are needed to end the first query)."""
+            max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None,
+            identity: dict | None = None) -> Iterator[dict]:
+    """Raw chunks of whole examples; ``cut(block, rows, complete, chunk_rows)`` says how many rows to
+    emit (0: more rows are needed to end the first query).  ``identity`` (when given) receives the
+    size and SHA-256 of the file's bytes once the last chunk is out."""
     parser = _Parser(path, zero_based, n_features, max_features)
-    reader = _Reader(path)
+    reader = _Reader(path, digest=identity is not None)
     buf = bytearray()
     line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
 
@@ -396,6 +426,8 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
                 break
         if total == 0:
             raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
+        if identity is not None:
+            identity.update(reader.raw.identity())
     finally:
         reader.close()
 
@@ -445,9 +477,11 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
         Never split a run of lines with equal ``qid:`` across chunks.
     cache : str or path-like, optional
         A cache file of the parsed chunks (:mod:`predtron.data.cache`): read instead of the
-        file when it was built from the same file (path, size, modification time, first
-        bytes) with the same options, else rebuilt by this pass (written when the pass
-        completes).
+        file when it was built from the same bytes (size and SHA-256 of the file, checked at
+        each use) with the same options, and its chunks match their checksums; else rebuilt by
+        this pass (written when the pass completes).  It must not be the data file (or any
+        input) under any name, and an existing file there must be a cache: both are refused
+        with a ``ValueError`` before anything is read or written.
     on_progress : callable, optional
         Called with the number of (compressed) file bytes read since its previous call (cache
         bytes when the cache is read).
@@ -466,12 +500,14 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
     path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
         path, chunk_rows, sparse, zero_based, n_features, max_features)
     queries = check_flag(queries, "queries")
+    cache = check_cache_path(cache, {"path": path})
     cut = _cut_queries if queries else (lambda block, rows, complete, chunk_rows: rows)
     options = {"reader": "svmlight", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
                "max_features": max_features, "queries": queries}
     raw = _cached(path, cache, options,
-                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
-                  on_progress)
+                  lambda identity: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress,
+                                           identity),
+                  on_progress, _limit(n_features, max_features).columns)
     return (_to_chunk(path, chunk, n_features, sparse) for chunk in raw)
 
 
@@ -499,6 +535,7 @@ def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_C
         raise ValueError("give at most one of group (an array of sizes) and group_file (a path)")
     if group_file is None and group is None:
         group_file = find_sidecar(path)
+    cache = check_cache_path(cache, {"path": path, "group_file": group_file})
     sizes = None
     if group_file is not None:
         sizes = read_group_file(group_file)
@@ -532,8 +569,9 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
         return _cut_at(ends, rows, False, chunk_rows)
 
     raw = _cached(path, cache, options,
-                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
-                  on_progress)
+                  lambda identity: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress,
+                                           identity),
+                  on_progress, _limit(n_features, max_features).columns)
     for chunk in (_to_chunk(path, chunk, n_features, sparse) for chunk in raw):
         y = _check_relevance(path, chunk.y, chunk.lines)
         n = len(y)
