@@ -486,3 +486,37 @@ def test_arff_header_spellings(tmp_path):
         load_arff(_write(tmp_path, "extra.arff", text.replace("@DATA", "@DATA 1,2")), 2)
     with pytest.raises(ValueError, match=r"line 2: expected @relation, @attribute or @data"):
         load_arff(_write(tmp_path, "db.arff", "@relation r\n@database\n"), 1)
+
+
+# ------------------------------------------------------------------ a stray large index, read dense
+def _stray_index_file(tmp_path, rows=200, stray_line=137, index=900_000):
+    rng = np.random.default_rng(0)
+    lines = [f"{i % 2} " + " ".join(f"{j}:{v:.3f}" for j, v in
+                                    zip(range(1, 21), rng.random(20), strict=True)) for i in range(rows)]
+    lines[stray_line - 1] += f" {index}:1"
+    path = tmp_path / "stray.svm"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_stray_large_index_is_refused_dense_with_its_line_and_the_ways_on(tmp_path):
+    from predtron.data.stream import iter_svmlight
+
+    path = _stray_index_file(tmp_path)
+    pattern = (r"stray.svm, line 137: feature index 900000 makes a dense matrix of 200 rows x 900000 features "
+               r"\(1.3 GiB\) of which 4,001 values are given; read it as a sparse matrix \(sparse=True, --sparse "
+               r"on the command line\), or give the number of features \(n_features, --n-features\)")
+    with pytest.raises(ValueError, match=pattern):
+        load_svmlight(path)
+    with pytest.raises(ValueError, match="line 137: feature index 900000 makes a dense matrix"):
+        list(iter_svmlight(path, sparse=False))
+    with pytest.raises(ValueError, match="line 137: feature index 900000 makes a dense matrix"):
+        load_letor(path, group=[100, 100])
+    # the two ways on: sparse, or an explicit width (which names the stray index)
+    assert load_svmlight(path, sparse=True).X.shape == (200, 900000)
+    with pytest.raises(ValueError, match=r"line 137: feature index 900000 is beyond n_features = 20"):
+        load_svmlight(path, n_features=20)
+    # a dense file that is really wide and full is not refused
+    wide = tmp_path / "wide.svm"
+    wide.write_text("\n".join("1 " + " ".join(f"{j}:1" for j in range(1, 4001)) for _ in range(5)) + "\n")
+    assert load_svmlight(wide).X.shape == (5, 4000)

@@ -57,6 +57,7 @@ from predtron.data.svmlight import (
     _limit,
     _line_problem,
     check_flag,
+    check_inferred_dense,
     damaged_message,
 )
 
@@ -304,7 +305,7 @@ def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
     return raw
 
 
-def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> SvmlightChunk:
+def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool, zero_based: bool) -> SvmlightChunk:
     rows = len(raw["y"])
     indices = raw["indices"]
     width = n_features if n_features is not None else (int(indices.max()) + 1 if indices.size else 0)
@@ -312,6 +313,8 @@ def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> Svmlight
     if sparse:
         X.eliminate_zeros()
     else:
+        if n_features is None:
+            check_inferred_dense(path, X, raw["lines"], zero_based)
         check_dense_size(rows, width, path)
         X = X.toarray()
     return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
@@ -508,7 +511,7 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
                   lambda identity: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress,
                                            identity),
                   on_progress, _limit(n_features, max_features).columns)
-    return (_to_chunk(path, chunk, n_features, sparse) for chunk in raw)
+    return (_to_chunk(path, chunk, n_features, sparse, zero_based) for chunk in raw)
 
 
 def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True,
@@ -572,7 +575,7 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
                   lambda identity: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress,
                                            identity),
                   on_progress, _limit(n_features, max_features).columns)
-    for chunk in (_to_chunk(path, chunk, n_features, sparse) for chunk in raw):
+    for chunk in (_to_chunk(path, chunk, n_features, sparse, zero_based) for chunk in raw):
         y = _check_relevance(path, chunk.y, chunk.lines)
         n = len(y)
         if chunk.qid is None:
