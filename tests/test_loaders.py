@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from predtron.data import (
     check_group_sizes,
     flatten_queries,
+    iter_arff,
     load_arff,
     load_letor,
     load_svmlight,
@@ -334,8 +335,33 @@ def test_arff_labels_named_by_mulan_xml(tmp_path):
     xml.write_text('<labels><label name="L1"/>\n<label name="L9">\n</labels>')
     with pytest.raises(ValueError, match=r"mid.xml, line 3: not well-formed XML"):
         load_arff(path, xml=xml)
-    with pytest.raises(ValueError, match="give n_labels"):
+    with pytest.raises(ValueError, match=r"mid.xml, line 3: not well-formed XML"):
+        load_arff(path)  # the XML beside the file is read when no labels are named
+    xml.unlink()
+    with pytest.raises(ValueError, match=r"give n_labels .*; no Mulan XML file was found beside .*mid.arff"):
         load_arff(path)
+
+
+@pytest.mark.parametrize(("name", "xml_name"), [("toy.arff", "toy.xml"), ("toy-train.arff", "toy.xml"),
+                                                ("toy_test.arff.gz", "toy.xml"), ("toy-train.arff", "toy-train.xml")])
+def test_the_mulan_xml_beside_an_arff_file_is_used_when_no_labels_are_named(tmp_path, name, xml_name):
+    from predtron.data.mulan import find_mulan_xml
+
+    text = "@relation r\n@attribute a numeric\n@attribute L2 {0,1}\n@attribute b numeric\n@attribute L1 {0,1}\n" \
+           "@data\n1,1,2,0\n3,0,4,1\n"
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+    assert find_mulan_xml(path) is None
+    _write(tmp_path, xml_name, '<labels xmlns="http://mulan.sourceforge.net/labels"><label name="L1"/>'
+                               '<label name="L2"/></labels>')
+    assert find_mulan_xml(path) == tmp_path / xml_name
+    data = load_arff(path)
+    assert data.feature_names == ["a", "b"] and data.label_names == ["L2", "L1"]
+    assert np.array_equal(data.Y, [[1, 0], [0, 1]])
+    chunks = list(iter_arff(path, chunk_rows=1))
+    assert [c.label_names for c in chunks] == [["L2", "L1"]] * 2
+    # n_labels alone keeps its meaning (the trailing attributes), whatever XML lies beside
+    assert load_arff(path, 1).label_names == ["L1"]
 
 
 HEADER = "@relation r\n@attribute x numeric\n@attribute 'y y' numeric\n@attribute lab {0,1}\n@data\n1,2,0\n"
