@@ -530,3 +530,26 @@ def test_the_parser_obeys_the_engine_compile_policy(tmp_path, monkeypatch, polic
     assert_same_csr(X, ref.X)
     assert np.array_equal(np.concatenate([c.lines for c in chunks]), ref.lines)
     assert (calls["kernel"] > 0) == (policy == "always")
+
+
+# ------------------------------------------------------------------ the label scan
+@pytest.mark.parametrize("compress", [None, "gz"])
+def test_the_label_scan_finds_the_loaders_labels_rows_and_width(tmp_path, small_blocks, compress):
+    from predtron.data.stream import scan_labels
+
+    lines = ["1 qid:1 1:0.5 3:2 # docid = a:9 77:1", "", "# 99:1", "-1 qid:1", "+1 qid:2 12:1 13:0.5",
+             " 2.5 qid:2 4:1", "1e0 qid:3 1234567:1 #", "-0 qid:3 2:1"]
+    path = write(tmp_path, lines, compress=compress)
+    ref = load_svmlight(path, sparse=True, max_features=None)
+    scan = scan_labels(path)
+    assert np.array_equal(scan.labels, np.unique(ref.y)) and scan.labels.tolist() == [-1.0, 0.0, 1.0, 2.5]
+    assert (scan.n_rows, scan.n_features) == (6, ref.X.shape[1]) == (6, 1234567)
+    zero = write(tmp_path, ["1 0:1", "2"], name="zero.svm")
+    assert scan_labels(zero, zero_based=True).n_features == 1 and scan_labels(zero).n_features == 0
+    long_index = write(tmp_path, ["1 12345678901234567890:1"], name="long.svm")
+    assert scan_labels(long_index).n_features == 12345678901234567890
+    bad = write(tmp_path, ["1 1:2", "# x", "nan 1:2"], name="bad.svm")
+    with pytest.raises(ValueError, match=r"bad.svm, line 3: the label is 'nan'; labels must be finite numbers"):
+        scan_labels(bad)
+    with pytest.raises(ValueError, match="contains no data lines"):
+        scan_labels(write(tmp_path, ["# only a comment"], name="empty.svm"))
