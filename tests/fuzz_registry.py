@@ -1353,6 +1353,9 @@ EXCLUDED: dict[str, str] = {
     "predtron.data.cache.read_cache": _FILES,
     "predtron.data.cache.source_identity": _FILES,
     "predtron.data.cache.write_cache": _FILES,
+    "predtron.data.svmlight.check_inferred_dense": ("a check of the dense loaders on a parsed CSR matrix and its line "
+                                                    "numbers; tests/test_loaders.py runs it through load_svmlight, "
+                                                    "load_letor and iter_svmlight on a file with a stray index"),
     "predtron.data.svmlight.damaged_message": "formats a message from a path, a line number and an exception",
     "predtron.streaming.atomic_save": _FILES,
     "predtron.streaming.read_checkpoint": _FILES,

@@ -293,6 +293,57 @@ def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nn
     return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
 
 
+@_jit
+def _scan_block(buf, labels, odd, pow10):
+    """The labels (fast spellings) and the largest last feature index of the complete lines of ``buf``.
+
+    Writes each data line's label to ``labels`` (NaN where the label is not a fast decimal; its
+    line's start goes to ``odd``) and returns ``(rows, n_odd, largest)`` (``largest`` -1 when no
+    line gives a feature; an index of more than 18 digits counts as ``2**62``)."""
+    n = buf.size
+    rows = 0
+    n_odd = 0
+    largest = -1
+    pos = 0
+    while pos < n:
+        i = pos
+        while i < n and _is_space(buf[i]):
+            i += 1
+        if i >= n:
+            break
+        if buf[i] == 10 or buf[i] == 35:
+            pos = _skip_line(buf, i, n) + 1
+            continue
+        ok, fast, value, i = _number(buf, i, n, pow10)
+        if ok and fast:
+            labels[rows] = value
+        else:
+            labels[rows] = np.nan
+            odd[n_odd] = pos
+            n_odd += 1
+        rows += 1
+        start = i
+        while i < n and buf[i] != 10 and buf[i] != 35:
+            c = buf[i]
+            if c == 32 or c == 9:
+                start = i + 1
+            elif c == 58:
+                index = 0
+                j = start
+                while j < i and 48 <= buf[j] <= 57:
+                    if j - start < 18:
+                        index = index * 10 + (np.int64(buf[j]) - 48)
+                    else:
+                        index = np.int64(2**62)
+                    j += 1
+                if j == i and j > start and index > largest:
+                    largest = index
+                start = n  # later colons of this token are not indices
+            i += 1
+        pos = _skip_line(buf, i, n) + 1
+    return rows, n_odd, largest
+
+
 def _parse_block_twin(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
                       values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
     """The NumPy-side twin of :func:`parse_block`: takes no line, so that the caller reads every line
@@ -317,4 +368,30 @@ BUDGET_LINES = 300_000
 #: per block and then calls ``parse_block.kernel`` or ``parse_block.twin`` for the whole block.
 parse_block = Tiered(_parse_block, _parse_block_twin, _lines_of_block, BUDGET_LINES)
 
-__all__ = ["AVAILABLE", "BUDGET_LINES", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]
+
+
+def _scan_block_twin(buf, labels, odd, pow10):
+    """The Python twin of :func:`_scan_block`: every label is left to the caller (NaN, its line in
+    ``odd``), which converts it as it converts the kernel's unusual labels; the same largest index."""
+    rows = n_odd = 0
+    largest = -1
+    pos = 0
+    for raw in bytes(buf).split(b"\n"):
+        words = raw.partition(b"#")[0].split()
+        if words:
+            labels[rows] = np.nan
+            odd[n_odd] = pos
+            n_odd += 1
+            rows += 1
+            for word in words[1:]:
+                index, colon, _ = word.partition(b":")
+                if colon and index.isdigit() and index.isascii():
+                    largest = max(largest, int(index) if len(index) <= 18 else 2**62)
+        pos += len(raw) + 1
+    return rows, n_odd, largest
+
+
+#: :func:`_scan_block` under the engine's compile policy (work in bytes; the budget about a compilation).
+scan_block = Tiered(_scan_block, _scan_block_twin, lambda buf, *rest: buf.size, 200_000_000)
+
+__all__ = ["AVAILABLE", "BUDGET_LINES", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block", "scan_block"]

@@ -39,7 +39,6 @@ import gzip
 import hashlib
 import math
 import queue
-import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -54,7 +53,7 @@ from predtron.data import _svmlight_kernel as kernel
 from predtron.data.cache import DamagedCache, HashingFile, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
-from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, open_binary, show, where
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
 from predtron.data.svmlight import (
     MAX_FEATURES,
     _check_reader_options,
@@ -318,9 +317,9 @@ def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool, zero_based:
     if sparse:
         X.eliminate_zeros()
     else:
+        check_dense_size(rows, width, path)
         if n_features is None:
             check_inferred_dense(path, X, raw["lines"], zero_based)
-        check_dense_size(rows, width, path)
         X = X.toarray()
     return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
 
@@ -632,51 +631,14 @@ class LabelScan(NamedTuple):
     n_features: int
 
 
-_LABEL = re.compile(rb"^[ \t\r\x0b\x0c]*([^\s#]+)", re.MULTILINE)
-_INDEX_DIGITS = 19  # one more than an int64 holds for sure: a run this long is read by Python
-
-
-def _last_indices(data: np.ndarray) -> tuple[int, bool]:
-    """The largest of the last feature indices of the complete lines in ``data`` (bytes ending with
-    a newline; -1 when no line gives a feature), and whether a run of digits was too long to read here."""
-    newlines = np.flatnonzero(data == 10)
-    starts = np.concatenate(([0], newlines[:-1] + 1))
-    hashes = np.flatnonzero(data == 35)
-    ends = newlines
-    if hashes.size:  # a line's text ends at its first '#'
-        first_hash = np.searchsorted(hashes, starts)
-        inside = first_hash < hashes.size
-        cut = np.where(inside, hashes[np.minimum(first_hash, hashes.size - 1)], ends)
-        ends = np.minimum(ends, cut)
-    colons = np.flatnonzero(data == 58)
-    if not colons.size:
-        return -1, False
-    last = np.searchsorted(colons, ends) - 1  # the last colon before each line's end
-    has = last >= 0
-    has[has] = colons[last[has]] >= starts[has]
-    at = colons[last[has]]
-    if not at.size:
-        return -1, False
-    back = at[:, None] - np.arange(1, _INDEX_DIGITS + 1)
-    digits = data[np.maximum(back, 0)].astype(np.int64) - 48
-    is_digit = (digits >= 0) & (digits <= 9) & (back >= 0)
-    run = np.argmin(np.concatenate([is_digit, np.zeros((at.size, 1), bool)], axis=1), axis=1)
-    if np.any(run >= _INDEX_DIGITS):
-        return 0, True
-    weights = np.where(np.arange(_INDEX_DIGITS)[None, :] < run[:, None], 10 ** np.arange(_INDEX_DIGITS), 0)
-    weights = weights.astype(np.int64)
-    values = (np.where(is_digit, digits, 0) * weights).sum(axis=1)
-    values = values[run > 0]  # a qid: without features has no digits before its colon
-    return (int(values.max()) if values.size else -1), False
-
-
 def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
     """The labels, the number of examples and the width of an svmlight / LETOR file, without parsing it.
 
     A label is the first token of a data line and a line's largest feature index is its last
-    ``index:`` (indices increase along a line), so both are found by scanning bytes (a regular
-    expression for the labels, array operations for the indices) at several times the speed of
-    :func:`iter_svmlight` (``benchmarks/label_scan.py`` measures the ratio).  This is what a
+    ``index:`` (indices increase along a line), so both are found by one scan of the bytes that
+    builds no rows (a compiled kernel under the engine's compile policy, with a Python twin), at
+    several times the speed of :func:`iter_svmlight` (``benchmarks/reader_checks.py`` measures
+    the ratio).  This is what a
     streaming fit needs before its first ``partial_fit`` (the classes, and a width), without a
     second full parse.
 
@@ -704,7 +666,7 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
     path = check_file(path, "svmlight")
     zero_based = check_flag(zero_based, "zero_based")
     reader = _Reader(path)
-    tokens: set[bytes] = set()
+    distinct: set[float] = set()
     carry = b""
     n_rows, largest, line = 0, -1, 1
     try:
@@ -718,52 +680,40 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
             stop = block.rfind(b"\n") + 1
             carry, block = block[stop:], block[:stop]
             if block:
-                found = _LABEL.findall(block)
-                n_rows += len(found)
-                tokens.update(found)
-                top, too_long = _last_indices(np.frombuffer(block, dtype=np.uint8))
-                if too_long:
-                    top = max(_python_last_index(raw) for raw in block.splitlines())
+                data = np.frombuffer(block, dtype=np.uint8)
+                bound = block.count(b"\n") + 1
+                labels, odd = np.empty(bound), np.empty(bound, dtype=np.int64)
+                args = (data, labels, odd, kernel._POW10)
+                scan = kernel.scan_block.kernel if kernel.scan_block.compiled(args) else kernel.scan_block.twin
+                rows, n_odd, top = scan(*args)
+                for row, start in zip(np.flatnonzero(np.isnan(labels[:rows])).tolist(), odd[:n_odd].tolist(),
+                                      strict=True):
+                    token = block[start:block.find(b"\n", start)].partition(b"#")[0].split()[0]
+                    try:
+                        value = float(token)
+                    except ValueError:
+                        value = math.nan
+                    if not math.isfinite(value):
+                        raise ValueError(_label_problem(path, line + block.count(b"\n", 0, start), token))
+                    labels[row] = value
+                distinct.update(np.unique(labels[:rows] + 0.0).tolist())
+                n_rows += rows
                 largest = max(largest, top)
-                line += block.count(b"\n")
+                line += bound - 1
             if not more:
                 break
     finally:
         reader.close()
     if n_rows == 0:
         raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
-    labels = []
-    for token in tokens:
-        try:
-            value = float(token)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value):
-            raise ValueError(_label_problem(path, token))
-        labels.append(value)
     width = largest + 1 if zero_based else max(largest, 0)
-    return LabelScan(np.unique(np.array(labels, dtype=np.float64) + 0.0), n_rows, width)
+    return LabelScan(np.array(sorted(distinct), dtype=np.float64), n_rows, width)
 
 
-def _python_last_index(raw: bytes) -> int:
-    """The last feature index of one line, read by Python (for an index too long for the array scan)."""
-    body = raw.partition(b"#")[0]
-    for token in reversed(body.split()):
-        index, colon, _ = token.partition(b":")
-        if colon and index.isdigit():
-            return int(index)
-    return -1
-
-
-def _label_problem(path: Path, token: bytes) -> str:
-    """The message for the first line whose label is ``token`` (not a finite number)."""
-    with open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            words = raw.partition(b"#")[0].split()
-            if words and words[0] == token:
-                problem = _line_problem(raw.partition(b"#")[0], False, _limit(None, None), None)
-                return f"{where(path, number)}: {problem or 'the label is not a number'}: {show(raw)}"
-    return f"{path}: the label {show(token)} is not a finite number"  # pragma: no cover - the token came from it
+def _label_problem(path: Path, line: int, token: bytes) -> str:
+    """The message for a label that is not a finite number, on line ``line``."""
+    problem = _line_problem(token, False, _limit(None, None), None)
+    return f"{where(path, line)}: {problem or 'the label is not a finite number'}: {show(token)}"
 
 
 _DONE = object()

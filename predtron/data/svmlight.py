@@ -373,8 +373,8 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
     if sparse:
         X.eliminate_zeros()
     else:
+        check_dense_size(X.shape[0], n_features, path)
         if inferred:
             check_inferred_dense(path, X, scan.lines, zero_based)
-        check_dense_size(X.shape[0], n_features, path)
         X = X.toarray()
     return SvmlightData(X, np.asarray(y, dtype=np.float64).copy(), scan.qid, scan.docids, scan.lines)
