@@ -294,16 +294,43 @@ def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nn
 
 
 @_jit
-def _scan_block(buf, labels, odd, pow10):
-    """The labels (fast spellings) and the largest last feature index of the complete lines of ``buf``.
+def _last_index(buf, start, end):
+    """The feature index of the last ``index:value`` token in ``buf[start:end]`` (a line's text before
+    any comment), or -1 when that token is not one (then the caller scans the whole line)."""
+    i = end
+    while i > start and _is_space(buf[i - 1]):
+        i -= 1
+    stop = i
+    while i > start and not _is_space(buf[i - 1]):
+        i -= 1
+    index = 0
+    j = i
+    while j < stop and 48 <= buf[j] <= 57:
+        if j - i < 18:
+            index = index * 10 + (np.int64(buf[j]) - 48)
+        else:
+            index = np.int64(2**62)  # beyond any reader's limit
+        j += 1
+    if j == i or j >= stop or buf[j] != 58:
+        return -1
+    return index
 
-    Writes each data line's label to ``labels`` (NaN where the label is not a fast decimal; its
-    line's start goes to ``odd``) and returns ``(rows, n_odd, largest)`` (``largest`` -1 when no
-    line gives a feature; an index of more than 18 digits counts as ``2**62``)."""
+
+@_jit
+def _scan_block(buf, labels, odd, pow10):
+    """The labels (fast spellings) and the largest feature index of the complete lines of ``buf``.
+
+    Writes each data line's label to ``labels`` (NaN where the label is not a fast decimal; the
+    line's start then goes to ``odd``) and returns ``(rows, n_odd, largest, lines)``: ``largest``
+    is the largest last ``index:`` of a line (-1 when no line gives a feature; an index of more
+    than 18 digits counts as ``2**62``), ``lines`` the number of lines.  Indices increase along a
+    valid line, so only each line's last token is read: the bytes in between are only searched
+    for the line's end."""
     n = buf.size
     rows = 0
     n_odd = 0
     largest = -1
+    lines = 0
     pos = 0
     while pos < n:
         i = pos
@@ -313,6 +340,7 @@ def _scan_block(buf, labels, odd, pow10):
             break
         if buf[i] == 10 or buf[i] == 35:
             pos = _skip_line(buf, i, n) + 1
+            lines += 1
             continue
         ok, fast, value, i = _number(buf, i, n, pow10)
         if ok and fast:
@@ -322,26 +350,27 @@ def _scan_block(buf, labels, odd, pow10):
             odd[n_odd] = pos
             n_odd += 1
         rows += 1
-        start = i
-        while i < n and buf[i] != 10 and buf[i] != 35:
-            c = buf[i]
-            if c == 32 or c == 9:
-                start = i + 1
-            elif c == 58:
-                index = 0
-                j = start
-                while j < i and 48 <= buf[j] <= 57:
-                    if j - start < 18:
-                        index = index * 10 + (np.int64(buf[j]) - 48)
-                    else:
-                        index = np.int64(2**62)
-                    j += 1
-                if j == i and j > start and index > largest:
-                    largest = index
-                start = n  # later colons of this token are not indices
-            i += 1
-        pos = _skip_line(buf, i, n) + 1
-    return rows, n_odd, largest
+        end = i
+        while end < n and buf[end] != 10 and buf[end] != 35:
+            end += 1
+        index = _last_index(buf, i, end)
+        if index < 0:  # an unusual last token (a qid: alone, a malformed line): every token is looked at
+            t = i
+            while t < end:
+                while t < end and _is_space(buf[t]):
+                    t += 1
+                u = t
+                while u < end and not _is_space(buf[u]):
+                    u += 1
+                candidate = _last_index(buf, t, u)
+                if candidate > index:
+                    index = candidate
+                t = u
+        if index > largest:
+            largest = index
+        pos = _skip_line(buf, end, n) + 1
+        lines += 1
+    return rows, n_odd, largest, lines
 
 
 def _parse_block_twin(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
@@ -388,7 +417,7 @@ def _scan_block_twin(buf, labels, odd, pow10):
                 if colon and index.isdigit() and index.isascii():
                     largest = max(largest, int(index) if len(index) <= 18 else 2**62)
         pos += len(raw) + 1
-    return rows, n_odd, largest
+    return rows, n_odd, largest, buf.size and int(np.count_nonzero(buf == 10))
 
 
 #: :func:`_scan_block` under the engine's compile policy (work in bytes; the budget about a compilation).

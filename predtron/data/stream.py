@@ -681,11 +681,11 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
             carry, block = block[stop:], block[:stop]
             if block:
                 data = np.frombuffer(block, dtype=np.uint8)
-                bound = block.count(b"\n") + 1
+                bound = len(block) // 2 + 1  # a data line holds a label and a newline (np.empty commits no memory)
                 labels, odd = np.empty(bound), np.empty(bound, dtype=np.int64)
                 args = (data, labels, odd, kernel._POW10)
                 scan = kernel.scan_block.kernel if kernel.scan_block.compiled(args) else kernel.scan_block.twin
-                rows, n_odd, top = scan(*args)
+                rows, n_odd, top, lines = scan(*args)
                 for row, start in zip(np.flatnonzero(np.isnan(labels[:rows])).tolist(), odd[:n_odd].tolist(),
                                       strict=True):
                     token = block[start:block.find(b"\n", start)].partition(b"#")[0].split()[0]
@@ -699,7 +699,7 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
                 distinct.update(np.unique(labels[:rows] + 0.0).tolist())
                 n_rows += rows
                 largest = max(largest, top)
-                line += bound - 1
+                line += lines
             if not more:
                 break
     finally:
