@@ -496,10 +496,13 @@ def test_a_long_label_across_a_block_boundary_parses(tmp_path, monkeypatch, bloc
                                    "1.00000000000000000000001 1:0.5 2:1e400", "1 1:1e400 2:1.00000000000000000000001"])
 @pytest.mark.parametrize("block", [7, 16, 64, 1 << 22])
 @pytest.mark.parametrize("chunk_rows", [1, 3, 100])
-def test_an_overflow_on_line_one_is_reported_on_line_one(tmp_path, monkeypatch, first, block, chunk_rows):
+@pytest.mark.parametrize("later", ["", "1 2:abc"])
+def test_an_overflow_on_line_one_is_reported_on_line_one(tmp_path, monkeypatch, first, block, chunk_rows, later):
     monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
     qid = "qid:" in first
     rest = [f"{i % 2} {'qid:1 ' if qid else ''}1:{i}.12345678901234567890123 2:2" for i in range(6)]
+    if later:  # a malformed line after it, in the same block: line 1 is still the first fault
+        rest[2] = later.replace("1 ", "1 qid:1 ", 1) if qid else later
     path = write(tmp_path, [first, "# comment", *rest])
     with pytest.raises(ValueError) as expected:
         load_svmlight(path, sparse=True)

@@ -6,8 +6,9 @@ spellings; plain or gzip) and reads it with :func:`~predtron.data.stream.iter_sv
 random read-block size, chunk size and compile policy (the compiled parser or its Python twin).
 The chunks must equal the in-memory loader and scikit-learn's ``load_svmlight_file`` bit for bit,
 and :func:`~predtron.data.stream.scan_labels` must find the loader's labels, rows and width.  A
-second property puts one overflowing value (``1e400``) on a random line: the reader must report
-it as the loader does, with that line.  Under ``CI`` the draws are derandomized (tests/conftest.py).
+second property puts one overflowing value (``1e400``) on a random line, and sometimes a malformed
+line after it: the reader must report the overflow as the loader does, with its line.  Under
+``CI`` the draws are derandomized (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -129,6 +130,8 @@ def test_an_overflowing_value_is_reported_with_its_line(file, data, block, chunk
         at = 0
     tokens[at] = "1e400" if at == 0 else tokens[at].split(":")[0] + ":1e400"
     lines[k] = " ".join(tokens)
+    if data.draw(st.booleans()):  # a malformed line after it: the overflow is still the first fault
+        lines.insert(data.draw(st.integers(k + 1, len(lines))), data.draw(st.sampled_from(["1 2:abc", "x 1:1", "1 3"])))
     with tempfile.TemporaryDirectory() as folder:
         path = _write("\n".join(lines), False, folder)
         try:

@@ -233,10 +233,25 @@ class _Parser:
             need = raw.count(b":") + nnz
             if need > indices.size:
                 indices, values = _grow(indices, need), _grow(values, need)
-            rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
-                                          lines, starts)
+            try:
+                rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
+                                              lines, starts)
+            except ValueError:  # an earlier line's slow number may be the first fault of the file
+                self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+                                   slow_start, slow_end)
+                raise
             pos, line = stop + 1, line + 1
         del data
+        self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+                           slow_start, slow_end)
+        return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
+                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
+                      line)
+
+    def _resolve_slow(self, buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+                      slow_start, slow_end) -> None:
+        """Convert the numbers the kernel left to ``float``; raise for the first row holding a
+        non-finite one (an overflow such as ``1e400``)."""
         for k in range(n_slow):
             value = float(bytes(buf[slow_start[k]:slow_end[k]]))
             if slow_kind[k] == kernel.SLOW_LABEL:
@@ -246,9 +261,6 @@ class _Parser:
         if n_slow and (not np.all(np.isfinite(labels[:rows])) or not np.all(np.isfinite(values[:nnz]))):
             self._raise_nonfinite(bytes(buf), labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows],
                                   starts[:rows])
-        return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
-                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
-                      line)
 
     def _python_line(self, raw: bytes, line: int, pos: int, rows, nnz, labels, indptr, indices, values, qids, lines,
                      starts):
