@@ -556,3 +556,20 @@ def test_the_label_scan_finds_the_loaders_labels_rows_and_width(tmp_path, small_
         scan_labels(bad)
     with pytest.raises(ValueError, match="contains no data lines"):
         scan_labels(write(tmp_path, ["# only a comment"], name="empty.svm"))
+
+
+@pytest.mark.parametrize("compress", ["gz", "bz2"])
+def test_a_cache_of_a_compressed_file_records_its_bytes_on_disk(tmp_path, monkeypatch, compress):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(300)], name=f"data.{compress}", compress=compress)
+    cache = tmp_path / "data.cache"
+    first = list(iter_svmlight(path, chunk_rows=64, cache=cache))
+    assert cache_module._index(cache)["source"] == cache_module.source_identity(path)
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the cache should have been read")
+
+    with monkeypatch.context() as m:
+        m.setattr(stream_module, "_chunks", no_parse)
+        again = list(iter_svmlight(path, chunk_rows=64, cache=cache))
+    for a, b in zip(first, again, strict=True):
+        assert_same_csr(a.X, b.X)
