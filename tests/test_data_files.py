@@ -32,6 +32,9 @@ def test_mulan_train_files(name, n_labels, n_rows, n_features):
     named = load_arff(folder / f"{name}-train.arff", xml=folder / f"{name}.xml", sparse=True)
     assert named.label_names == data.label_names and np.array_equal(named.Y, data.Y)
     assert np.array_equal(named.X.toarray(), data.X)
+    # named by nobody: the Mulan XML beside the split is found and read
+    found = load_arff(folder / f"{name}-train.arff")
+    assert found.label_names == data.label_names and np.array_equal(found.Y, data.Y)
 
 
 def test_mq2008_validation_fold():

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from predtron.data import (
     check_group_sizes,
     flatten_queries,
+    iter_arff,
     load_arff,
     load_letor,
     load_svmlight,
@@ -334,8 +335,33 @@ def test_arff_labels_named_by_mulan_xml(tmp_path):
     xml.write_text('<labels><label name="L1"/>\n<label name="L9">\n</labels>')
     with pytest.raises(ValueError, match=r"mid.xml, line 3: not well-formed XML"):
         load_arff(path, xml=xml)
-    with pytest.raises(ValueError, match="give n_labels"):
+    with pytest.raises(ValueError, match=r"mid.xml, line 3: not well-formed XML"):
+        load_arff(path)  # the XML beside the file is read when no labels are named
+    xml.unlink()
+    with pytest.raises(ValueError, match=r"give n_labels .*; no Mulan XML file was found beside .*mid.arff"):
         load_arff(path)
+
+
+@pytest.mark.parametrize(("name", "xml_name"), [("toy.arff", "toy.xml"), ("toy-train.arff", "toy.xml"),
+                                                ("toy_test.arff.gz", "toy.xml"), ("toy-train.arff", "toy-train.xml")])
+def test_the_mulan_xml_beside_an_arff_file_is_used_when_no_labels_are_named(tmp_path, name, xml_name):
+    from predtron.data.mulan import find_mulan_xml
+
+    text = "@relation r\n@attribute a numeric\n@attribute L2 {0,1}\n@attribute b numeric\n@attribute L1 {0,1}\n" \
+           "@data\n1,1,2,0\n3,0,4,1\n"
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+    assert find_mulan_xml(path) is None
+    _write(tmp_path, xml_name, '<labels xmlns="http://mulan.sourceforge.net/labels"><label name="L1"/>'
+                               '<label name="L2"/></labels>')
+    assert find_mulan_xml(path) == tmp_path / xml_name
+    data = load_arff(path)
+    assert data.feature_names == ["a", "b"] and data.label_names == ["L2", "L1"]
+    assert np.array_equal(data.Y, [[1, 0], [0, 1]])
+    chunks = list(iter_arff(path, chunk_rows=1))
+    assert [c.label_names for c in chunks] == [["L2", "L1"]] * 2
+    # n_labels alone keeps its meaning (the trailing attributes), whatever XML lies beside
+    assert load_arff(path, 1).label_names == ["L1"]
 
 
 HEADER = "@relation r\n@attribute x numeric\n@attribute 'y y' numeric\n@attribute lab {0,1}\n@data\n1,2,0\n"
@@ -486,3 +512,37 @@ def test_arff_header_spellings(tmp_path):
         load_arff(_write(tmp_path, "extra.arff", text.replace("@DATA", "@DATA 1,2")), 2)
     with pytest.raises(ValueError, match=r"line 2: expected @relation, @attribute or @data"):
         load_arff(_write(tmp_path, "db.arff", "@relation r\n@database\n"), 1)
+
+
+# ------------------------------------------------------------------ a stray large index, read dense
+def _stray_index_file(tmp_path, rows=200, stray_line=137, index=900_000):
+    rng = np.random.default_rng(0)
+    lines = [f"{i % 2} " + " ".join(f"{j}:{v:.3f}" for j, v in
+                                    zip(range(1, 21), rng.random(20), strict=True)) for i in range(rows)]
+    lines[stray_line - 1] += f" {index}:1"
+    path = tmp_path / "stray.svm"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_stray_large_index_is_refused_dense_with_its_line_and_the_ways_on(tmp_path):
+    from predtron.data.stream import iter_svmlight
+
+    path = _stray_index_file(tmp_path)
+    pattern = (r"stray.svm, line 137: feature index 900000 makes a dense matrix of 200 rows x 900000 features "
+               r"\(1.3 GiB\) of which 4,001 values are given; read it as a sparse matrix \(sparse=True, --sparse "
+               r"on the command line\), or give the number of features \(n_features, --n-features\)")
+    with pytest.raises(ValueError, match=pattern):
+        load_svmlight(path)
+    with pytest.raises(ValueError, match="line 137: feature index 900000 makes a dense matrix"):
+        list(iter_svmlight(path, sparse=False))
+    with pytest.raises(ValueError, match="line 137: feature index 900000 makes a dense matrix"):
+        load_letor(path, group=[100, 100])
+    # the two ways on: sparse, or an explicit width (which names the stray index)
+    assert load_svmlight(path, sparse=True).X.shape == (200, 900000)
+    with pytest.raises(ValueError, match=r"line 137: feature index 900000 is beyond n_features = 20"):
+        load_svmlight(path, n_features=20)
+    # a dense file that is really wide and full is not refused
+    wide = tmp_path / "wide.svm"
+    wide.write_text("\n".join("1 " + " ".join(f"{j}:1" for j in range(1, 4001)) for _ in range(5)) + "\n")
+    assert load_svmlight(wide).X.shape == (5, 4000)

@@ -11,12 +11,15 @@ import bz2
 import gzip
 import itertools
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from predtron._files import pending
+from predtron.data import cache as cache_module
 from predtron.data import load_letor, load_svmlight
 from predtron.data import stream as stream_module
 from predtron.data.stream import iter_letor, iter_svmlight
@@ -243,7 +246,8 @@ def test_an_interrupted_pass_leaves_no_cache(tmp_path):
     next(chunks)
     chunks.close()
     assert not cache.exists()
-    assert list(tmp_path.glob("data.cache*")) == []
+    assert list(tmp_path.glob("*data.cache*")) == []
+    assert pending() == []
 
 
 def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path):
@@ -253,7 +257,146 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path):
     cache.write_bytes(cache.read_bytes()[:-5])
     chunks = list(iter_svmlight(path, chunk_rows=8, cache=cache))
     assert sum(len(c.y) for c in chunks) == 50
-    assert cache.read_bytes().endswith(b"PTCACHE1")
+    assert cache.read_bytes().endswith(b"PTCACHE2")
+
+
+def _same_values(chunks, reference):
+    _, X = stacked(chunks)
+    assert_same_csr(X, reference.X)
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), reference.y)
+    assert np.array_equal(np.concatenate([c.lines for c in chunks]), reference.lines)
+
+
+@pytest.mark.parametrize("alias", ["same", "relative", "symlink", "hardlink"])
+def test_a_cache_that_is_the_data_file_is_refused_and_the_data_file_untouched(tmp_path, monkeypatch, alias):
+    path = write(tmp_path, [f"1 qid:{i // 5} 1:{i} 2:0.5" for i in range(50)])
+    before, stat = path.read_bytes(), path.stat()
+    if alias == "same":
+        cache = path
+    elif alias == "relative":
+        monkeypatch.chdir(tmp_path)
+        cache = Path(".") / ".." / tmp_path.name / path.name
+    elif alias == "symlink":
+        cache = tmp_path / "link.cache"
+        cache.symlink_to(path)
+    else:
+        cache = tmp_path / "hard.cache"
+        os.link(path, cache)
+    with pytest.raises(ValueError, match=r"cache .* is the input path .*: writing it would destroy the input"):
+        list(iter_svmlight(path, cache=cache, chunk_rows=8))
+    with pytest.raises(ValueError, match="is the input path"):
+        list(iter_letor(path, cache=str(cache), chunk_rows=8))
+    assert path.read_bytes() == before and path.stat().st_mtime_ns == stat.st_mtime_ns
+    assert pending() == []
+
+
+def test_a_cache_that_is_the_group_file_or_a_foreign_file_is_refused(tmp_path):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(6)])
+    sizes = tmp_path / "data.svm.query"
+    sizes.write_text("2\n4\n")
+    with pytest.raises(ValueError, match="is the input group_file"):
+        list(iter_letor(path, cache=sizes))
+    assert sizes.read_text() == "2\n4\n"
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes")
+    with pytest.raises(ValueError, match="exists and is not a cache written by predtron"):
+        list(iter_svmlight(path, cache=other))
+    assert other.read_text() == "my notes"
+    with pytest.raises(ValueError, match="does not exist"):
+        iter_svmlight(path, cache=tmp_path / "missing" / "data.cache")
+    with pytest.raises(TypeError, match="cache must be a str or path-like"):
+        iter_svmlight(path, cache=3)
+
+
+def test_a_source_rewritten_with_the_same_size_and_time_is_not_read_from_the_cache(tmp_path):
+    path = write(tmp_path, [f"1 1:{i % 10} 2:0.5" for i in range(9000)] + ["1 1:7 2:0.25"])  # 100 kB
+    cache = tmp_path / "data.cache"
+    list(iter_svmlight(path, chunk_rows=800, cache=cache))
+    stat = path.stat()
+    path.write_text(path.read_text().replace("1 1:7 2:0.25", "1 1:8 2:0.25"))  # the last line, far from the head
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+    chunks = list(iter_svmlight(path, chunk_rows=800, cache=cache))
+    assert chunks[-1].X[-1, 0] == 8.0
+    _same_values(chunks, load_svmlight(path, sparse=True))
+
+
+def _cache_entries(cache):
+    index = cache_module._index(Path(cache))
+    assert index is not None
+    return index["chunks"]
+
+
+def _flip(cache, offset, bit):
+    data = bytearray(Path(cache).read_bytes())
+    data[offset] ^= 1 << bit
+    Path(cache).write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(("array", "bit"), [("values", 3), ("values", 6), ("indices", 7), ("indptr", 6),
+                                            ("y", 1), ("lines", 0)])
+@pytest.mark.parametrize("chunk", [0, 3])
+def test_a_flipped_bit_in_a_cached_chunk_is_detected_and_the_cache_rebuilt(tmp_path, array, bit, chunk):
+    path = write(tmp_path, [f"{i % 3} 1:{i}.5 {2 + i % 5}:0.25 9:{i}" for i in range(50)])
+    cache = tmp_path / "data.cache"
+    list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=9))
+    dtype, shape, offset, _ = _cache_entries(cache)[chunk][array]
+    byte = offset + np.dtype(dtype).itemsize * (shape[0] // 2) + np.dtype(dtype).itemsize - 1
+    _flip(cache, byte, bit)  # the most significant byte of an element in the middle
+    with pytest.warns(RuntimeWarning, match=rf"chunk {chunk} of the cache is damaged .* rebuilt from"):
+        chunks = list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=9))
+    reference = load_svmlight(path, sparse=True, n_features=9)
+    _same_values(chunks, reference)
+    for c in chunks:
+        c.X.toarray()
+    # the cache was written anew, and is read without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _same_values(list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=9)), reference)
+
+
+def _craft(cache, index: bytes, arrays: bytes = b""):
+    import struct
+
+    Path(cache).write_bytes(b"PTCACHE2" + arrays + index + struct.pack("<Q8s", len(index), b"PTCACHE2"))
+
+
+@pytest.mark.parametrize("index", [
+    b"{}", b"[]", b"null", b'{"format": 2}', b'{"format": 2, "chunks": 5, "source": {}, "options": {}}',
+    b'{"format": 2, "chunks": [{"y": "abc"}], "source": {"size": 1, "sha256": "x"}, "options": {}}',
+    b'{"format": 2, "chunks": [{"y": ["float64", [2], 8, -1]}], "source": {"size": 1, "sha256": "x"}, '
+    b'"options": {}}',
+    b'{"format": 2, "chunks": [{"y": ["object", [2], 8, 0]}], "source": [], "options": {}}',
+    b'{"format": 2, "chunks": [{"y": ["float64", [99999], 8, 0]}], "source": {"size": 1, "sha256": "x"}, '
+    b'"options": {}}',
+    b'{"key": {"source": 1}, "chunks": [[1, 2]]}', b"\xff\xfe", b"[" * 100000 + b"]" * 100000,
+])
+def test_a_cache_index_of_the_wrong_structure_is_rebuilt(tmp_path, index):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(20)])
+    cache = tmp_path / "data.cache"
+    _craft(cache, index)
+    _same_values(list(iter_svmlight(path, chunk_rows=8, cache=cache)), load_svmlight(path, sparse=True))
+    assert cache_module._index(cache) is not None
+
+
+def test_a_cache_with_valid_checksums_but_impossible_arrays_is_refused_before_use(tmp_path, monkeypatch):
+    """A cache written by other code (the checksums right, the CSR arrays wrong) is rebuilt, never
+    handed to scipy (a column index beyond the width would make it read outside the array)."""
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(20)])
+    cache = tmp_path / "data.cache"
+    first = list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=2))
+    real = cache_module._chunks
+
+    def forged(path_, index):
+        for arrays in real(path_, index):
+            arrays["indices"] = arrays["indices"] + 1000
+            yield arrays
+
+    monkeypatch.setattr(cache_module, "_chunks", forged)
+    with pytest.warns(RuntimeWarning, match="inconsistent"):
+        again = list(iter_svmlight(path, chunk_rows=8, cache=cache, n_features=2))
+    for a, b in zip(first, again, strict=True):
+        assert_same_csr(a.X, b.X)
 
 
 # ------------------------------------------------------------------ prefetch
@@ -300,3 +443,133 @@ def test_arff_bad_row_is_reported_by_line(tmp_path):
         for chunk in iter_arff(path, 1, chunk_rows=8):
             got.append(len(chunk.Y))
     assert got == [8, 8, 8]
+
+
+# ------------------------------------------------------------------ long rows, long tokens, block boundaries
+def _counting_kernel(monkeypatch, limit=50):
+    """Wrap the compiled parser so that a parse that returns FULL again and again fails (it looped)."""
+    from predtron.data import _svmlight_kernel as kernel_module
+
+    real = kernel_module.parse_block.kernel
+    calls = {"full": 0}
+
+    def counted(*args):
+        out = real(*args)
+        if out[0] == kernel_module.FULL:
+            calls["full"] += 1
+            if calls["full"] > limit:
+                raise AssertionError("the parser asked for room again and again (a row is parsed forever)")
+        return out
+
+    monkeypatch.setattr(kernel_module.parse_block, "kernel", counted)
+    return calls
+
+
+@pytest.mark.parametrize("width", [1025, 1500, 5000])
+def test_rows_longer_than_the_buffers_are_parsed_once(tmp_path, monkeypatch, width):
+    calls = _counting_kernel(monkeypatch)
+    rng = np.random.default_rng(width)
+    lines = [f"{i % 2} " + " ".join(f"{j}:{v:.3f}" for j, v in enumerate(rng.random(width), start=1))
+             for i in range(20)]
+    path = write(tmp_path, lines)
+    ref = load_svmlight(path, sparse=True)
+    _, X = stacked(iter_svmlight(path, chunk_rows=7, n_features=width))
+    assert_same_csr(X, ref.X)
+    assert calls["full"] <= 6  # each growth at least doubles the room, and fits the whole row
+
+
+@pytest.mark.parametrize("block", range(20, 130, 2))
+def test_a_long_label_across_a_block_boundary_parses(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
+    label = "1." + "0" * 30 + "1"  # 1.0, but more digits than the fast conversion takes
+    lines = [f"{label if i % 2 else 2} qid:{i // 10} 1:0.5 2:1.{'0' * 25}3" for i in range(40)]
+    lines[5::7] = ["# comment lines make the reader parse to the end of its buffer"] * len(lines[5::7])
+    path = write(tmp_path, lines, name="data.txt")
+    ref = load_letor(path, sparse=True)
+    chunks, X = stacked(iter_letor(path, chunk_rows=4, n_features=2))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), ref.y)
+    assert np.array_equal(np.concatenate([c.group for c in chunks]), ref.group)
+
+
+@pytest.mark.parametrize("first", ["1e400 1:2", "1 1:1e400", "1 qid:1 1:1e400", "-1e400 qid:1 1:2",
+                                   "1.00000000000000000000001 1:0.5 2:1e400", "1 1:1e400 2:1.00000000000000000000001"])
+@pytest.mark.parametrize("block", [7, 16, 64, 1 << 22])
+@pytest.mark.parametrize("chunk_rows", [1, 3, 100])
+@pytest.mark.parametrize("later", ["", "1 2:abc"])
+def test_an_overflow_on_line_one_is_reported_on_line_one(tmp_path, monkeypatch, first, block, chunk_rows, later):
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
+    qid = "qid:" in first
+    rest = [f"{i % 2} {'qid:1 ' if qid else ''}1:{i}.12345678901234567890123 2:2" for i in range(6)]
+    if later:  # a malformed line after it, in the same block: line 1 is still the first fault
+        rest[2] = later.replace("1 ", "1 qid:1 ", 1) if qid else later
+    path = write(tmp_path, [first, "# comment", *rest])
+    with pytest.raises(ValueError) as expected:
+        load_svmlight(path, sparse=True)
+    with pytest.raises(ValueError) as got:
+        list(iter_svmlight(path, chunk_rows=chunk_rows))
+    assert str(got.value) == str(expected.value)
+    assert f"{path}, line 1:" in str(got.value)
+
+
+# ------------------------------------------------------------------ the compile policy of the parser
+@pytest.mark.parametrize("policy", ["never", "always"])
+def test_the_parser_obeys_the_engine_compile_policy(tmp_path, monkeypatch, policy):
+    from predtron.data import _svmlight_kernel as kernel_module
+    from predtron.engine import jit
+
+    calls = {"kernel": 0}
+    real = kernel_module.parse_block.kernel
+
+    def counted(*args):
+        calls["kernel"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(kernel_module.parse_block, "kernel", counted)
+    monkeypatch.setattr(jit, "POLICY", policy)
+    path = write(tmp_path, LINES)
+    ref = load_svmlight(path, sparse=True, n_features=10)
+    chunks, X = stacked(iter_svmlight(path, chunk_rows=3, n_features=10))
+    assert_same_csr(X, ref.X)
+    assert np.array_equal(np.concatenate([c.lines for c in chunks]), ref.lines)
+    assert (calls["kernel"] > 0) == (policy == "always")
+
+
+# ------------------------------------------------------------------ the label scan
+@pytest.mark.parametrize("compress", [None, "gz"])
+def test_the_label_scan_finds_the_loaders_labels_rows_and_width(tmp_path, small_blocks, compress):
+    from predtron.data.stream import scan_labels
+
+    lines = ["1 qid:1 1:0.5 3:2 # docid = a:9 77:1", "", "# 99:1", "-1 qid:1", "+1 qid:2 12:1 13:0.5",
+             " 2.5 qid:2 4:1", "1e0 qid:3 1234567:1 #", "-0 qid:3 2:1"]
+    path = write(tmp_path, lines, compress=compress)
+    ref = load_svmlight(path, sparse=True, max_features=None)
+    scan = scan_labels(path)
+    assert np.array_equal(scan.labels, np.unique(ref.y)) and scan.labels.tolist() == [-1.0, 0.0, 1.0, 2.5]
+    assert (scan.n_rows, scan.n_features) == (6, ref.X.shape[1]) == (6, 1234567)
+    zero = write(tmp_path, ["1 0:1", "2"], name="zero.svm")
+    assert scan_labels(zero, zero_based=True).n_features == 1 and scan_labels(zero).n_features == 0
+    long_index = write(tmp_path, ["1 12345678901234567890:1"], name="long.svm")
+    assert scan_labels(long_index).n_features == 2**62  # beyond any reader's limit: counted as 2**62
+    bad = write(tmp_path, ["1 1:2", "# x", "nan 1:2"], name="bad.svm")
+    with pytest.raises(ValueError, match=r"bad.svm, line 3: the label is 'nan'; labels must be finite numbers"):
+        scan_labels(bad)
+    with pytest.raises(ValueError, match="contains no data lines"):
+        scan_labels(write(tmp_path, ["# only a comment"], name="empty.svm"))
+
+
+@pytest.mark.parametrize("compress", ["gz", "bz2"])
+def test_a_cache_of_a_compressed_file_records_its_bytes_on_disk(tmp_path, monkeypatch, compress):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(300)], name=f"data.{compress}", compress=compress)
+    cache = tmp_path / "data.cache"
+    first = list(iter_svmlight(path, chunk_rows=64, cache=cache))
+    assert cache_module._index(cache)["source"] == cache_module.source_identity(path)
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the cache should have been read")
+
+    with monkeypatch.context() as m:
+        m.setattr(stream_module, "_chunks", no_parse)
+        again = list(iter_svmlight(path, chunk_rows=64, cache=cache))
+    for a, b in zip(first, again, strict=True):
+        assert_same_csr(a.X, b.X)

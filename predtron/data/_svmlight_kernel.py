@@ -1,5 +1,10 @@
 """The compiled svmlight line parser behind :mod:`predtron.data.stream` (numba over byte blocks).
 
+The kernel runs under the engine's compile policy (:mod:`predtron.engine.jit`, ``PREDTRON_JIT``):
+:data:`parse_block` is a :class:`~predtron.engine.jit.Tiered` pair whose twin hands every line to
+the Python reader, which gives the same rows and messages (see below), so a first small read in a
+fresh environment never waits for numba.
+
 :func:`parse_block` reads the complete lines of a block of bytes into CSR arrays.  It takes
 the common syntax only -- ``<label> [qid:<int>] <index>:<value> ... [# comment]`` with
 decimal numbers (``[+-]digits[.digits][(e|E)[+-]digits]``) and plain decimal indices -- and
@@ -21,16 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
+from predtron.engine.jit import AVAILABLE, Tiered, jit
 
-    _jit = numba.njit(cache=True, nogil=True)
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - numba is a dependency; the Python reader then does all the work
-    AVAILABLE = False
-
-    def _jit(function):
-        return function
+_jit = jit
 
 #: Status codes of :func:`parse_block`: done, a line for the Python reader, output arrays full.
 OK, ODD, FULL = 0, 1, 2
@@ -164,7 +162,7 @@ def _skip_line(buf, i, n):
 
 
 @_jit
-def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
+def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
                 values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
     """Parse the complete lines of ``buf[pos:]`` (the last, unterminated one only if ``eof``).
 
@@ -218,17 +216,20 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
             here = 1
         if qid_mode >= 0 and here != qid_mode:
             if _skip_line(buf, i, n) >= n and not eof:
+                n_slow = row_slow  # the row (and its slow label) is parsed again with the next block
                 break
             return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
         q = 0
         if here == 1:
             if i + 4 > n or buf[i + 3] != 58:
                 if _skip_line(buf, i, n) >= n and not eof:
+                    n_slow = row_slow
                     break
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
             ok, q, i = _integer(buf, i + 4, n, True, -1)
             if not ok:
                 if i >= n and not eof:
+                    n_slow = row_slow
                     break
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
         previous = first - 1
@@ -292,4 +293,140 @@ def parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz
     return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
 
 
-__all__ = ["AVAILABLE", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE", "parse_block"]
+@_jit
+def _last_index(buf, start, end):
+    """The feature index of the last ``index:value`` token in ``buf[start:end]`` (a line's text before
+    any comment), or -1 when that token is not one (then the caller scans the whole line)."""
+    i = end
+    while i > start and _is_space(buf[i - 1]):
+        i -= 1
+    stop = i
+    while i > start and not _is_space(buf[i - 1]):
+        i -= 1
+    index = 0
+    j = i
+    while j < stop and 48 <= buf[j] <= 57:
+        if j - i < 18:
+            index = index * 10 + (np.int64(buf[j]) - 48)
+        else:
+            index = np.int64(2**62)  # beyond any reader's limit
+        j += 1
+    if j == i or j >= stop or buf[j] != 58:
+        return -1
+    return index
+
+
+@_jit
+def _scan_block(buf, labels, odd, pow10):
+    """The labels (fast spellings) and the largest feature index of the complete lines of ``buf``.
+
+    Writes each data line's label to ``labels`` (NaN where the label is not a fast decimal; the
+    line's start then goes to ``odd``) and returns ``(rows, n_odd, largest, lines)``: ``largest``
+    is the largest last ``index:`` of a line (-1 when no line gives a feature; an index of more
+    than 18 digits counts as ``2**62``), ``lines`` the number of lines.  Indices increase along a
+    valid line, so only each line's last token is read: the bytes in between are only searched
+    for the line's end."""
+    n = buf.size
+    rows = 0
+    n_odd = 0
+    largest = -1
+    lines = 0
+    pos = 0
+    while pos < n:
+        i = pos
+        while i < n and _is_space(buf[i]):
+            i += 1
+        if i >= n:
+            break
+        if buf[i] == 10 or buf[i] == 35:
+            pos = _skip_line(buf, i, n) + 1
+            lines += 1
+            continue
+        ok, fast, value, i = _number(buf, i, n, pow10)
+        if ok and fast:
+            labels[rows] = value
+        else:
+            labels[rows] = np.nan
+            odd[n_odd] = pos
+            n_odd += 1
+        rows += 1
+        end = i
+        while end < n and buf[end] != 10 and buf[end] != 35:
+            end += 1
+        index = _last_index(buf, i, end)
+        if index < 0:  # an unusual last token (a qid: alone, a malformed line): every token is looked at
+            t = i
+            while t < end:
+                while t < end and _is_space(buf[t]):
+                    t += 1
+                u = t
+                while u < end and not _is_space(buf[u]):
+                    u += 1
+                candidate = _last_index(buf, t, u)
+                if candidate > index:
+                    index = candidate
+                t = u
+        if index > largest:
+            largest = index
+        pos = _skip_line(buf, end, n) + 1
+        lines += 1
+    return rows, n_odd, largest, lines
+
+
+def _parse_block_twin(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
+                      values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
+    """The NumPy-side twin of :func:`parse_block`: takes no line, so that the caller reads every line
+    with its line-by-line Python reader (the reader that decides for the kernel on any unusual line,
+    hence the same rows, values and messages)."""
+    return ODD, rows, nnz, n_slow, pos, line, qid_mode
+
+
+def _lines_of_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, *rest) -> int:
+    """The work of one call, in lines: the rows the caller made room for."""
+    return labels.size
+
+
+#: Lines read by the Python reader in one process after which the kernel is compiled: about one
+#: compilation's cost (measured on a loaded 2-core machine: compiling :func:`_parse_block` took 10.8 s,
+#: the Python reader 97 microseconds per line of 20 features).
+BUDGET_LINES = 100_000
+
+#: :func:`_parse_block` under the engine's compile policy (:mod:`predtron.engine.jit`): the compiled
+#: kernel when it is ready (compiled in this process or in numba's disk cache), when
+#: ``PREDTRON_JIT=always``, or once :data:`BUDGET_LINES` lines went through the Python reader; never
+#: with ``PREDTRON_JIT=never``.  The caller asks :meth:`~predtron.engine.jit.Tiered.compiled` once
+#: per block and then calls ``parse_block.kernel`` or ``parse_block.twin`` for the whole block.
+parse_block = Tiered(_parse_block, _parse_block_twin, _lines_of_block, BUDGET_LINES)
+
+
+
+def _scan_block_twin(buf, labels, odd, pow10):
+    """The Python twin of :func:`_scan_block`: every label is left to the caller (NaN, its line in
+    ``odd``), which converts it as it converts the kernel's unusual labels; the same largest index."""
+    rows = n_odd = 0
+    largest = -1
+    pos = 0
+    for raw in bytes(buf).split(b"\n"):
+        words = raw.partition(b"#")[0].split()
+        if words:
+            labels[rows] = np.nan
+            odd[n_odd] = pos
+            n_odd += 1
+            rows += 1
+            for word in words[1:]:
+                index, colon, _ = word.partition(b":")
+                if colon and index.isdigit() and index.isascii():
+                    largest = max(largest, int(index) if len(index) <= 18 else 2**62)
+        pos += len(raw) + 1
+    return rows, n_odd, largest, buf.size and int(np.count_nonzero(buf == 10))
+
+
+#: Bytes scanned by the Python twin after which :func:`_scan_block` is compiled (measured as above:
+#: compiling it took 6.3 s, the twin 160 ns per byte).
+BUDGET_SCAN_BYTES = 40_000_000
+
+#: :func:`_scan_block` under the engine's compile policy (work counted in bytes).
+scan_block = Tiered(_scan_block, _scan_block_twin, lambda buf, *rest: buf.size, BUDGET_SCAN_BYTES)
+
+__all__ = ["AVAILABLE", "BUDGET_LINES", "BUDGET_SCAN_BYTES", "FULL", "ODD", "OK", "SLOW_LABEL", "SLOW_VALUE",
+           "parse_block", "scan_block"]

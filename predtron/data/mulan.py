@@ -212,6 +212,35 @@ def _read_header(lines, path) -> tuple[list[_Attribute], int]:
 
 
 # ---------------------------------------------------------------- Mulan XML
+_SPLIT_SUFFIXES = ("-train", "-test", "_train", "_test", ".train", ".test")
+
+
+def find_mulan_xml(path) -> Path | None:
+    """The Mulan label file beside an ARFF file, if there is one.
+
+    Mulan ships ``<name>.xml`` beside ``<name>.arff`` or beside its splits ``<name>-train.arff`` and
+    ``<name>-test.arff``; for ``path`` = ``<folder>/<stem>.arff`` (optionally ``.gz`` / ``.bz2``)
+    this returns ``<folder>/<stem>.xml`` if it exists, else ``<folder>/<name>.xml`` where ``<name>``
+    is ``<stem>`` without a trailing ``-train``/``-test`` (or ``_``/``.`` forms), else ``None``.
+    """
+    if isinstance(path, (bytes, bytearray)):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or path-like naming an ARFF file; got {type(path).__name__}")
+    path = Path(path)
+    name = path.name
+    for ending in (".gz", ".bz2"):
+        if name.lower().endswith(ending):
+            name = name[:-len(ending)]
+    stem = name[:-len(".arff")] if name.lower().endswith(".arff") else Path(name).stem
+    stems = [stem] + [stem[:-len(s)] for s in _SPLIT_SUFFIXES if stem.lower().endswith(s) and len(stem) > len(s)]
+    for candidate in stems:
+        xml = path.with_name(candidate + ".xml")
+        if xml.is_file():
+            return xml
+    return None
+
+
 def read_mulan_xml(path) -> list[str]:
     """The label names of a Mulan XML file (``<label name="...">`` elements, nested ones included)."""
     path = check_file(path, "Mulan label XML")
@@ -320,13 +349,17 @@ def _check_arff_options(path, n_labels, xml, sparse, missing):
             raise ValueError(f"missing must be 'error' or a finite number; got {missing!r}"[:200])
         missing = check_real(missing, "missing")
     if n_labels is None and xml is None:
-        raise ValueError("give n_labels (how many trailing attributes are labels) or xml (a Mulan label file)")
+        xml = find_mulan_xml(path)
+        if xml is None:
+            raise ValueError("give n_labels (how many trailing attributes are labels) or xml (a Mulan label file); "
+                             f"no Mulan XML file was found beside {path} (looked for {path.stem}.xml and the name "
+                             "without -train/-test)")
     if n_labels is not None:
         n_labels = check_int(n_labels, "n_labels", minimum=1)
     if xml is not None and not isinstance(xml, (str, bytes, bytearray, os.PathLike)):
         raise TypeError(f"xml must be a str or path-like naming a Mulan label XML file; got {type(xml).__name__}")
     names_from_xml = read_mulan_xml(xml) if xml is not None else None
-    return path, sparse, missing, n_labels, names_from_xml
+    return path, sparse, missing, n_labels, names_from_xml, xml
 
 
 def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = False,
@@ -342,7 +375,8 @@ def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = Fal
     xml : str or path-like, optional
         A Mulan XML file naming the label attributes (which may then stand anywhere; ``Y``
         keeps the ARFF file's attribute order).  Give ``n_labels``, ``xml`` or both (they
-        must then agree).
+        must then agree).  When neither is given, the Mulan XML file beside ``path`` is used
+        (:func:`find_mulan_xml`: ``emotions.xml`` for ``emotions-train.arff``).
     sparse : bool, default False
         Return ``X`` as a :class:`scipy.sparse.csr_matrix`.
     missing : "error" or float, default "error"
@@ -361,7 +395,7 @@ def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = Fal
         For every malformed line, with the file and the line number (see the module
         docstring for the rules), and for label choices that do not fit the file.
     """
-    path, sparse, missing, n_labels, names_from_xml = _check_arff_options(path, n_labels, xml, sparse, missing)
+    path, sparse, missing, n_labels, names_from_xml, xml = _check_arff_options(path, n_labels, xml, sparse, missing)
     try:
         with open_binary(path) as handle:
             return _read(path, handle, n_labels, names_from_xml, xml, sparse, missing)
@@ -380,7 +414,7 @@ def iter_arff(path, n_labels: int | None = None, *, xml=None, chunk_rows: int = 
     the file is read as the chunks are consumed.  ``sparse`` defaults to True here (CSR
     chunks).  Every chunk has all the feature and label columns.
     """
-    path, sparse, missing, n_labels, names_from_xml = _check_arff_options(path, n_labels, xml, sparse, missing)
+    path, sparse, missing, n_labels, names_from_xml, xml = _check_arff_options(path, n_labels, xml, sparse, missing)
     chunk_rows = check_int(chunk_rows, "chunk_rows", minimum=1)
     try:
         with open_binary(path) as handle:

@@ -11,7 +11,9 @@ larger than memory with memory bounded by the chunk size:
   checks of :func:`~predtron.data.load_letor` (relevance grades, contiguous queries);
 * :func:`~predtron.data.mulan.iter_arff` (in :mod:`predtron.data.mulan`) -- multilabel ARFF
   files in chunks of rows;
-* :func:`prefetch` -- any of these read one chunk ahead in a background thread.
+* :func:`prefetch` -- any of these read one chunk ahead in a background thread;
+* :func:`scan_labels` -- the labels, the row count and the width of an svmlight / LETOR file in a
+  fraction of a parse (what a learner must know before its first ``partial_fit``).
 
 Every chunk equals the corresponding rows of the in-memory loader (same values bit for bit,
 same ``qid``, same line numbers; ``tests/test_stream.py`` compares them), and every malformed
@@ -35,8 +37,10 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import math
 import queue
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -46,20 +50,22 @@ import scipy.sparse as sp
 
 from predtron._validation import check_int
 from predtron.data import _svmlight_kernel as kernel
-from predtron.data.cache import CacheWriter, cache_key, read_cache
+from predtron.data.cache import DamagedCache, HashingFile, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
-from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, show, where
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, show, where
 from predtron.data.svmlight import (
     MAX_FEATURES,
     _check_reader_options,
     _limit,
     _line_problem,
     check_flag,
+    check_inferred_dense,
     damaged_message,
 )
 
-__all__ = ["DEFAULT_CHUNK_ROWS", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch"]
+__all__ = ["DEFAULT_CHUNK_ROWS", "LabelScan", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch",
+           "scan_labels"]
 
 #: Default number of examples per chunk.
 DEFAULT_CHUNK_ROWS = 65_536
@@ -104,11 +110,13 @@ class LetorChunk(NamedTuple):
 class _Reader:
     """Bytes of a file, decompressed as it is read, with the count of raw bytes read."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, digest: bool = False):
         self.path = path
         self.raw = path.open("rb")
         magic = self.raw.read(3)
         self.raw.seek(0)
+        if digest:  # hash the bytes on disk as they are read (the cache's record of its source)
+            self.raw = HashingFile(self.raw)
         if magic[:2] == b"\x1f\x8b":
             self.handle = gzip.GzipFile(fileobj=self.raw, mode="rb")
         elif magic == b"BZh":
@@ -196,19 +204,23 @@ class _Parser:
         slow_start, slow_end = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int64)
         pos = rows = nnz = n_slow = 0
         limit = min(self.limit.columns, 2**62)
+        args = (data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels, indptr,
+                indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, kernel._POW10)
+        # the compile policy is asked once per block: the kernel, or the Python reader for every line
+        parse_block = kernel.parse_block.kernel if kernel.parse_block.compiled(args) else kernel.parse_block.twin
         while True:
-            if kernel.AVAILABLE:
-                status, rows, nnz, n_slow, pos, line, self.qid_mode = kernel.parse_block(
-                    data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels,
-                    indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
-                    kernel._POW10)
-            else:  # pragma: no cover - without numba every line goes through the Python reader
-                status = kernel.ODD
-            if status == kernel.FULL:  # more room, then go on from the line not taken
-                if nnz + 1024 > indices.size:
-                    indices, values = _grow(indices), _grow(values)
-                if n_slow >= slow_at.size:
-                    slow_at, slow_kind, slow_start, slow_end = map(_grow, (slow_at, slow_kind, slow_start, slow_end))
+            status, rows, nnz, n_slow, pos, line, self.qid_mode = parse_block(
+                data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels,
+                indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
+                kernel._POW10)
+            if status == kernel.FULL:  # room for the whole line not taken, then go on from it
+                stop = buf.find(b"\n", pos)
+                pairs = buf.count(b":", pos, stop if stop >= 0 else len(buf))
+                if nnz + pairs > indices.size:
+                    indices, values = _grow(indices, nnz + pairs), _grow(values, nnz + pairs)
+                if n_slow + pairs + 1 > slow_at.size:
+                    slow_at, slow_kind, slow_start, slow_end = (_grow(a, n_slow + pairs + 1) for a in
+                                                                (slow_at, slow_kind, slow_start, slow_end))
                 continue
             if status == kernel.OK or rows >= max_rows or pos >= len(buf):
                 break
@@ -221,10 +233,25 @@ class _Parser:
             need = raw.count(b":") + nnz
             if need > indices.size:
                 indices, values = _grow(indices, need), _grow(values, need)
-            rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
-                                          lines, starts)
+            try:
+                rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
+                                              lines, starts)
+            except ValueError:  # an earlier line's slow number may be the first fault of the file
+                self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+                                   slow_start, slow_end)
+                raise
             pos, line = stop + 1, line + 1
         del data
+        self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+                           slow_start, slow_end)
+        return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
+                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
+                      line)
+
+    def _resolve_slow(self, buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+                      slow_start, slow_end) -> None:
+        """Convert the numbers the kernel left to ``float``; raise for the first row holding a
+        non-finite one (an overflow such as ``1e400``)."""
         for k in range(n_slow):
             value = float(bytes(buf[slow_start[k]:slow_end[k]]))
             if slow_kind[k] == kernel.SLOW_LABEL:
@@ -234,9 +261,6 @@ class _Parser:
         if n_slow and (not np.all(np.isfinite(labels[:rows])) or not np.all(np.isfinite(values[:nnz]))):
             self._raise_nonfinite(bytes(buf), labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows],
                                   starts[:rows])
-        return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
-                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
-                      line)
 
     def _python_line(self, raw: bytes, line: int, pos: int, rows, nnz, labels, indptr, indices, values, qids, lines,
                      starts):
@@ -297,7 +321,7 @@ def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
     return raw
 
 
-def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> SvmlightChunk:
+def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool, zero_based: bool) -> SvmlightChunk:
     rows = len(raw["y"])
     indices = raw["indices"]
     width = n_features if n_features is not None else (int(indices.max()) + 1 if indices.size else 0)
@@ -306,43 +330,72 @@ def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool) -> Svmlight
         X.eliminate_zeros()
     else:
         check_dense_size(rows, width, path)
+        if n_features is None:
+            check_inferred_dense(path, X, raw["lines"], zero_based)
         X = X.toarray()
     return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
 
 
-def _cached(path: Path, cache, options: dict, parse: Callable[[], Iterator[dict]],
-            on_progress: Callable[[int], None] | None) -> Iterator[dict]:
-    """The raw chunks of ``parse()``, read from the cache file ``cache`` when it is valid for
-    ``path`` and ``options``, else parsed and written to it (committed after a complete pass)."""
+#: The arrays of a raw chunk (what the parser gives and the cache stores) and their dtypes.
+_RAW = {"values": np.float64, "indices": np.int32, "indptr": np.int64, "y": np.float64, "lines": np.int64,
+        "qid": np.int64}
+
+
+def _check_raw(raw: dict, columns: int) -> None:
+    """Refuse (:class:`~predtron.data.cache.DamagedCache`) a cached chunk whose arrays are not CSR rows
+    the parser could have made: names, dtypes, lengths, offsets and column indices (checked before
+    any matrix is built on them, so a damaged cache cannot make scipy read outside an array)."""
+    names = set(raw)
+    if not (names <= set(_RAW) and names >= set(_RAW) - {"qid"}) or any(
+            raw[name].dtype != _RAW[name] or raw[name].ndim != 1 for name in names):
+        raise DamagedCache("a cached chunk does not hold the parser's arrays")
+    rows, indptr, nnz = raw["y"].size, raw["indptr"], raw["values"].size
+    if (indptr.size != rows + 1 or raw["lines"].size != rows or raw["indices"].size != nnz
+            or ("qid" in raw and raw["qid"].size != rows) or indptr[0] != 0 or indptr[-1] != nnz
+            or np.any(indptr[1:] < indptr[:-1])
+            or (nnz and (int(raw["indices"].min()) < 0 or int(raw["indices"].max()) >= columns))):
+        raise DamagedCache("a cached chunk's CSR arrays are inconsistent")
+
+
+def _cached(path: Path, cache: Path | None, options: dict, parse: Callable[[dict | None], Iterator[dict]],
+            on_progress: Callable[[int], None] | None, columns: int) -> Iterator[dict]:
+    """The raw chunks of ``parse(identity)``, read from the cache file ``cache`` when it is valid for
+    ``path`` (same bytes) and ``options``, else parsed and written to it (committed after a complete
+    pass; ``parse`` fills ``identity`` with the source's size and hash when its last chunk is out).
+    A cache found damaged while it is read is rebuilt: the file is parsed again, and the chunks
+    already yielded are skipped."""
     if cache is None:
-        yield from parse()
+        yield from parse(None)
         return
-    key = cache_key(path, options)
-    chunks = read_cache(cache, key)
+    done = 0
+    chunks = read_cache(cache, options, path)
     if chunks is not None:
-        for raw in chunks:
-            if on_progress is not None:
-                on_progress(sum(a.nbytes for a in raw.values()))
+        try:
+            for raw in chunks:
+                _check_raw(raw, columns)
+                if on_progress is not None:
+                    on_progress(sum(a.nbytes for a in raw.values()))
+                yield raw
+                done += 1
+            return
+        except DamagedCache as exc:
+            warnings.warn(f"{cache}: {exc}; the cache is rebuilt from {path}", RuntimeWarning, stacklevel=3)
+        finally:
+            chunks.close()
+    identity: dict = {}
+    for number, raw in enumerate(write_cache(cache, options, parse(identity), lambda: identity)):
+        if number >= done:
             yield raw
-        return
-    writer = CacheWriter(cache, key)
-    try:
-        for raw in parse():
-            writer.add(raw)
-            yield raw
-    except BaseException:
-        writer.abort()
-        raise
-    writer.commit()
 
 
 def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | None,
-            max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None) \
-        -> Iterator[SvmlightChunk]:
-    """Chunks of whole examples; ``cut(block, rows, complete, chunk_rows)`` says how many rows to
-    emit (0: more rows are needed to end the first query)."""
+            max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None,
+            identity: dict | None = None) -> Iterator[dict]:
+    """Raw chunks of whole examples; ``cut(block, rows, complete, chunk_rows)`` says how many rows to
+    emit (0: more rows are needed to end the first query).  ``identity`` (when given) receives the
+    size and SHA-256 of the file's bytes once the last chunk is out."""
     parser = _Parser(path, zero_based, n_features, max_features)
-    reader = _Reader(path)
+    reader = _Reader(path, digest=identity is not None)
     buf = bytearray()
     line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
 
@@ -392,6 +445,8 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
                 break
         if total == 0:
             raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
+        if identity is not None:
+            identity.update(reader.raw.identity())
     finally:
         reader.close()
 
@@ -441,9 +496,11 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
         Never split a run of lines with equal ``qid:`` across chunks.
     cache : str or path-like, optional
         A cache file of the parsed chunks (:mod:`predtron.data.cache`): read instead of the
-        file when it was built from the same file (path, size, modification time, first
-        bytes) with the same options, else rebuilt by this pass (written when the pass
-        completes).
+        file when it was built from the same bytes (size and SHA-256 of the file, checked at
+        each use) with the same options, and its chunks match their checksums; else rebuilt by
+        this pass (written when the pass completes).  It must not be the data file (or any
+        input) under any name, and an existing file there must be a cache: both are refused
+        with a ``ValueError`` before anything is read or written.
     on_progress : callable, optional
         Called with the number of (compressed) file bytes read since its previous call (cache
         bytes when the cache is read).
@@ -462,13 +519,15 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
     path, chunk_rows, sparse, zero_based, n_features, max_features = _check_options(
         path, chunk_rows, sparse, zero_based, n_features, max_features)
     queries = check_flag(queries, "queries")
+    cache = check_cache_path(cache, {"path": path})
     cut = _cut_queries if queries else (lambda block, rows, complete, chunk_rows: rows)
     options = {"reader": "svmlight", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
                "max_features": max_features, "queries": queries}
     raw = _cached(path, cache, options,
-                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
-                  on_progress)
-    return (_to_chunk(path, chunk, n_features, sparse) for chunk in raw)
+                  lambda identity: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress,
+                                           identity),
+                  on_progress, _limit(n_features, max_features).columns)
+    return (_to_chunk(path, chunk, n_features, sparse, zero_based) for chunk in raw)
 
 
 def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = True,
@@ -495,6 +554,7 @@ def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_C
         raise ValueError("give at most one of group (an array of sizes) and group_file (a path)")
     if group_file is None and group is None:
         group_file = find_sidecar(path)
+    cache = check_cache_path(cache, {"path": path, "group_file": group_file})
     sizes = None
     if group_file is not None:
         sizes = read_group_file(group_file)
@@ -528,9 +588,10 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
         return _cut_at(ends, rows, False, chunk_rows)
 
     raw = _cached(path, cache, options,
-                  lambda: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress),
-                  on_progress)
-    for chunk in (_to_chunk(path, chunk, n_features, sparse) for chunk in raw):
+                  lambda identity: _chunks(path, chunk_rows, zero_based, n_features, max_features, cut, on_progress,
+                                           identity),
+                  on_progress, _limit(n_features, max_features).columns)
+    for chunk in (_to_chunk(path, chunk, n_features, sparse, zero_based) for chunk in raw):
         y = _check_relevance(path, chunk.y, chunk.lines)
         n = len(y)
         if chunk.qid is None:
@@ -561,6 +622,110 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
     if bounds is not None and chunk_rows and state["query"] != sizes.size:
         raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
                          f"{state['done']} rows of {path}")
+
+
+class LabelScan(NamedTuple):
+    """What :func:`scan_labels` finds in an svmlight / LETOR file.
+
+    Attributes
+    ----------
+    labels : ndarray of float64
+        The distinct labels, sorted (``-0.0`` and ``0.0`` are one label).
+    n_rows : int
+        The number of data lines (examples).
+    n_features : int
+        The width the loaders give the file without ``n_features``: its largest feature index
+        (plus one with ``zero_based=True``); 0 when no line gives a feature.
+    """
+
+    labels: np.ndarray
+    n_rows: int
+    n_features: int
+
+
+def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
+    """The labels, the number of examples and the width of an svmlight / LETOR file, without parsing it.
+
+    A label is the first token of a data line and a line's largest feature index is its last
+    ``index:`` (indices increase along a line), so both are found by one scan of the bytes that
+    builds no rows (a compiled kernel under the engine's compile policy, with a Python twin), at
+    several times the speed of :func:`iter_svmlight` (``benchmarks/reader_checks.py`` measures
+    the ratio).  This is what a
+    streaming fit needs before its first ``partial_fit`` (the classes, and a width), without a
+    second full parse.
+
+    It is a scan, not a check: the lines are not validated (the reading pass reports a malformed
+    line with its file and line), except that every label must be a finite number.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file (plain, gzip or bz2, as for :func:`iter_svmlight`).
+    zero_based : bool, default False
+        Whether feature indices start at 0 (the width is then the largest index plus one).
+
+    Returns
+    -------
+    LabelScan
+        ``labels`` (distinct, sorted float64), ``n_rows`` and ``n_features``.
+
+    Raises
+    ------
+    ValueError
+        For a label that is not a finite number (with the file and the line), a damaged
+        compressed file, or a file without data lines.
+    """
+    path = check_file(path, "svmlight")
+    zero_based = check_flag(zero_based, "zero_based")
+    reader = _Reader(path)
+    distinct: set[float] = set()
+    carry = b""
+    n_rows, largest, line = 0, -1, 1
+    try:
+        while True:
+            more = reader.read(BLOCK_BYTES, line)
+            block = carry + more
+            if not more:
+                if not block:
+                    break
+                block += b"\n"
+            stop = block.rfind(b"\n") + 1
+            carry, block = block[stop:], block[:stop]
+            if block:
+                data = np.frombuffer(block, dtype=np.uint8)
+                bound = len(block) // 2 + 1  # a data line holds a label and a newline (np.empty commits no memory)
+                labels, odd = np.empty(bound), np.empty(bound, dtype=np.int64)
+                args = (data, labels, odd, kernel._POW10)
+                scan = kernel.scan_block.kernel if kernel.scan_block.compiled(args) else kernel.scan_block.twin
+                rows, n_odd, top, lines = scan(*args)
+                for row, start in zip(np.flatnonzero(np.isnan(labels[:rows])).tolist(), odd[:n_odd].tolist(),
+                                      strict=True):
+                    token = block[start:block.find(b"\n", start)].partition(b"#")[0].split()[0]
+                    try:
+                        value = float(token)
+                    except ValueError:
+                        value = math.nan
+                    if not math.isfinite(value):
+                        raise ValueError(_label_problem(path, line + block.count(b"\n", 0, start), token))
+                    labels[row] = value
+                distinct.update(np.unique(labels[:rows] + 0.0).tolist())
+                n_rows += rows
+                largest = max(largest, top)
+                line += lines
+            if not more:
+                break
+    finally:
+        reader.close()
+    if n_rows == 0:
+        raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
+    width = largest + 1 if zero_based else max(largest, 0)
+    return LabelScan(np.array(sorted(distinct), dtype=np.float64), n_rows, width)
+
+
+def _label_problem(path: Path, line: int, token: bytes) -> str:
+    """The message for a label that is not a finite number, on line ``line``."""
+    problem = _line_problem(token, False, _limit(None, None), None)
+    return f"{where(path, line)}: {problem or 'the label is not a finite number'}: {show(token)}"
 
 
 _DONE = object()

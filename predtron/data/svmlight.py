@@ -50,6 +50,14 @@ from predtron.data.opening import (
 #: Default ``max_features``: the largest feature index accepted when ``n_features`` is not given.
 MAX_FEATURES = 1_000_000
 
+#: A dense result whose width comes from the file (``n_features`` not given) is refused when it would
+#: hold more than this many values (128 MiB of float64) of which under :data:`DENSE_MIN_FILL` are
+#: given: the mark of a stray large index (``900000:1`` in a 200-row file would take gigabytes).
+DENSE_CHECK_ENTRIES = 2**24
+
+#: See :data:`DENSE_CHECK_ENTRIES`.
+DENSE_MIN_FILL = 0.05
+
 #: The largest index scikit-learn's reader can hold (a C ``int``); ``max_features=None`` means this.
 _PARSER_LIMIT = 2**31 - 1
 
@@ -161,6 +169,28 @@ def _line_problem(body: bytes, zero_based: bool, limit: _Limit, qid_expected: bo
             return f"feature {j} has the value {show(value)}; values must be finite numbers"
         previous = j
     return None
+
+
+def check_inferred_dense(path, X: sp.csr_matrix, lines: np.ndarray, zero_based: bool) -> None:
+    """Refuse a dense matrix as wide as ``X``'s largest index when that width is a stray index's doing.
+
+    Called when the width comes from the file (no ``n_features``): above
+    :data:`DENSE_CHECK_ENTRIES` values with under :data:`DENSE_MIN_FILL` of them given, the
+    ``ValueError`` names the line and the index that set the width and the two ways on: a sparse
+    result, or an explicit number of features (which also refuses the stray index, with its line).
+    """
+    rows, width = X.shape
+    entries = rows * width
+    if entries <= DENSE_CHECK_ENTRIES or X.nnz >= DENSE_MIN_FILL * entries:
+        return
+    at = int(np.argmax(X.indices))
+    row = int(np.searchsorted(X.indptr, at, side="right")) - 1
+    index = int(X.indices[at]) + (0 if zero_based else 1)
+    raise ValueError(
+        f"{where(path, int(lines[row]))}: feature index {index} makes a dense matrix of {rows} rows x {width} "
+        f"features ({entries * 8 / 2**30:.1f} GiB) of which {X.nnz:,} values are given; read it as a sparse matrix "
+        "(sparse=True, --sparse on the command line), or give the number of features (n_features, --n-features), "
+        "which refuses any index beyond it")
 
 
 def _raise_first_bad_line(path, zero_based: bool, limit: _Limit, cause: Exception | None = None):
@@ -275,6 +305,9 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
     n_features : int, optional
         Number of feature columns.  Default: the largest index in the file (pass it when
         a training and a test file must agree).  A larger index in the file is an error.
+        Without it, a dense result made mostly empty by one large index (above
+        :data:`DENSE_CHECK_ENTRIES` values, under :data:`DENSE_MIN_FILL` of them given) is
+        refused, naming the line and the index: pass ``sparse=True`` or ``n_features``.
     sparse : bool, default False
         Return ``X`` as a :class:`scipy.sparse.csr_matrix` instead of a dense array.
     zero_based : bool, default False
@@ -330,6 +363,7 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
         if isinstance(exc, FileNotFoundError | PermissionError):
             raise
         raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
+    inferred = n_features is None
     if n_features is None:
         if X.nnz == 0:
             raise ValueError(f"{path}: no line gives a feature value, so the number of features is "
@@ -340,5 +374,7 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
         X.eliminate_zeros()
     else:
         check_dense_size(X.shape[0], n_features, path)
+        if inferred:
+            check_inferred_dense(path, X, scan.lines, zero_based)
         X = X.toarray()
     return SvmlightData(X, np.asarray(y, dtype=np.float64).copy(), scan.qid, scan.docids, scan.lines)
