@@ -123,6 +123,26 @@ def test_a_read_only_package_compiles_in_the_background(tmp_path):
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_asks_a_worker_of_its_own(tmp_path):
+    """The parent's worker answers only the parent: a child would otherwise wait for nothing."""
+    script = """
+import os, numpy as np
+from predtron.engine import jit, scans
+v = np.arange(4.0)
+scans.running_sum(0.0, v)
+parent_worker = jit._WORKER
+pid = os.fork()
+if pid == 0:
+    ok = jit._WORKER is not parent_worker and scans.running_sum(0.0, v) == 6.0
+    ok = ok and jit.wait_for_background(600) and scans.running_sum.ready((0.0, v))
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status), jit.wait_for_background(600))
+"""
+    assert _run(script, tmp_path) == ["0", "True"]
+
+
 def test_signatures_survive_their_text_form():
     readonly = np.zeros(3)
     readonly.flags.writeable = False

@@ -125,9 +125,10 @@ class _Worker:
         self._answers: dict[int, bool] = {}
         self.broken = False
 
-    def request(self, module: str, name: str, signature: list) -> int | None:
-        """The id of the compilation of ``module.name`` for ``signature`` (asked once), or
-        ``None`` when no worker can run."""
+    def request(self, module: str, name: str, signature: list, priority: int = 0) -> int | None:
+        """The id of the compilation of ``module.name`` for ``signature`` (asked once; of the
+        requests waiting, the worker compiles the highest ``priority`` first), or ``None`` when
+        no worker can run."""
         key = (module, name, json.dumps(signature))
         with self._lock:
             if key in self._ids:
@@ -135,7 +136,8 @@ class _Worker:
             if self.broken or not self._start():
                 return None
             job = len(self._ids)
-            line = json.dumps({"id": job, "module": module, "name": name, "signature": signature})
+            line = json.dumps({"id": job, "module": module, "name": name, "signature": signature,
+                               "priority": int(priority)})
             try:
                 self._process.stdin.write(line + "\n")
                 self._process.stdin.flush()
@@ -205,6 +207,16 @@ class _Worker:
 _WORKER = _Worker()
 
 
+def _new_worker_after_fork() -> None:
+    """A forked child gets a worker of its own (the parent's answers reach only the parent)."""
+    global _WORKER
+    _WORKER = _Worker()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_worker_after_fork)
+
+
 def wait_for_background(timeout: float | None = None) -> bool:
     """Wait until the background worker has answered every request of this process (all
     kernels asked for are in numba's disk cache, or failed); ``False`` if ``timeout``
@@ -234,21 +246,26 @@ class Tiered:
         for a pass, a function returning ``None`` (the caller then runs its NumPy scan).
     work : callable
         The work of one call, from its arguments, in the units of ``budget``.
+    priority : int, default 0
+        Order of the background compilations waiting at once: higher first (the pass kernels,
+        whose twins cost the most, are 1).
     budget : float
         The work whose NumPy cost is about one compilation: a call with more work waits for
         the background worker, and, without a worker, the work handed to ``twin`` in one
         process after which the kernel is compiled in the foreground.
     """
 
-    def __init__(self, kernel, twin: Callable, work: Callable, budget: float) -> None:
+    def __init__(self, kernel, twin: Callable, work: Callable, budget: float, priority: int = 0) -> None:
         self.kernel = kernel
         self.twin = twin
         self.work = work
         self.budget = float(budget)
+        self.priority = int(priority)
         self.spent = 0.0  # work run by the twin in this process
         self._ready: set = set()
         self._not_on_disk: set = set()  # signatures the disk cache did not hold (probed once)
         self._jobs: dict = {}  # signature -> the background worker's job (None: no worker for it)
+        self._jobs_pid = os.getpid()  # the process that asked them
         self._name: tuple[str, str] | bool | None = False  # see _importable_name (False: not looked up)
         self.__doc__ = kernel.__doc__
         self.__name__ = getattr(kernel, "__name__", "kernel")
@@ -267,7 +284,7 @@ class Tiered:
         if signature in self.kernel.overloads:
             self._ready.add(signature)
             return True
-        job = self._jobs.get(signature)
+        job = self._jobs_here().get(signature)
         if job is not None and _WORKER.answer(job) is not None:
             self._jobs[signature] = None  # answered: from now on the cache or the foreground rule decides
             self._not_on_disk.discard(signature)
@@ -278,18 +295,25 @@ class Tiered:
             self._not_on_disk.add(signature)
         return False
 
+    def _jobs_here(self) -> dict:
+        """The jobs asked by this process (after a fork, the child asks its own worker again)."""
+        if self._jobs_pid != os.getpid():
+            self._jobs, self._jobs_pid = {}, os.getpid()
+        return self._jobs
+
     def _background_job(self, signature: tuple) -> int | None:
         """The worker's compilation of the kernel for ``signature``, asked on first need (``None``
         when the worker cannot help this kernel)."""
         if not BACKGROUND:
             return None
-        if signature in self._jobs:
-            return self._jobs[signature]
+        jobs = self._jobs_here()
+        if signature in jobs:
+            return jobs[signature]
         job = None
         name = self._importable_name()
         encoded = encode_signature(signature) if name is not None else None
         if encoded is not None:
-            job = _WORKER.request(*name, encoded)
+            job = _WORKER.request(*name, encoded, self.priority)
         self._jobs[signature] = job
         return job
 
