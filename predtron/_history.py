@@ -13,6 +13,10 @@ import numpy as np
 
 from predtron.engine import running_sum
 
+#: Losses of one call of :meth:`LossTrace.extend` added in Python (the same additions, in the
+#: same order, as :func:`predtron.engine.running_sum`, which takes more).
+_SMALL = 256
+
 
 class LossTrace:
     """Running totals and, optionally, the non-zero losses of every round.
@@ -57,7 +61,14 @@ class LossTrace:
         """``count`` more rounds, with non-zero ``losses`` at the 1-based ``rounds`` among them
         (what a compiled pass returns); the same totals as ``add`` round by round."""
         start = self.n_rounds
-        self.total = float(running_sum(float(self.total), np.asarray(losses, dtype=np.float64)))
+        losses = np.asarray(losses, dtype=np.float64)
+        if len(losses) <= _SMALL:  # the same left-to-right additions, without a kernel's dispatch
+            total = float(self.total)
+            for value in losses.tolist():
+                total += value
+            self.total = total
+        else:
+            self.total = float(running_sum(float(self.total), losses))
         self.n_nonzero += len(losses)
         self.n_rounds = start + int(count)
         if self.record and len(rounds):

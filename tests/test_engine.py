@@ -121,7 +121,7 @@ def test_a_kernel_in_the_disk_cache_is_ready_in_a_new_process(tmp_path):
     the next interpreter finds it on disk and uses it at once."""
     script = ("import numpy as np; from predtron.engine import scans, jit; v = np.arange(3.0); "
               "print(scans.running_sum.ready((0.0, v))); scans.running_sum(0.0, v)")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT), "PREDTRON_JIT_BACKGROUND": "0"}
     env.pop("PREDTRON_NO_JIT", None)
 
     def ready(policy):

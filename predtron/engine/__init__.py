@@ -13,8 +13,8 @@ Modules, one job each (none imports anything else of predtron):
   problem's ``_compiled_spec`` returns, built once per fit) and the one
   :data:`TIE_TOLERANCE`;
 * :mod:`~predtron.engine.jit`: how kernels are compiled and when compiled code is used
-  (:class:`~predtron.engine.jit.Tiered`: compiled when cached or once the work pays for
-  compiling, an exact NumPy twin before);
+  (:class:`~predtron.engine.jit.Tiered`: the kernel when it is compiled or cached, an exact
+  NumPy twin while the background worker ``predtron.engine._compile_worker`` compiles it);
 * :mod:`~predtron.engine.vectors`: the passes over vector instances, one kernel per kind;
 * :mod:`~predtron.engine.ranking`: the pass over queries of documents;
 * :mod:`~predtron.engine.grade_dp`: the grade dynamic programme (Lemma 3's argmax) and its

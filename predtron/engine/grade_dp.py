@@ -263,7 +263,9 @@ def _argmax_work(t, c, f, b):
     return t.shape[0] * len(set(c.tolist()))
 
 
-_tiered_argmax = Tiered(_argmax, _argmax_numpy, _argmax_work, 3e5)
+#: Priority 2 in the background worker: compiled before the pass kernels, as it makes the
+#: NumPy block scan of a ranking fit (which calls it once per mistake) fast while they compile.
+_tiered_argmax = Tiered(_argmax, _argmax_numpy, _argmax_work, 3e5, 2)
 
 
 def grade_dp_argmax(t, c, f, b) -> np.ndarray:

@@ -6,24 +6,48 @@ first use in a fresh environment pays the compilation, several seconds for a pas
 more than a whole fit of a small data set.  Each public kernel is therefore a
 :class:`Tiered` pair: the compiled kernel and an exact NumPy twin (or, for a pass, the
 NumPy block scan of the learners).  The compiled kernel runs when it is ready (compiled in
-this process, or found in the disk cache) or once the work handed to its twin in this
-process, counted in the kernel's own units, reaches its ``budget`` (the work whose NumPy
-cost is about one compilation).  This is the rent-or-buy rule of tiered just-in-time
-compilers: a small fit never waits for a compiler, and a large workload pays for
-compilation at most once, when the cheaper path has already cost as much.
+this process, or found in the disk cache).  Otherwise the twin runs, and the kernel is
+compiled off the caller's path:
 
-The choice is deterministic (work is counted in rounds or entries, never timed), and both
-paths are exact: the twins are tested against the kernels, the block scan against the
-per-example reference loop.
+* **In the background** (the default): the first call that finds the kernel missing asks
+  one compile worker per process (``python -m predtron.engine._compile_worker``, started
+  then, in its own session so that Ctrl-C in the terminal does not reach it) to compile it
+  for that signature into numba's disk cache, and the twin keeps running meanwhile; the
+  first call after the worker has answered loads the kernel from the cache (milliseconds).
+  A single call whose work alone costs more than a compilation (``budget`` in the kernel's
+  own units: a pass over hundreds of thousands of rows) waits for the worker instead of
+  running the twin.  A thread of this process reads the worker's answers and reaps it when
+  it exits, so it never becomes a zombie; when this process ends, the worker finishes the
+  requests it holds (filling the cache for the next process) and exits.
+* **In the foreground**, where no worker can help (``PREDTRON_JIT_BACKGROUND=0``, a kernel
+  without a disk cache or a module-level name, a worker that could not start or whose
+  compilation the cache does not show): the rent-or-buy rule of tiered just-in-time
+  compilers, as before the worker existed: the kernel is compiled once the work handed to
+  its twin in this process reaches ``budget``, so a small fit never waits for a compiler
+  and a large workload pays for compilation at most once, when the cheaper path has
+  already cost as much.
 
-``PREDTRON_JIT=always`` (or :data:`POLICY` set to ``"always"``) compiles on first use, as a
-test of the kernels wants; ``"never"`` (or ``PREDTRON_NO_JIT`` set) keeps NumPy throughout.
+Both paths are exact: the twins are tested against the kernels, the block scan against the
+per-example reference loop, so which one runs a call (which, with the worker, depends on
+timing) never changes a result.
+
+``PREDTRON_JIT=always`` (or :data:`POLICY` set to ``"always"``) compiles on first use, in
+the foreground, as a test of the kernels wants; ``"never"`` (or ``PREDTRON_NO_JIT`` set)
+keeps NumPy throughout and starts no worker.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
 
 try:
     import numba
@@ -53,6 +77,152 @@ POLICY = "never" if os.environ.get("PREDTRON_NO_JIT") else os.environ.get("PREDT
 if POLICY not in POLICIES:
     raise ValueError(f"PREDTRON_JIT must be one of {POLICIES}; got {POLICY!r}")
 
+#: Whether kernels missing from the caches are compiled by the background worker (``True``
+#: unless ``PREDTRON_JIT_BACKGROUND=0``); ``False`` keeps the foreground rent-or-buy rule.
+BACKGROUND = os.environ.get("PREDTRON_JIT_BACKGROUND", "1") != "0"
+
+
+# ----------------------------------------------------------------------- signatures as text
+def encode_signature(signature: tuple) -> list | None:
+    """A JSON-able form of a tuple of numba argument types (arrays and plain scalars), or
+    ``None`` when some type has no such form (the kernel is then compiled in the foreground)."""
+    out: list = []
+    for ty in signature:
+        if isinstance(ty, numba.types.Array):
+            dtype = numba.np.numpy_support.as_dtype(ty.dtype)
+            out.append(["array", dtype.str, int(ty.ndim), ty.layout, not ty.mutable, bool(ty.aligned)])
+        elif isinstance(ty, (numba.types.Integer, numba.types.Float, numba.types.Boolean)):
+            out.append(["scalar", str(ty)])
+        else:
+            return None
+    return out
+
+
+def decode_signature(encoded: list) -> tuple:
+    """The numba argument types of :func:`encode_signature`'s output."""
+    types = []
+    for item in encoded:
+        if item[0] == "array":
+            _, dtype, ndim, layout, readonly, aligned = item
+            types.append(numba.types.Array(numba.from_dtype(np.dtype(dtype)), ndim, layout,
+                                           readonly=readonly, aligned=aligned))
+        elif item[1] == "bool":
+            types.append(numba.types.boolean)
+        else:
+            types.append(getattr(numba.types, item[1]))
+    return tuple(types)
+
+
+# ------------------------------------------------------------------------- the compile worker
+class _Worker:
+    """The background compiler of this process: started on the first request, one request
+    per line to its standard input, one answer per line read by a daemon thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._process: subprocess.Popen | None = None
+        self._ids: dict[tuple, int] = {}
+        self._answers: dict[int, bool] = {}
+        self.broken = False
+
+    def request(self, module: str, name: str, signature: list, priority: int = 0) -> int | None:
+        """The id of the compilation of ``module.name`` for ``signature`` (asked once; of the
+        requests waiting, the worker compiles the highest ``priority`` first), or ``None`` when
+        no worker can run."""
+        key = (module, name, json.dumps(signature))
+        with self._lock:
+            if key in self._ids:
+                return self._ids[key]
+            if self.broken or not self._start():
+                return None
+            job = len(self._ids)
+            line = json.dumps({"id": job, "module": module, "name": name, "signature": signature,
+                               "priority": int(priority)})
+            try:
+                self._process.stdin.write(line + "\n")
+                self._process.stdin.flush()
+            except (OSError, ValueError):  # the worker is gone
+                self.broken = True
+                return None
+            self._ids[key] = job
+            return job
+
+    def _start(self) -> bool:
+        if self._process is not None:
+            return True
+        root = str(Path(__file__).resolve().parents[2])  # the folder holding this predtron
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+        env["PREDTRON_JIT_BACKGROUND"] = "0"
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "predtron.engine._compile_worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1,
+                start_new_session=True)
+        except (OSError, ValueError):
+            self.broken = True
+            return False
+        threading.Thread(target=self._read, args=(self._process,), name="predtron-jit-worker", daemon=True).start()
+        return True
+
+    def _read(self, process: subprocess.Popen) -> None:
+        try:
+            for line in process.stdout:
+                status, _, job = line.strip().partition(" ")
+                with self._lock:
+                    self._answers[int(job)] = status == "ok"
+                    self._lock.notify_all()
+        except (OSError, ValueError):
+            pass
+        process.wait()  # reaped here: never a zombie
+        with self._lock:
+            self.broken = True
+            for job in self._ids.values():  # anything unanswered failed
+                self._answers.setdefault(job, False)
+            self._lock.notify_all()
+
+    def close(self) -> None:
+        """Close the worker's input: it answers what it holds, then exits (and is reaped)."""
+        with self._lock:
+            process = self._process
+        if process is not None and process.stdin is not None and not process.stdin.closed:
+            try:
+                process.stdin.close()
+            except OSError:  # pragma: no cover - the pipe is already broken
+                pass
+
+    def answer(self, job: int) -> bool | None:
+        """``True`` (compiled into the cache), ``False`` (failed) or ``None`` (not yet)."""
+        with self._lock:
+            return self._answers.get(job)
+
+    def wait(self, job: int | None = None, timeout: float | None = None) -> bool:
+        """Wait for the answer to ``job`` (every request when ``None``); ``False`` on timeout."""
+        with self._lock:
+            return self._lock.wait_for(
+                lambda: (job in self._answers) if job is not None else len(self._answers) >= len(self._ids),
+                timeout)
+
+
+_WORKER = _Worker()
+
+
+def _new_worker_after_fork() -> None:
+    """A forked child gets a worker of its own (the parent's answers reach only the parent)."""
+    global _WORKER
+    _WORKER = _Worker()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_worker_after_fork)
+
+
+def wait_for_background(timeout: float | None = None) -> bool:
+    """Wait until the background worker has answered every request of this process (all
+    kernels asked for are in numba's disk cache, or failed); ``False`` if ``timeout``
+    seconds passed first.  A tool that wants its next process warm calls it before exiting."""
+    return _WORKER.wait(None, timeout)
+
 
 def _on_disk(dispatcher, signature: tuple) -> bool:
     """Whether numba's disk cache holds ``dispatcher`` compiled for ``signature`` (loading it
@@ -76,18 +246,27 @@ class Tiered:
         for a pass, a function returning ``None`` (the caller then runs its NumPy scan).
     work : callable
         The work of one call, from its arguments, in the units of ``budget``.
+    priority : int, default 0
+        Order of the background compilations waiting at once: higher first (the pass kernels,
+        whose twins cost the most, are 1).
     budget : float
-        Work handed to ``twin`` in one process after which the kernel is compiled.
+        The work whose NumPy cost is about one compilation: a call with more work waits for
+        the background worker, and, without a worker, the work handed to ``twin`` in one
+        process after which the kernel is compiled in the foreground.
     """
 
-    def __init__(self, kernel, twin: Callable, work: Callable, budget: float) -> None:
+    def __init__(self, kernel, twin: Callable, work: Callable, budget: float, priority: int = 0) -> None:
         self.kernel = kernel
         self.twin = twin
         self.work = work
         self.budget = float(budget)
+        self.priority = int(priority)
         self.spent = 0.0  # work run by the twin in this process
         self._ready: set = set()
         self._not_on_disk: set = set()  # signatures the disk cache did not hold (probed once)
+        self._jobs: dict = {}  # signature -> the background worker's job (None: no worker for it)
+        self._jobs_pid = os.getpid()  # the process that asked them
+        self._name: tuple[str, str] | bool | None = False  # see _importable_name (False: not looked up)
         self.__doc__ = kernel.__doc__
         self.__name__ = getattr(kernel, "__name__", "kernel")
         self.__qualname__ = getattr(kernel, "__qualname__", self.__name__)
@@ -97,12 +276,18 @@ class Tiered:
     def ready(self, args: tuple) -> bool:
         """Whether the kernel runs these arguments without compiling (compiled in this process
         or cached on disk)."""
-        signature = tuple(numba.typeof(a) for a in args)
+        return self._ready_for(tuple(numba.typeof(a) for a in args))
+
+    def _ready_for(self, signature: tuple) -> bool:
         if signature in self._ready:
             return True
         if signature in self.kernel.overloads:
             self._ready.add(signature)
             return True
+        job = self._jobs_here().get(signature)
+        if job is not None and _WORKER.answer(job) is not None:
+            self._jobs[signature] = None  # answered: from now on the cache or the foreground rule decides
+            self._not_on_disk.discard(signature)
         if signature not in self._not_on_disk:
             if _on_disk(self.kernel, signature):
                 self._ready.add(signature)
@@ -110,13 +295,63 @@ class Tiered:
             self._not_on_disk.add(signature)
         return False
 
+    def _jobs_here(self) -> dict:
+        """The jobs asked by this process (after a fork, the child asks its own worker again)."""
+        if self._jobs_pid != os.getpid():
+            self._jobs, self._jobs_pid = {}, os.getpid()
+        return self._jobs
+
+    def _background_job(self, signature: tuple) -> int | None:
+        """The worker's compilation of the kernel for ``signature``, asked on first need (``None``
+        when the worker cannot help this kernel)."""
+        if not BACKGROUND:
+            return None
+        jobs = self._jobs_here()
+        if signature in jobs:
+            return jobs[signature]
+        job = None
+        name = self._importable_name()
+        encoded = encode_signature(signature) if name is not None else None
+        if encoded is not None:
+            job = _WORKER.request(*name, encoded, self.priority)
+        self._jobs[signature] = job
+        return job
+
+    def _importable_name(self) -> tuple[str, str] | None:
+        """``(module, name)`` under which a fresh interpreter finds this kernel, when it has a
+        disk cache (else ``None``)."""
+        if self._name is False:
+            self._name = None
+            cache = getattr(self.kernel, "_cache", None)
+            py_func = getattr(self.kernel, "py_func", None)
+            if cache is not None and type(cache).__name__ != "NullCache" and py_func is not None:
+                module, name = py_func.__module__, py_func.__qualname__
+                try:
+                    found = getattr(importlib.import_module(module), name, None)
+                except Exception:  # pragma: no cover - the module is imported already
+                    found = None
+                if found is self.kernel:
+                    self._name = (module, name)
+        return self._name
+
     def compiled(self, args: tuple) -> bool:
         """Whether this call runs the kernel (counting the twin's work otherwise)."""
         if not AVAILABLE or POLICY == "never":
             return False
-        if POLICY == "always" or self.ready(args):
+        if POLICY == "always":
+            return True
+        signature = tuple(numba.typeof(a) for a in args)
+        if self._ready_for(signature):
             return True
         work = float(self.work(*args))
+        job = self._background_job(signature)
+        if job is not None:
+            if work < self.budget:
+                self.spent += work
+                return False  # the twin runs while the worker compiles
+            _WORKER.wait(job)  # this call alone costs more than compiling: wait for the worker
+            if self._ready_for(signature):
+                return True
         if self.spent + work >= self.budget:
             return True
         self.spent += work

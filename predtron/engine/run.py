@@ -32,12 +32,12 @@ def _queries(*args) -> int:
     return args[6].shape[0]  # ``order`` of the document pass
 
 
-_PASSES = {
-    Kind.BINARY: Tiered(pass_binary, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
-    Kind.MULTICLASS: Tiered(pass_multiclass, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
-    Kind.FINITE: Tiered(pass_finite, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
-    Kind.HAMMING: Tiered(pass_multilabel, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING),
-    Kind.RANKING: Tiered(pass_documents, _no_kernel, _queries, QUERIES_BEFORE_COMPILING),
+_PASSES = {  # priority 1: compiled before the small kernels by the background worker
+    Kind.BINARY: Tiered(pass_binary, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
+    Kind.MULTICLASS: Tiered(pass_multiclass, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
+    Kind.FINITE: Tiered(pass_finite, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
+    Kind.HAMMING: Tiered(pass_multilabel, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
+    Kind.RANKING: Tiered(pass_documents, _no_kernel, _queries, QUERIES_BEFORE_COMPILING, 1),
 }
 _PASSES[Kind.SUBSET] = _PASSES[Kind.FBETA] = _PASSES[Kind.HAMMING]  # one kernel for the multilabel losses
 

@@ -89,6 +89,12 @@ __all__ = [
 #: Entries of the ``(queries, m, m)`` blocks of :meth:`RankingProblem.grade_c_L`.
 _GRADE_BLOCK = 1 << 20
 
+#: ``(f, loss, k, m) -> (f / Z, b, alpha)`` of :meth:`RankingProblem._sizes` for ``f`` given by
+#: name, shared by the problems of the process (the values are read-only and depend on nothing
+#: else); at most :data:`_MAX_SIZE_TABLES` entries.
+_SIZE_TABLES: dict[tuple, tuple[np.ndarray, np.ndarray, float | None]] = {}
+_MAX_SIZE_TABLES = 1 << 14
+
 
 class RankingProblem(Problem):
     """Shared part of :class:`~predtron.problems.subset_ranking.SubsetRanking` and
@@ -144,13 +150,26 @@ class RankingProblem(Problem):
 
     # ------------------------------------------------------------ per-size data
     def _sizes(self, m: int) -> tuple[np.ndarray, np.ndarray, float | None]:
-        """``(f / Z, b, alpha)`` for ``m`` items; ``alpha`` is not ``None`` when a sort is exact."""
-        if m not in self._cache:
-            fvals = position_values(self.f, m)
-            fvals = fvals / np.linalg.norm(fvals)
-            b = self.ranking_loss._position_weights(m)
-            self._cache[m] = (fvals, b, _sort_rule(fvals, b))
-        return self._cache[m]
+        """``(f / Z, b, alpha)`` for ``m`` items; ``alpha`` is not ``None`` when a sort is exact.
+
+        The arrays are read-only.  For ``f`` given by name they are shared by every problem of
+        the process with the same ``f``, loss and cut-off (what determines them), so a new
+        problem (a user's first fit, a stream's next chunk) finds them built.
+        """
+        entry = self._cache.get(m)
+        if entry is None:
+            key = (self.f, self.loss_name, self.k, m) if isinstance(self.f, str) else None
+            entry = _SIZE_TABLES.get(key) if key is not None else None
+            if entry is None:
+                fvals = position_values(self.f, m)
+                fvals = fvals / np.linalg.norm(fvals)
+                fvals.flags.writeable = False
+                b = self.ranking_loss._position_weights(m)
+                entry = (fvals, b, _sort_rule(fvals, b))
+                if key is not None and len(_SIZE_TABLES) < _MAX_SIZE_TABLES:
+                    _SIZE_TABLES[key] = entry
+            self._cache[m] = entry
+        return entry
 
     def sort_exact(self, m: int) -> bool:
         """Whether the sort oracle is exact for ``m`` items (``f`` affine in the weights ``b``, or
@@ -467,6 +486,14 @@ def _sort_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:
     m = len(fvals)
     if m == 1 or np.ptp(b) == 0:
         return 0.0
+    # A closed-form fit first: its residuals are those of the least-squares fit up to rounding,
+    # so residuals a million times above the tolerance below rule the product form out without
+    # the solve (the common case, f="linear" under NDCG); otherwise the solve decides as before.
+    centred = b - b.mean()
+    slope = float(centred @ (fvals - fvals.mean())) / float(centred @ centred)
+    spread = fvals - slope * b
+    if np.sqrt(np.mean((spread - spread.mean()) ** 2)) > 1e-6 * (1.0 + np.abs(fvals).max()):
+        return None
     design = np.column_stack([b, np.ones(m)])
     (alpha, beta), *_ = np.linalg.lstsq(design, fvals, rcond=None)
     residual = np.abs(design @ np.array([alpha, beta]) - fvals).max()

@@ -126,12 +126,12 @@ class SubsetRanking(RankingProblem):
         :func:`predtron.engine.grade_dp_is_cheap`)."""
         if not isinstance(labels, Ragged) or self.oracle_method not in ("auto", "dp") or len(labels) == 0:
             return None
-        present = set(np.unique(labels.sizes).tolist())
-        top = max(present)
+        present = np.flatnonzero(np.bincount(labels.sizes)).tolist()  # the query sizes, increasing
+        top = present[-1]
         f_start = np.zeros(top + 1, dtype=np.int64)
         alphas = np.full(top + 1, np.nan)
         chunks, start = [], 0
-        for m in sorted(present):
+        for m in present:
             fvals, _, alpha = self._sizes(m)
             f_start[m] = start
             alphas[m] = np.nan if alpha is None else alpha

@@ -1,0 +1,68 @@
+"""The background compiler of :mod:`predtron.engine.jit`: run as ``python -m predtron.engine._compile_worker``.
+
+Reads one request per line on standard input (JSON: ``{"id", "module", "name", "signature",
+"priority"}``, the signature encoded by :func:`predtron.engine.jit.encode_signature`),
+compiles the kernel ``module.name`` for it, which saves it in numba's disk cache, and answers
+one line per request on standard output: ``ok <id>`` or ``failed <id>``.  Of the requests
+waiting, the one with the highest priority goes first (a pass kernel before a small scan),
+then the oldest.  It exits at the end of its input (the process that started it has ended
+or closed the pipe) once the waiting requests are answered, and quietly on an interrupt.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import queue
+import sys
+import threading
+
+
+def _read(requests: queue.Queue) -> None:
+    for line in sys.stdin:
+        requests.put(json.loads(line))
+    requests.put(None)
+
+
+def main() -> int:
+    from predtron.engine.jit import decode_signature
+
+    requests: queue.Queue = queue.Queue()
+    threading.Thread(target=_read, args=(requests,), daemon=True).start()
+    waiting: list[dict] = []
+    ended = False
+    while waiting or not ended:
+        if not waiting:
+            item = requests.get()
+            if item is None:
+                ended = True
+                continue
+            waiting.append(item)
+        while True:  # everything that has arrived meanwhile
+            try:
+                item = requests.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                ended = True
+            else:
+                waiting.append(item)
+        request = max(waiting, key=lambda r: (r.get("priority", 0), -r["id"]))
+        waiting.remove(request)
+        status = "failed"
+        try:
+            kernel = getattr(importlib.import_module(request["module"]), request["name"])
+            kernel.compile(decode_signature(request["signature"]))
+            status = "ok"
+        except Exception:  # answered as a failure: the caller then compiles in its own process
+            pass
+        sys.stdout.write(f"{status} {request['id']}\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, BrokenPipeError):
+        sys.exit(130)

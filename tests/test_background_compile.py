@@ -1,0 +1,164 @@
+"""The background compile worker of predtron.engine.jit: kernels compiled off the caller's path.
+
+Each test runs a fresh interpreter with an empty numba cache (``NUMBA_CACHE_DIR``), as a new
+user's first session has.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from predtron.engine import jit, scans
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script: str, cache: Path, root: Path = ROOT, **extra) -> list[str]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(root), **extra}
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND"):
+        if name not in extra:
+            env.pop(name, None)
+    out = subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True,
+                         cwd=str(cache), timeout=600)
+    return out.stdout.split()
+
+
+FIRST_SESSION = """
+import numpy as np
+from predtron.engine import jit, scans
+v = np.arange(5.0)
+print(scans.running_sum.ready((0.0, v)))
+print(scans.running_sum(0.0, v) == 10.0)          # the twin: nothing waits for the compiler
+print(scans.running_sum.kernel.overloads == {})    # and nothing was compiled in this process
+print(jit.wait_for_background(timeout=600))
+print(scans.running_sum.ready((0.0, v)))           # the worker filled the disk cache
+print(scans.running_sum(0.0, v) == 10.0)
+print(len(scans.running_sum.kernel.overloads))     # loaded from the cache, not compiled here
+process = jit._WORKER._process
+jit._WORKER.close()
+process.wait(timeout=60)
+import threading, time
+for _ in range(100):
+    if not any(t.name == "predtron-jit-worker" for t in threading.enumerate()):
+        break
+    time.sleep(0.05)
+print(process.returncode)
+try:
+    import os
+    os.waitpid(process.pid, os.WNOHANG)
+    print("zombie")
+except ChildProcessError:
+    print("reaped")
+"""
+
+
+def test_a_first_session_runs_the_twin_while_the_worker_fills_the_cache(tmp_path):
+    out = _run(FIRST_SESSION, tmp_path)
+    assert out == ["False", "True", "True", "True", "True", "True", "1", "0", "reaped"]
+    second = _run("import numpy as np; from predtron.engine import scans; "
+                  "print(scans.running_sum.ready((0.0, np.arange(3.0))))", tmp_path)
+    assert second == ["True"]  # the next session finds it at once
+
+
+def test_without_the_worker_the_foreground_rule_holds(tmp_path):
+    script = ("import numpy as np; from predtron.engine import jit, scans; v = np.arange(5.0); "
+              "scans.running_sum(0.0, v); print(jit._WORKER._process is None); "
+              "print(scans.running_sum.ready((0.0, v)))")
+    assert _run(script, tmp_path, PREDTRON_JIT_BACKGROUND="0") == ["True", "False"]
+    assert _run(script, tmp_path, PREDTRON_JIT="never") == ["True", "False"]
+
+
+def test_a_fit_in_a_fresh_environment_equals_the_compiled_fit(tmp_path):
+    """Whichever path each pass takes while the worker compiles, the model is the compiled one's."""
+    script = """
+import numpy as np
+from predtron import Predtron
+from predtron.engine import jit
+from predtron.problems import Multiclass
+rng = np.random.default_rng(0)
+X = rng.standard_normal((300, 6)); y = np.argmax(X[:, :3] + 0.5 * rng.standard_normal((300, 3)), axis=1)
+models = [Predtron(Multiclass(3), average=True).fit(X, y, epochs=3)]
+jit.wait_for_background(timeout=600)
+models.append(Predtron(Multiclass(3), average=True).fit(X, y, epochs=3))
+print(int(np.array_equal(models[0]._params, models[1]._params)))
+print(int(np.array_equal(models[0].loss_history_, models[1].loss_history_)))
+print(len(jit._WORKER._ids) > 0)
+np.save("w.npy", models[1]._params)
+"""
+    assert _run(script, tmp_path) == ["1", "1", "True"]
+    always = tmp_path / "always"
+    always.mkdir()
+    assert _run(script, always, PREDTRON_JIT="always") == ["1", "1", "False"]  # compiled at once, no worker
+    np.testing.assert_array_equal(np.load(tmp_path / "w.npy"), np.load(always / "w.npy"))
+
+
+def test_a_read_only_package_compiles_in_the_background(tmp_path):
+    """The worker writes only to numba's cache folder, never into the installed package."""
+    package = tmp_path / "site"
+    shutil.copytree(ROOT / "predtron", package / "predtron",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "files"))
+    shutil.copytree(ROOT / "predtron" / "data" / "files", package / "predtron" / "data" / "files")
+    for path in package.rglob("*"):
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    before = sorted(str(p) for p in package.rglob("*"))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    try:
+        out = _run(FIRST_SESSION.replace("from predtron", "import predtron; assert predtron.__file__.startswith("
+                                         f"{str(package)!r}); from predtron"), cache, root=package,
+                   PYTHONDONTWRITEBYTECODE="1")
+        assert out[:7] == ["False", "True", "True", "True", "True", "True", "1"]
+        assert sorted(str(p) for p in package.rglob("*")) == before
+    finally:
+        for path in package.rglob("*"):
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_asks_a_worker_of_its_own(tmp_path):
+    """The parent's worker answers only the parent: a child would otherwise wait for nothing."""
+    script = """
+import os, numpy as np
+from predtron.engine import jit, scans
+v = np.arange(4.0)
+scans.running_sum(0.0, v)
+parent_worker = jit._WORKER
+pid = os.fork()
+if pid == 0:
+    ok = jit._WORKER is not parent_worker and scans.running_sum(0.0, v) == 6.0
+    ok = ok and jit.wait_for_background(600) and scans.running_sum.ready((0.0, v))
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status), jit.wait_for_background(600))
+"""
+    assert _run(script, tmp_path) == ["0", "True"]
+
+
+def test_signatures_survive_their_text_form():
+    readonly = np.zeros(3)
+    readonly.flags.writeable = False
+    values = (np.zeros((3, 2)), np.zeros((3, 2), order="F"), readonly, 1.0, 3, True, np.int32(2),
+              np.zeros(4, dtype=np.int32)[::2], np.zeros(0, dtype=np.int64))
+    signature = tuple(numba.typeof(v) for v in values)
+    assert jit.decode_signature(jit.encode_signature(signature)) == signature
+    assert jit.encode_signature((numba.typeof((1, 2)),)) is None  # no text form: compiled in the foreground
+
+
+def test_kernels_without_a_disk_cache_or_a_module_name_get_no_worker(monkeypatch):
+    monkeypatch.setattr(jit, "POLICY", "auto")
+    tiered = jit.Tiered(numba.njit(lambda x: x + 1.0), lambda x: x + 1.0, lambda x: 1, 10)
+    assert tiered._importable_name() is None
+    assert scans.running_sum._importable_name() == ("predtron.engine.scans", "_running_sum")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    pytest.main([__file__])
