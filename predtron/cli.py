@@ -36,9 +36,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -654,6 +656,8 @@ def run_fit(args) -> int:
     _check_output(path, "--model", inputs)
     _check_output(args.cache, "--cache", {**inputs, "--model": path})
     _check_output(args.checkpoint, "--checkpoint", inputs, folder=True)
+    _watch_temporaries(args.cache)
+    _watch_temporaries(args.checkpoint, folder=True)
     params = estimator_params(args.task, args)
     check_params(args.task, params)
     on_cluster = cluster_requested(args)
@@ -761,6 +765,7 @@ def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subproce
     """
     _files.discard_pending()
     discard_spools()
+    _discard_output_temporaries()
     _kill_children()
     name = f"{PROG} {_RUNNING[-1]}" if _RUNNING and _RUNNING[-1] else PROG
     with contextlib.suppress(OSError):
@@ -769,6 +774,31 @@ def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subproce
 
 
 _RUNNING: list[str] = []
+
+#: ``(folder, pattern)`` of the temporaries that writers not yet on :func:`predtron._files.atomic_path`
+#: (the stream cache's writer, the checkpoints') make beside an output of this command, and the time it started.
+_TEMPORARIES: list[tuple[Path, str]] = []
+_STARTED = [0.0]
+
+
+def _watch_temporaries(output, *, folder: bool = False) -> None:
+    """Note where the temporaries of ``output`` (a file; with ``folder``, a directory) would be written."""
+    if output is None:
+        return
+    output = Path(output)
+    if folder:
+        _TEMPORARIES.append((output, "*.tmp*"))
+    else:
+        _TEMPORARIES.append((output.parent, f"{glob.escape(output.name)}.*.tmp*"))
+
+
+def _discard_output_temporaries() -> None:
+    """Remove the temporaries noted by :func:`_watch_temporaries` made since the command started."""
+    for folder, pattern in _TEMPORARIES:
+        with contextlib.suppress(OSError):
+            for path in folder.glob(pattern):
+                if path.is_file() and path.stat().st_mtime >= _STARTED[0] - 1.0:
+                    path.unlink()
 
 
 @contextlib.contextmanager
@@ -780,10 +810,12 @@ def _interrupt_handler(command: str):
         yield
         return
     _RUNNING.append(command)
+    _STARTED[0] = time.time()
     try:
         yield
     finally:
         _RUNNING.pop()
+        _TEMPORARIES.clear()
         signal.signal(signal.SIGINT, previous)
 
 
