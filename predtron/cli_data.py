@@ -128,6 +128,7 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"pass n_features, or a larger max_features if the file really has that many features",
      "pass --n-features N if the file really has that many features"),
     (r"a larger max_features", "a larger --n-features"),
+    (r"max_features = (\d+)", r"the reader's limit of \1 features"),
     (r"pass n_features\b", "pass --n-features N"),
     (r"pass missing=<number>", "pass --missing VALUE"),
     (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "

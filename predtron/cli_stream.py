@@ -188,7 +188,7 @@ class Progress:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=max(1, size * passes), unit="B", unit_scale=True, desc=description,
-                            file=sys.stderr, leave=False, mininterval=0.2)
+                            file=sys.stderr, leave=True, mininterval=0.2)
 
     def update(self, count: int) -> None:
         """Add ``count`` bytes read (never past the current pass's share)."""
@@ -204,10 +204,13 @@ class Progress:
             if description is not None:
                 self.bar.set_description(description)
 
-    def close(self) -> None:
-        """Fill the bar and close it."""
+    def close(self, complete: bool = True) -> None:
+        """Close the bar, filled when the work is ``complete`` (early stopping may end it before its last pass)."""
         if self.bar is not None:
-            self.bar.update(max(0, self.bar.total - self.bar.n))
+            if complete:
+                self.bar.update(max(0, self.bar.total - self.bar.n))
+            else:
+                self.bar.leave = False
             self.bar.close()
             self.bar = None
 
@@ -265,8 +268,10 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
             "layout": "sparse" if options.layout(spec.format, streamed=True) else "dense"})
         fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run,
                    after_epoch=after_epoch)
-    finally:
-        progress.close()
+    except BaseException:
+        progress.close(complete=False)
+        raise
+    progress.close()
     rows = seen["rows"] or rows
     return estimator, {"rows": rows, "features": int(n_features), "queries": seen["queries"]}
 
@@ -295,8 +300,10 @@ def stream_predictions(path, options: ReadOptions, task: str, model, verbose: bo
         for X, _, _ in stream_chunks(path, task, options, int(model.n_features_in_), need_groups=False,
                                      on_progress=progress.update, n_labels=getattr(model, "n_labels_", None)):
             yield model.predict(X)
-    finally:
-        progress.close()
+    except BaseException:
+        progress.close(complete=False)
+        raise
+    progress.close()
 
 
 def stream_metrics(path, options: ReadOptions, task: str, model, ks) -> list[tuple[str, float]]:
