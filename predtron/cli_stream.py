@@ -198,7 +198,11 @@ class Progress:
 
     def end_pass(self, description: str | None = None) -> None:
         """The current pass is complete."""
-        self.done += 1
+        self.reach(self.done + 1, description)
+
+    def reach(self, passes: int, description: str | None = None) -> None:
+        """``passes`` passes are complete (a resumed fit starts after its checkpoint's)."""
+        self.done = passes
         if self.bar is not None:
             self.bar.update(max(0, self.done * self.size - self.bar.n))
             if description is not None:
@@ -232,7 +236,7 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     size = Path(path).stat().st_size
     surveyed = task != "multilabel" and (n_features is None or (spec.classes and classes is None))
     progress = Progress(verbose, size, estimator.epochs + surveyed,
-                        "first pass: features and labels" if surveyed else f"epoch 1/{estimator.epochs}")
+                        "reading labels and features" if surveyed else f"epoch 1/{estimator.epochs}")
     try:
         if task == "multilabel":
             n_features = _arff_width(request)
@@ -249,6 +253,7 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
         seen = {"rows": 0, "queries": 0}
 
         def chunks(epoch: int):
+            progress.reach(epoch - 1 + surveyed, f"epoch {epoch}/{estimator.epochs}")
             for X, y, keywords in stream_chunks(path, task, options, n_features, cache=request.cache,
                                                 on_progress=progress.update):
                 if spec.classes and integral:
@@ -258,16 +263,12 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
                     seen["queries"] += len(keywords.get("group", ()))
                 yield X, y, keywords
 
-        def after_epoch(epoch: int) -> None:
-            progress.end_pass(f"epoch {min(epoch + 1, estimator.epochs)}/{estimator.epochs}")
-
         first = {"classes": classes} if spec.classes else {}
         run = _run_description(request, task, params, {
             "stream": True, "chunk_rows": options.chunk_rows, "n_features": int(n_features),
             "classes": None if classes is None else np.asarray(classes).tolist(),
             "layout": "sparse" if options.layout(spec.format, streamed=True) else "dense"})
-        fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run,
-                   after_epoch=after_epoch)
+        fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
     except BaseException:
         progress.close(complete=False)
         raise
