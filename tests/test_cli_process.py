@@ -134,8 +134,8 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("flags", [[], ["--stream", "--chunk-rows", "500", "--cache", "CACHE"]],
-                         ids=["memory", "stream"])
+@pytest.mark.parametrize("flags", [[], ["--stream", "--chunk-rows", "500", "--cache", "CACHE"], ["--workers", "2"]],
+                         ids=["memory", "stream", "workers"])
 def test_ctrl_c_exits_130_with_one_line_and_harms_no_file(long_file, tmp_path, flags):
     model = tmp_path / "m.npz"
     model.write_bytes(b"the user's previous model")
