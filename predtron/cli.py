@@ -6,85 +6,76 @@
     predtron predict TEST --model MODEL.npz [--output FILE]
     predtron evaluate TEST --model MODEL.npz [--k K ...]
 
-Data files are read by the loaders of :mod:`predtron.data` (every malformed line is reported
-with its file and line number): svmlight / LibSVM / LETOR text for classification, ordinal
-regression and ranking (queries from ``qid:``, from a LightGBM ``.query`` / ``.group`` file
-beside the data, or from ``--group-file``), and Mulan ARFF for multilabel data.  A model is
-written by :func:`predtron.save` (an ``.npz`` archive with a JSON header, no pickle); it
-records its estimator, hence its task, and the number of features, so ``predict`` and
-``evaluate`` need neither.
+The tasks are one table, :data:`predtron.tasks.TASKS` (estimator, Dask estimator, file format,
+metrics); data files are read by :mod:`predtron.cli_data` with the loaders of
+:mod:`predtron.data` (every malformed line is reported with its file and line number):
+svmlight / LibSVM / LETOR text for classification, ordinal regression and ranking (queries
+from ``qid:``, from a LightGBM ``.query`` / ``.group`` file beside the data, or from
+``--group-file``), and Mulan ARFF for multilabel data; ``-`` is standard input.  A model is
+written by :func:`predtron.save` (an ``.npz`` archive with a JSON header, no pickle) through
+:func:`predtron._files.atomic_path`, so an existing model is only ever replaced by a complete
+one; it records its estimator, hence its task, and the number of features, so ``predict`` and
+``evaluate`` need neither.  Every command adds ``.npz`` to a ``--model`` name without a suffix.
 
-Every hyperparameter option maps to one constructor parameter of the task's estimator; an
-option left out keeps the estimator's own default (the help shows the defaults, read from the
-estimator classes).  Bad input ends the command with exit status 1 (2 for a usage error) and
-one line on stderr, never a traceback.  ``main(argv)`` returns the exit status; the console
-script ``predtron`` and ``python -m predtron`` call it.
+Every hyperparameter option maps to one constructor parameter of the task's estimator (one
+table, :func:`estimator_options`); an option left out keeps the estimator's own default (the
+help shows the defaults, read from the estimator classes), except the seed, which is
+:data:`DEFAULT_SEED` so that a command gives the same model at every run.
+
+Start-up: ``--help`` and ``--version`` import neither scikit-learn, Dask, matplotlib nor tqdm;
+the parser of a command is built only when that command runs, and each command imports what it
+uses.  Bad input ends the command with exit status 1 (2 for a usage error) and one line on
+stderr, never a traceback; outputs are checked (folder, not an input) before any work.  Ctrl-C
+at any moment runs :func:`_interrupted`: the temporary files being written are removed, one line
+is written and the process ends at once with status 130 (no unwinding through compiled code,
+no interpreter teardown with reader threads running).  ``main(argv)`` returns the exit status;
+the console script ``predtron`` and ``python -m predtron`` call it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import glob
 import os
+import signal
 import sys
-import zipfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
-from sklearn.metrics import accuracy_score, hamming_loss
-
+from predtron import _files
 from predtron._version import __version__
-from predtron.cli_stream import (
-    add_fit_options,
-    add_read_options,
-    as_labels,
-    checkpointed_fit,
+from predtron.cli_data import (
+    FORMATS,
+    Dataset,
+    ReadOptions,
+    check_data_file,
+    detect_format,
+    discard_spools,
     label_value,
+    local_path,
     positive_int,
-    stream_fit,
-    stream_metrics,
-    stream_predictions,
 )
-from predtron.dask.cli import add_cluster_options, cluster_requested, fit_on_cluster
-from predtron.data import load_arff, load_letor, load_svmlight
-from predtron.data.opening import DECOMPRESSION_ERRORS, check_file, open_binary
-from predtron.persistence import load
-from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
-from predtron.problems.ranking_measures import F_CHOICES
-from predtron.sklearn import (
-    PredtronClassifier,
-    PredtronMultilabelClassifier,
-    PredtronOrdinalClassifier,
-    PredtronRanker,
-)
-from predtron.streaming import atomic_save
+from predtron.tasks import TASKS as TASK_TABLE
 
 PROG = "predtron"
+TASKS = tuple(TASK_TABLE)
 
-#: The estimator of each task.
-ESTIMATORS = {
-    "classify": PredtronClassifier,
-    "multilabel": PredtronMultilabelClassifier,
-    "ordinal": PredtronOrdinalClassifier,
-    "rank": PredtronRanker,
-}
-TASKS = tuple(ESTIMATORS)
-TASK_OF = {cls.__name__: task for task, cls in ESTIMATORS.items()}
-
-#: Which file format each task reads.
-TASK_FORMATS = {"classify": "svmlight", "ordinal": "svmlight", "rank": "svmlight", "multilabel": "arff"}
-FORMATS = ("auto", "svmlight", "arff")
-FORMAT_NAMES = {"svmlight": "svmlight", "arff": "ARFF"}
-SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".letor", ".txt", ".dat")
-COMPRESSION_SUFFIXES = (".gz", ".bz2")
+#: The seed of the command line when ``--seed`` is not given (the estimators' own default, ``None``,
+#: would give another model at every run).
+DEFAULT_SEED = 0
 
 #: Number of decimals of the metrics printed by ``evaluate``.
 DECIMALS = 4
 
+#: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+
 #: The module's interface: the program (``main``), its parser and the format detection it uses;
 #: the other functions are the program's steps.
-__all__ = ["build_parser", "detect_format", "main"]
+__all__ = ["build_parser", "detect_format", "main", "model_path"]
 
 
 class CommandError(Exception):
@@ -117,8 +108,27 @@ def _terminal_width() -> int:
 
 
 # ------------------------------------------------------------------ option values
+def _tol(text: str) -> float | None:
+    """``--tol``: a number ``>= 0``, or ``none`` (no early stopping)."""
+    if text.lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'none'; got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'none'; got {text!r}")
+    return value
 
 
+def _eta(text: str) -> float | str:
+    """``--eta``: a step ``> 0`` or ``auto`` (Theorem 1's step)."""
+    if text.lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0 or 'auto'; got {text!r}") from None
 
 
 def _describe(value) -> str:
@@ -127,9 +137,17 @@ def _describe(value) -> str:
     return "none" if value is None else str(value)
 
 
+def _defaults(param: str) -> dict[str, object]:
+    """The default of ``param`` for each task whose estimator takes it."""
+    return {name: task.estimator_class().get_params()[param] for name, task in TASK_TABLE.items()
+            if param in task.estimator_class().get_params()}
+
+
 def _default_text(param: str) -> str:
     """The default of ``param``, read from the estimator classes that take it."""
-    defaults = {task: cls().get_params()[param] for task, cls in ESTIMATORS.items() if param in cls().get_params()}
+    if param == "random_state":
+        return f"default: {DEFAULT_SEED}"
+    defaults = _defaults(param)
     shown = {_describe(v) for v in defaults.values()}
     if len(shown) == 1:
         return f"default: {shown.pop()}"
@@ -138,7 +156,7 @@ def _default_text(param: str) -> str:
 
 def tasks_with(param: str) -> tuple[str, ...]:
     """The tasks whose estimator has the constructor parameter ``param``."""
-    return tuple(task for task, cls in ESTIMATORS.items() if param in cls().get_params())
+    return tuple(_defaults(param))
 
 
 class _Option(NamedTuple):
@@ -152,36 +170,57 @@ class _Option(NamedTuple):
 
 _BOOL = {"action": argparse.BooleanOptionalAction}
 
-ESTIMATOR_OPTIONS = (
-    _Option("--epochs", "epochs", {"type": int, "metavar": "N"}, "passes over the training data"),
-    _Option("--eta", "eta", {"type": float, "metavar": "STEP"}, "step size of the update (> 0)"),
-    _Option("--average", "average", _BOOL,
-            "predict with the averaged iterate; --no-average keeps the last one, as Algorithm 1 of the paper"),
-    _Option("--shuffle", "shuffle", _BOOL,
-            "visit the training examples in a new random order at every pass; --no-shuffle keeps file order"),
-    _Option("--seed", "random_state", {"type": int, "metavar": "INT"},
-            "seed of the shuffling (none: a different order at every run)"),
-    _Option("--intercept", "fit_intercept", _BOOL, "learn a bias for every score"),
-    _Option("--standardize", "standardize", _BOOL,
-            "scale every feature to unit variance with the training statistics (dense input is also centred)"),
-    _Option("--update", "update", {"choices": ("oracle", "prediction")},
-            "which prediction enters the update: the loss-augmented oracle (Algorithm 1) or the prediction"),
-    _Option("--loss-driven", "loss_driven", _BOOL, "Predtron.LD: scale each step by the loss just suffered"),
-    _Option("--loss", "loss", {"choices": MULTILABEL_LOSSES}, "the multilabel loss learned"),
-    _Option("--k", "k", {"type": positive_int, "metavar": "K"},
-            "rank: the cut-off of the NDCG@k that evaluate reports; multilabel: the k of precision@k and recall@k"),
-    _Option("--beta", "beta", {"type": float, "metavar": "BETA"}, "the beta of the fbeta loss"),
-    _Option("--train-k", "train_k", {"type": positive_int, "metavar": "K"},
-            "cut-off of the NDCG loss the ranker learns (none: the full NDCG)"),
-    _Option("--f", "f", {"choices": sorted(F_CHOICES)}, "position values of the ranking representation"),
-    _Option("--cost-matrix", "cost_matrix", {"metavar": "FILE"},
-            "a text file of k rows of k costs: row i, column j is the cost of predicting the i-th class "
-            "(classes sorted) for an example of the j-th; zero diagonal (none: 0-1 loss)"),
-    _Option("--reject-cost", "reject_cost", {"type": float, "metavar": "COST"},
-            "allow abstaining at this cost, in (0, 1); a mistake costs 1"),
-    _Option("--reject-label", "reject_label", {"type": label_value, "metavar": "LABEL"},
-            "what predict writes for an abstention (must not be a class)"),
-)
+#: Estimator parameters without an option of their own (``verbose``: ``--progress``/``--quiet``).
+NO_OPTION = ("verbose",)
+
+
+def estimator_options() -> tuple[_Option, ...]:
+    """The one table of ``fit`` options that set estimator parameters (imports the problems for the choices)."""
+    from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
+    from predtron.problems.ranking_measures import F_CHOICES
+
+    return (
+        _Option("--epochs", "epochs", {"type": positive_int, "metavar": "N"},
+                "largest number of passes over the training data (early stopping may end the fit before)"),
+        _Option("--tol", "tol", {"type": _tol, "metavar": "TOL"},
+                "early stopping: stop when the mean training loss of a pass has not improved on the best pass by "
+                "TOL for --n-iter-no-change passes in a row; 'none' makes exactly --epochs passes"),
+        _Option("--no-early-stopping", "tol", {"action": "store_const", "const": None},
+                "make exactly --epochs passes (the same as --tol none)"),
+        _Option("--n-iter-no-change", "n_iter_no_change", {"type": positive_int, "metavar": "N"},
+                "early stopping: the number of passes without improvement that ends the fit"),
+        _Option("--eta", "eta", {"type": _eta, "metavar": "STEP"},
+                "step size of the update (> 0), or 'auto' for Theorem 1's step on the training data"),
+        _Option("--average", "average", _BOOL,
+                "predict with the averaged iterate; --no-average keeps the last one, as Algorithm 1 of the paper"),
+        _Option("--shuffle", "shuffle", _BOOL,
+                "visit the training examples in a new random order at every pass; --no-shuffle keeps file order"),
+        _Option("--seed", "random_state", {"type": int, "metavar": "INT"},
+                "seed of the shuffling: the same seed gives the same model"),
+        _Option("--intercept", "fit_intercept", _BOOL, "learn a bias for every score"),
+        _Option("--standardize", "standardize", _BOOL,
+                "scale every feature with the training statistics (dense input: centred, unit variance; sparse "
+                "input: divided by its largest absolute value)"),
+        _Option("--update", "update", {"choices": ("oracle", "prediction")},
+                "which prediction enters the update: the loss-augmented oracle (Algorithm 1) or the prediction"),
+        _Option("--loss-driven", "loss_driven", _BOOL, "Predtron.LD: scale each step by the loss just suffered"),
+        _Option("--loss", "loss", {"choices": MULTILABEL_LOSSES}, "the multilabel loss learned"),
+        _Option("--k", "k", {"type": positive_int, "metavar": "K"},
+                "rank: the cut-off of the NDCG@k that evaluate reports; multilabel: the k of precision@k and "
+                "recall@k"),
+        _Option("--beta", "beta", {"type": float, "metavar": "BETA"}, "the beta of the fbeta loss"),
+        _Option("--train-k", "train_k", {"type": positive_int, "metavar": "K"},
+                "cut-off of the NDCG loss the ranker learns (none: the full NDCG)"),
+        _Option("--f", "f", {"choices": sorted(F_CHOICES)}, "position values of the ranking representation"),
+        _Option("--cost-matrix", "cost_matrix", {"metavar": "FILE"},
+                "a text file of k rows of k costs: row i, column j is the cost of predicting the i-th class "
+                "(classes sorted) for an example of the j-th; zero diagonal (none: 0-1 loss)"),
+        _Option("--reject-cost", "reject_cost", {"type": float, "metavar": "COST"},
+                "allow abstaining at this cost, in (0, 1); a mistake costs 1"),
+        _Option("--reject-label", "reject_label", {"type": label_value, "metavar": "LABEL"},
+                "what predict writes for an abstention (must not be a class)"),
+    )
+
 
 _PARAM_PREFIX = "param_"
 
@@ -201,14 +240,13 @@ _DESCRIPTION = """\
 Fit, apply and score the Predtron learners (Jain, Natarajan and Tewari, NIPS 2015) on files.
 
 Tasks and the estimators behind them (predtron.sklearn):
-  classify    PredtronClassifier            binary or multiclass labels, optional cost matrix
-  multilabel  PredtronMultilabelClassifier  0/1 label columns of a Mulan ARFF file
-  ordinal     PredtronOrdinalClassifier     ordered labels, absolute loss
-  rank        PredtronRanker                relevance grades of documents grouped in queries
+{tasks}
 
 File formats: svmlight / LibSVM / LETOR text ('<label> [qid:<q>] <index>:<value> ...',
 plain, .gz or .bz2) for classify, ordinal and rank; ARFF (dense or sparse rows) for
-multilabel. Models are .npz files (arrays and a JSON header, no pickle)."""
+multilabel; '-' reads standard input. Models are .npz files (arrays and a JSON header, no
+pickle); every command appends '.npz' to a --model name without a suffix (m is m.npz).
+Ctrl-C stops any command with exit status 130 and one line on stderr, leaving no partial file."""
 
 _FIT_DESCRIPTION = """\
 Fit the estimator of --task on TRAIN and save it to --model.
@@ -217,7 +255,10 @@ classify and ordinal read the label at the start of each svmlight line; rank rea
 relevance grades and queries from 'qid:' fields, or from group sizes (one per line) in
 TRAIN.query / TRAIN.group or --group-file; multilabel reads an ARFF file whose label
 attributes are the last --labels N ones or those named by a Mulan --xml file.
-Options left out keep the estimator's defaults (shown below); with --no-average
+Options left out keep the estimator's defaults (shown below), except the seed: --seed
+is 0 unless given, so that two runs give the same model. Early stopping (--tol,
+--n-iter-no-change) ends the fit before --epochs passes when the training loss stops
+improving; --no-early-stopping makes exactly --epochs passes. With --no-average
 --no-shuffle --no-standardize --epochs 1 (and --no-intercept, except for rank, which
 has no intercept) the learner is Algorithm 1 of the paper as stated."""
 
@@ -246,8 +287,10 @@ _EVALUATE_DESCRIPTION = """\
 Print the test metrics of a model, one 'name: value' line each, rounded to 4 decimals:
   classify    accuracy (with a cost matrix or an abstention cost: mean cost, accuracy
               and, with abstention, the abstention rate)
-  multilabel  hamming loss, subset accuracy (and the mean of the loss the model learned,
-              if it is neither of these)
+  multilabel  hamming loss, subset accuracy, micro f1 (counts pooled over examples and
+              labels), example f1 (mean over examples; an example with no true and no
+              predicted label counts 1), and the mean of the loss the model learned, if it
+              is neither hamming nor subset
   ordinal     mean absolute error (counted in levels: positions among the sorted training
               labels) and accuracy
   rank        ndcg@k for each --k (default: the k the model was fitted with), averaged over
@@ -261,13 +304,20 @@ examples:
 
 
 def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
+    from predtron.cli_stream import add_fit_options, add_read_options
+
     group = parser.add_argument_group("data files")
     group.add_argument("--format", choices=FORMATS, default="auto",
                        help="format of the data file; auto: '.arff' (also .arff.gz) is ARFF, a known "
                             "svmlight extension (.svm .svmlight .libsvm .letor .txt .dat) is svmlight, "
                             "otherwise the first line decides ('@' starts ARFF) (default: auto)")
-    group.add_argument("--sparse", action="store_true",
-                       help="hold the features in a sparse CSR matrix (for many features or many zeros)")
+    layout = group.add_mutually_exclusive_group()
+    layout.add_argument("--sparse", dest="sparse", action="store_const", const=True, default=None,
+                        help="hold the features in a sparse CSR matrix (default: sparse for an svmlight/LETOR file "
+                             "read with --stream, dense otherwise)")
+    layout.add_argument("--dense", dest="sparse", action="store_const", const=False,
+                        help="hold the features in a dense matrix, also with --stream (cheaper only when most "
+                             "values are non-zero)")
     group.add_argument("--zero-based", action="store_true",
                        help="svmlight feature indices start at 0 (as in files written for LightGBM) instead of 1")
     if command == "fit":
@@ -281,7 +331,9 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     label_help = ("ARFF: how many of the last attributes are labels" +
                   ("" if command == "fit" else " (default: the number the model was fitted with)"))
     group.add_argument("--labels", type=positive_int, metavar="N", help=label_help)
-    group.add_argument("--xml", metavar="FILE", help="ARFF: a Mulan XML file naming the label attributes")
+    group.add_argument("--xml", metavar="FILE",
+                       help="ARFF: a Mulan XML file naming the label attributes (default: NAME.xml beside the data "
+                            "file, where the data file is NAME.arff or NAME-train.arff / NAME-test.arff)")
     group.add_argument("--missing", type=float, metavar="VALUE",
                        help="ARFF: the number a missing feature value '?' stands for (default: a missing value "
                             "is an error)")
@@ -292,10 +344,11 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
 
 def _add_estimator_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options (each sets the estimator parameter named in brackets)")
-    for option in ESTIMATOR_OPTIONS:
+    for option in estimator_options():
         tasks = tasks_with(option.param)
         scope = "" if len(tasks) == len(TASKS) else f"; {', '.join(tasks)} only"
-        help_text = f"{option.help} [{option.param}; {_default_text(option.param)}{scope}]"
+        default = "" if option.kwargs.get("action") == "store_const" else f"; {_default_text(option.param)}"
+        help_text = f"{option.help} [{option.param}{default}{scope}]"
         group.add_argument(option.flag, dest=_PARAM_PREFIX + option.param, default=argparse.SUPPRESS,
                            help=help_text, **option.kwargs)
 
@@ -304,24 +357,25 @@ def _add_model_option(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "fit":
         parser.add_argument("--task", required=True, choices=TASKS, help="what to learn (see 'predtron --help')")
         parser.add_argument("--model", required=True, metavar="MODEL.npz",
-                            help="where to save the fitted model ('.npz' is appended if missing)")
+                            help="where to save the fitted model ('.npz' is appended to a name without a suffix); "
+                                 "its folder must exist, and it is replaced only once the new model is complete")
     else:
-        parser.add_argument("--model", required=True, metavar="MODEL.npz", help="a model written by 'predtron fit'")
+        parser.add_argument("--model", required=True, metavar="MODEL.npz",
+                            help="a model written by 'predtron fit' ('.npz' is appended to a name without a suffix, "
+                                 "as fit does)")
         parser.add_argument("--task", choices=TASKS,
                             help="check that the model was fitted for this task (default: the model's task)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``predtron`` program and its three subcommands."""
-    parser = _Parser(prog=PROG, description=_DESCRIPTION, epilog=_EXAMPLES, formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND", required=True,
-                                     description="run 'predtron COMMAND --help' for the options of a command",
-                                     help="the command to run")
-
+def _add_fit(commands, full: bool) -> None:
     fit = commands.add_parser("fit", help="fit a model on a training file and save it",
                               description=_FIT_DESCRIPTION, epilog=_FIT_EXAMPLES, formatter_class=_Formatter)
-    fit.add_argument("data", metavar="TRAIN", help="the training file")
+    fit.set_defaults(run=run_fit)
+    if not full:
+        return
+    from predtron.dask.cli import add_cluster_options
+
+    fit.add_argument("data", metavar="TRAIN", help="the training file ('-': standard input)")
     _add_model_option(fit, "fit")
     progress = fit.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
@@ -332,151 +386,130 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_options(fit, "fit")
     _add_estimator_options(fit)
     add_cluster_options(fit)
-    fit.set_defaults(run=run_fit)
 
+
+def _add_predict(commands, full: bool) -> None:
     predict = commands.add_parser("predict", help="write one prediction per line for a data file",
                                   description=_PREDICT_DESCRIPTION, epilog=_PREDICT_EXAMPLES,
                                   formatter_class=_Formatter)
-    predict.add_argument("data", metavar="TEST", help="the data file to predict")
-    _add_model_option(predict, "predict")
-    predict.add_argument("--output", "-o", metavar="FILE", help="write the predictions to FILE (default: stdout)")
-    _add_data_options(predict, "predict")
     predict.set_defaults(run=run_predict)
+    if not full:
+        return
+    predict.add_argument("data", metavar="TEST", help="the data file to predict ('-': standard input)")
+    _add_model_option(predict, "predict")
+    predict.add_argument("--output", "-o", metavar="FILE",
+                         help="write the predictions to FILE, replaced only once complete (default: stdout)")
+    _add_data_options(predict, "predict")
 
+
+def _add_evaluate(commands, full: bool) -> None:
     evaluate = commands.add_parser("evaluate", help="print a model's metrics on a labelled data file",
                                    description=_EVALUATE_DESCRIPTION, epilog=_EVALUATE_EXAMPLES,
                                    formatter_class=_Formatter)
-    evaluate.add_argument("data", metavar="TEST", help="the labelled data file")
+    evaluate.set_defaults(run=run_evaluate)
+    if not full:
+        return
+    evaluate.add_argument("data", metavar="TEST", help="the labelled data file ('-': standard input)")
     _add_model_option(evaluate, "evaluate")
     evaluate.add_argument("--k", type=positive_int, nargs="+", metavar="K",
                           help="rank: report NDCG@K for each K (default: the model's k)")
     _add_data_options(evaluate, "evaluate")
-    evaluate.set_defaults(run=run_evaluate)
+
+
+_COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "evaluate": _add_evaluate}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``predtron`` program and its three subcommands.
+
+    With ``command`` (a command's name, or ``""`` for none), only that command's options are
+    built: the others are names without options (their options read the estimator classes,
+    which imports scikit-learn).  Without it, every command is built in full.
+    """
+    tasks = "\n".join(f"  {name:<11} {task.class_name:<29} {task.summary}" for name, task in TASK_TABLE.items())
+    parser = _Parser(prog=PROG, description=_DESCRIPTION.format(tasks=tasks), epilog=_EXAMPLES,
+                     formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND", required=True,
+                                     description="run 'predtron COMMAND --help' for the options of a command",
+                                     help="the command to run")
+    for name, add in _COMMANDS.items():
+        add(commands, command is None or command == name)
     return parser
 
 
-# ------------------------------------------------------------------ data files
-class Dataset(NamedTuple):
-    """What a command needs from a data file: features, labels and (ranking) the query sizes."""
-
-    X: object
-    y: np.ndarray
-    group: np.ndarray | None
-
-
-def detect_format(path, requested: str = "auto") -> str:
-    """``"svmlight"`` or ``"arff"``: ``requested`` unless ``"auto"``, else by extension, else by content."""
-    if requested != "auto":
-        return requested
-    suffixes = [s.lower() for s in Path(path).suffixes]
-    if suffixes and suffixes[-1] in COMPRESSION_SUFFIXES:
-        suffixes.pop()
-    if suffixes and suffixes[-1] == ".arff":
-        return "arff"
-    if suffixes and suffixes[-1] in SVMLIGHT_SUFFIXES:
-        return "svmlight"
-    return _sniff(path)
+def _command_of(argv: Sequence[str]) -> str:
+    """The command named in ``argv`` (its first word that is not an option), or ``""``."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in _COMMANDS else ""
+        if word == "--":
+            return ""
+    return ""
 
 
-def _sniff(path) -> str:
-    """ARFF if the first line that is not blank or a comment starts with ``@``, else svmlight."""
+# ------------------------------------------------------------------ options and files
+def read_options(args) -> ReadOptions:
+    """The typed read options of the parsed command line."""
+    return ReadOptions(format=args.format, sparse=args.sparse, zero_based=args.zero_based,
+                       group_file=getattr(args, "group_file", None), labels=args.labels, xml=args.xml,
+                       missing=args.missing, chunk_rows=args.chunk_rows)
+
+
+def model_path(text) -> Path:
+    """The model file named by ``--model``, by every command: ``.npz`` is appended to a name without a
+    suffix (``m`` is ``m.npz``); a name with one is used as it is."""
+    path = Path(text)
+    return path if path.suffix else path.with_name(path.name + ".npz")
+
+
+def _check_output(path, flag: str, inputs: dict, *, folder: bool = False) -> None:
+    """An output refused before any work: the folder it goes in must exist, and it must be none of ``inputs``
+    (``folder``: the output is a directory, created if missing)."""
+    if path is None or str(path) == "-":
+        return
+    path = Path(path)
+    if folder and path.exists() and not path.is_dir():
+        raise CommandError(f"{flag} {path} is a file; give a directory (it is created if missing)")
+    parent = path.parent
+    if not parent.is_dir():
+        raise CommandError(f"{flag} {path}: the folder {parent} does not exist")
     try:
-        with open_binary(Path(path)) as handle:
-            for raw in handle:
-                text = raw.strip()
-                if text and not text.startswith((b"%", b"#")):
-                    return "arff" if text.startswith(b"@") else "svmlight"
-    except DECOMPRESSION_ERRORS as exc:
-        if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
-            raise
-    return "svmlight"  # the svmlight reader reports an empty or unreadable file
-
-
-def _check_format_options(args, fmt: str, task: str, path) -> None:
-    if fmt != TASK_FORMATS[task]:
-        if task == "multilabel":
-            raise CommandError(f"{path} is read as {FORMAT_NAMES[fmt]}, but multilabel data are read from ARFF files "
-                               "(pass --format arff if it is one)")
-        raise CommandError(f"{path} is read as {FORMAT_NAMES[fmt]}, but {task} data are read from svmlight/LETOR files "
-                           "(pass --format svmlight if it is one)")
-    arff_only = [flag for flag, value in (("--labels", args.labels), ("--xml", args.xml),
-                                          ("--missing", args.missing)) if value is not None]
-    if fmt != "arff" and arff_only:
-        raise CommandError(f"{arff_only[0]} applies to ARFF files; {path} is read as svmlight")
-    if getattr(args, "group_file", None) is not None and task != "rank":
-        raise CommandError(f"--group-file applies to the rank task, not {task}")
-    if fmt == "arff" and args.zero_based:
-        raise CommandError(f"--zero-based applies to svmlight files; {path} is read as ARFF")
-
-
-def read_data(path, task: str, args, *, n_features: int | None = None, n_labels: int | None = None,
-              need_groups: bool = True) -> Dataset:
-    """Read a data file for ``task`` with the data options of ``args``.
-
-    ``n_features`` fixes the number of feature columns (a model's); ``n_labels`` is the
-    default number of ARFF label columns; ``need_groups`` is False where ranking queries are
-    not needed (``predict``).
-    """
-    check_file(path, "data")
-    fmt = detect_format(path, args.format)
-    _check_format_options(args, fmt, task, path)
-    if fmt == "arff":
-        return _read_arff(path, args, n_features, n_labels)
-    try:
-        if task == "rank" and need_groups:
-            data = load_letor(path, group_file=args.group_file, n_features=n_features, sparse=args.sparse,
-                              zero_based=args.zero_based)
-            return Dataset(data.X, data.y, data.group)
-        data = load_svmlight(path, n_features=n_features, sparse=args.sparse, zero_based=args.zero_based)
+        _files.refuse_same_file(path, flag, inputs)
     except ValueError as exc:
-        raise _cli_hint(exc) from None
-    return Dataset(data.X, as_labels(data.y), None)
+        raise CommandError(str(exc)) from None
 
 
-def _cli_hint(exc: ValueError) -> Exception:
-    """A loader's message with its Python advice (``pass sparse=True``) in the command line's terms."""
-    text = str(exc)
-    if "pass sparse=True" in text:
-        return CommandError(text.replace("pass sparse=True for a scipy CSR matrix",
-                                         "pass --sparse to hold the features in a sparse matrix, or --stream to "
-                                         "read the file in chunks"))
-    return exc
+def _inputs(args) -> dict:
+    """The files a command reads, by the name the user gave them."""
+    names = {"the data file": args.data, "--group-file": getattr(args, "group_file", None), "--xml": args.xml}
+    params = {k[len(_PARAM_PREFIX):]: v for k, v in vars(args).items() if k.startswith(_PARAM_PREFIX)}
+    names["--cost-matrix"] = params.get("cost_matrix")
+    return names
 
 
-def _read_arff(path, args, n_features: int | None, n_labels: int | None) -> Dataset:
-    labels = args.labels if args.labels is not None else (None if args.xml is not None else n_labels)
-    if labels is None and args.xml is None:
-        raise CommandError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are "
-                           "labels) or --xml FILE (a Mulan file naming them)")
-    missing = "error" if args.missing is None else args.missing
-    try:
-        data = load_arff(path, labels, xml=args.xml, sparse=args.sparse, missing=missing)
-    except ValueError as exc:
-        raise _cli_hint(exc) from None
-    if n_features is not None and data.X.shape[1] != n_features:
-        raise CommandError(f"{path} has {data.X.shape[1]} features, but {n_features} are expected "
-                           "(the training data's)")
-    return Dataset(data.X, data.Y, None)
-
-
-# ------------------------------------------------------------------ models
 def estimator_params(task: str, args) -> dict:
-    """The estimator parameters given as options (others keep their defaults), checked against ``task``."""
+    """The estimator parameters given as options (others keep their defaults; the seed is
+    :data:`DEFAULT_SEED`), checked against ``task``."""
     given = {name[len(_PARAM_PREFIX):]: value for name, value in vars(args).items()
              if name.startswith(_PARAM_PREFIX)}
-    accepted = ESTIMATORS[task]().get_params()
-    for option in ESTIMATOR_OPTIONS:
+    accepted = TASK_TABLE[task].estimator_class().get_params()
+    for option in estimator_options():
         if option.param in given and option.param not in accepted:
             raise CommandError(f"{option.flag} does not apply to --task {task} (it applies to "
                                f"{', '.join(tasks_with(option.param))})")
+    given.setdefault("random_state", DEFAULT_SEED)
     if "cost_matrix" in given:
         given["cost_matrix"] = read_cost_matrix(given["cost_matrix"])
     return given
 
 
-def read_cost_matrix(path) -> np.ndarray:
+def read_cost_matrix(path):
     """A square matrix of costs from a text file (whitespace-separated numbers, one row per line)."""
-    path = check_file(path, "cost-matrix")
+    import numpy as np
+
+    if not Path(path).is_file():
+        raise CommandError(f"cost-matrix file not found: {path}")
     try:
         costs = np.loadtxt(path, dtype=float, ndmin=2)
     except ValueError as exc:
@@ -486,46 +519,76 @@ def read_cost_matrix(path) -> np.ndarray:
     return costs
 
 
+#: Parameter names of the estimators in the messages of their checks, and the flags that set them.
+def _flag_names() -> dict[str, str]:
+    return {option.param: option.flag for option in estimator_options() if option.param != "tol"} | {"tol": "--tol"}
+
+
+def check_params(task: str, params: dict) -> None:
+    """Validate the hyperparameters before the (possibly long) read of the data; a message names the flag."""
+    estimator = TASK_TABLE[task].estimator_class(**params)
+    try:
+        estimator._validate_params()
+    except (ValueError, TypeError) as exc:
+        raise CommandError(_with_flags(str(exc))) from None
+
+
+def _with_flags(text: str) -> str:
+    """An estimator's message with its parameter names replaced by the flags that set them (where a
+    name is the subject of the message: ``eta must ...``, ``eta=...``)."""
+    import re
+
+    for param, flag in _flag_names().items():
+        text = re.sub(rf"(?<![\w.-]){param}(?=( must| =|=| is | takes))", flag, text)
+    return text
+
+
 def fit_model(task: str, data: Dataset, params: dict, verbose: bool):
     """The fitted estimator of ``task``."""
-    model = ESTIMATORS[task](**params, verbose=verbose)
-    if task == "rank":
+    model = TASK_TABLE[task].estimator_class(**params, verbose=verbose)
+    if TASK_TABLE[task].queries:
         return model.fit(data.X, data.y, group=data.group)
     return model.fit(data.X, data.y)
 
 
-def check_params(task: str, params: dict) -> None:
-    """Validate the hyperparameters before the (possibly long) read of the data."""
-    ESTIMATORS[task](**params)._validate_params()
-
-
 def load_model(path, task: str | None = None):
     """``(task, estimator)`` from a model file; refuses other learners and a model of another task."""
-    path = check_file(path, "model")
-    if not zipfile.is_zipfile(path):
+    import zipfile
+
+    from predtron.persistence import load
+    from predtron.tasks import task_of_model
+
+    path = model_path(path)
+    if not path.exists():
+        raise CommandError(f"model file not found: {path} (--model)")
+    if not path.is_file() or not zipfile.is_zipfile(path):
         raise CommandError(f"{path} is not a predtron model file (not an .npz archive written by 'predtron fit')")
+    for spec in TASK_TABLE.values():  # registers the estimators (and the learners they use) for loading
+        spec.estimator_class  # noqa: B018
     model = load(path)
-    found = TASK_OF.get(type(model).__name__)
+    found = task_of_model(model)
     if found is None:
         raise CommandError(f"{path} holds a {type(model).__name__}, not a model written by 'predtron fit' "
-                           f"(one of {', '.join(TASK_OF)})")
-    if task is not None and task != found:
-        raise CommandError(f"{path} holds a {found} model ({type(model).__name__}), not a {task} model")
-    return found, model
+                           f"(one of {', '.join(t.class_name for t in TASK_TABLE.values())})")
+    if task is not None and task != found.name:
+        raise CommandError(f"{path} holds a {found.name} model ({type(model).__name__}), not a {task} model")
+    return found.name, model
 
 
 def _model_arff_labels(model) -> int | None:
     return int(model.n_labels_) if hasattr(model, "n_labels_") else None
 
 
-def read_for_model(args, task: str, model, need_groups: bool = True) -> Dataset:
-    """Read ``args.data`` with the model's number of features (and ARFF label count)."""
+def read_for_model(path, options: ReadOptions, task: str, model, need_groups: bool = True) -> Dataset:
+    """Read a test file with the model's number of features (and ARFF label count)."""
+    from predtron.cli_data import read
+
     n_features = int(model.n_features_in_)
     try:
-        return read_data(args.data, task, args, n_features=n_features, n_labels=_model_arff_labels(model),
-                         need_groups=need_groups)
+        return read(path, task, options, n_features=n_features, n_labels=_model_arff_labels(model),
+                    need_groups=need_groups)
     except ValueError as exc:
-        if f"n_features = {n_features}" in str(exc):
+        if f"n_features = {n_features}" in str(exc) or "--n-features N" in str(exc):
             raise CommandError(f"{exc} (the model was fitted on {n_features} features; pass --n-features to "
                                "'predtron fit' when the test file has more)") from None
         raise
@@ -534,6 +597,8 @@ def read_for_model(args, task: str, model, need_groups: bool = True) -> Dataset:
 # ------------------------------------------------------------------ output
 def prediction_lines(task: str, predictions) -> list[str]:
     """One text line per example: a label, a row of 0/1 labels, or a score."""
+    import numpy as np
+
     predictions = np.asarray(predictions)
     if task == "rank":
         return [repr(float(v)) for v in predictions]
@@ -543,48 +608,14 @@ def prediction_lines(task: str, predictions) -> list[str]:
     return [str(v) for v in predictions.tolist()]
 
 
-def write_lines(lines: Sequence[str], output) -> None:
-    """Write ``lines`` to ``output`` (a path) or, with ``None`` or ``-``, to stdout."""
-    text = "".join(line + "\n" for line in lines)
+@contextlib.contextmanager
+def _output(output):
+    """stdout (``None`` or ``-``), or a file written under a temporary name and renamed when complete."""
     if output is None or output == "-":
-        sys.stdout.write(text)
-    else:
-        Path(output).write_text(text)
-
-
-def metrics(task: str, model, data: Dataset, ks: Sequence[int] | None = None) -> list[tuple[str, float]]:
-    """The test metrics of ``model`` on ``data`` as ``(name, value)`` pairs."""
-    X, y = data.X, data.y
-    if task == "rank":
-        ks = [int(model.k)] if ks is None else ks
-        values = []
-        for k in ks:
-            model.set_params(k=k)
-            values.append((f"ndcg@{k}", model.score(X, y, group=data.group)))
-        return values
-    if task == "multilabel":
-        return _multilabel_metrics(model, X, y)
-    predictions = model.predict(X)
-    accuracy = float(np.mean(np.asarray(predictions == y)))
-    if task == "ordinal":
-        return [("mean absolute error", -model.score(X, y)), ("accuracy", accuracy)]
-    if model.cost_matrix is None and model.reject_cost is None:
-        return [("accuracy", model.score(X, y))]
-    values = [("mean cost", -model.score(X, y)), ("accuracy", accuracy)]
-    if model.reject_cost is not None:
-        values.append(("abstention rate", float(np.mean(np.asarray(predictions == model.reject_label)))))
-    return values
-
-
-def _multilabel_metrics(model, X, Y) -> list[tuple[str, float]]:
-    if Y.shape[1] != model.n_labels_:
-        raise CommandError(f"the data have {Y.shape[1]} labels but the model was fitted on {model.n_labels_}")
-    predictions = np.asarray(model.predict(X)).reshape(Y.shape)
-    values = [("hamming loss", float(hamming_loss(Y, predictions))),
-              ("subset accuracy", float(accuracy_score(Y, predictions)))]
-    if model.multilabel_ and model.loss not in ("hamming", "subset"):
-        values.append((f"{model.loss} loss", -model.score(X, Y)))
-    return values
+        yield sys.stdout
+        return
+    with _files.atomic_path(output) as temporary, open(temporary, "w") as handle:
+        yield handle
 
 
 def metric_lines(values: Sequence[tuple[str, float]]) -> list[str]:
@@ -592,113 +623,200 @@ def metric_lines(values: Sequence[tuple[str, float]]) -> list[str]:
     return [f"{name}: {value:.{DECIMALS}f}" for name, value in values]
 
 
-def _summary(path: Path, task: str, model, data: Dataset) -> str:
-    n, p = data.X.shape
-    extra = f", {len(data.group)} queries" if data.group is not None else ""
+def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int | None, streamed: bool) -> str:
+    extra = f", {queries} queries" if queries else ""
     if task == "multilabel":
-        extra = f", {data.y.shape[1]} labels"
-    elif task in ("classify", "ordinal"):
+        extra = f", {model.n_labels_} labels"
+    elif TASK_TABLE[task].classes:
         extra = f", {len(model.classes_)} {'levels' if task == 'ordinal' else 'classes'}"
     passes = int(model.n_iter_)  # the passes made (early stopping may end before ``epochs``)
     stopped = f" (of at most {model.epochs})" if passes < model.epochs else ""
-    return (f"saved {type(model).__name__} ({task}) to {path}: {n} examples x {p} features{extra}, "
-            f"{passes} epoch{'s' if passes != 1 else ''}{stopped}")
+    rows = f"{n} examples" if n else "examples"
+    return (f"saved {type(model).__name__} ({task}) to {path}: {rows} x {p} features{extra}, "
+            f"{passes} epoch{'s' if passes != 1 else ''}{stopped}{', streamed' if streamed else ''}")
+
+
+def _save(model, path: Path) -> Path:
+    """Write ``model`` to ``path`` atomically (the temporary is listed for the Ctrl-C handler)."""
+    from predtron.persistence import save
+
+    with _files.atomic_path(path, suffix=".npz") as temporary:
+        save(model, temporary)
+    return path
 
 
 # ------------------------------------------------------------------ commands
 def run_fit(args) -> int:
-    """``predtron fit``: read, fit, save (the model file is replaced only by a complete model)."""
+    """``predtron fit``: check the outputs, read, fit, save (the model file is replaced only by a complete model)."""
+    from predtron.cli_stream import StreamFit, checkpointed_fit, stream_fit
+    from predtron.dask.cli import cluster_requested
+
+    path = model_path(args.model)
+    inputs = _inputs(args)
+    _check_output(path, "--model", inputs)
+    _check_output(args.cache, "--cache", {**inputs, "--model": path})
+    _check_output(args.checkpoint, "--checkpoint", inputs, folder=True)
+    _watch_temporaries(args.cache)
+    _watch_temporaries(args.checkpoint, folder=True)
     params = estimator_params(args.task, args)
     check_params(args.task, params)
     on_cluster = cluster_requested(args)
     verbose = sys.stderr.isatty() if args.progress is None else args.progress
+    data_path = local_path(args.data)
+    options = read_options(args)
+    request = StreamFit(data_path, options, n_features=args.n_features,
+                        classes=None if args.classes is None else tuple(args.classes), cache=args.cache,
+                        checkpoint=args.checkpoint, resume=args.resume)
     if args.stream:
-        _check_stream(args, args.task)
-        model, counts = stream_fit(args, args.task, params, verbose)
-        path = atomic_save(model, args.model)
+        check_data_file(data_path)
+        model, counts = stream_fit(request, args.task, params, verbose)
+        _save(model, path)
         if args.progress is not False:
-            print(_stream_summary(path, args.task, model, counts))
+            print(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"], True))
         return 0
-    data = read_data(args.data, args.task, args, n_features=args.n_features)
+    from predtron.cli_data import read
+
+    data = read(data_path, args.task, options, n_features=args.n_features)
     if args.n_features is not None and data.X.shape[1] != args.n_features:
         raise CommandError(f"{args.data} has {data.X.shape[1]} features, not --n-features {args.n_features}")
     if on_cluster:
+        from predtron.dask.cli import fit_on_cluster
+
         model = fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
                                scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
     elif args.checkpoint is not None or args.resume or args.cache is not None or args.classes is not None:
-        model = checkpointed_fit(args, args.task, data, params)
+        model = checkpointed_fit(request, args.task, data, params)
     else:
-        model = fit_model(args.task, data, params, verbose)
-    path = atomic_save(model, args.model)
+        try:
+            model = fit_model(args.task, data, params, verbose)
+        except ValueError as exc:
+            raise CommandError(_with_flags(str(exc))) from None
+    _save(model, path)
     if args.progress is not False:
-        print(_summary(path, args.task, model, data))
+        queries = None if data.group is None else len(data.group)
+        print(_summary(path, args.task, model, data.X.shape[0], data.X.shape[1], queries, False))
     return 0
-
-
-def _check_stream(args, task: str) -> None:
-    """``--stream`` reads the task's format (svmlight; ARFF for multilabel) with the same checks."""
-    check_file(args.data, "data")
-    _check_format_options(args, detect_format(args.data, args.format), task, args.data)
-
-
-def _stream_summary(path: Path, task: str, model, counts: dict) -> str:
-    extra = ""
-    if task == "rank":
-        extra = f", {counts['queries']} queries" if counts["queries"] else ""
-    elif task in ("classify", "ordinal"):
-        extra = f", {len(model.classes_)} {'levels' if task == 'ordinal' else 'classes'}"
-    rows = f"{counts['rows']} examples" if counts["rows"] else "examples"
-    passes = int(model.n_iter_)
-    stopped = f" (of at most {model.epochs})" if passes < model.epochs else ""
-    return (f"saved {type(model).__name__} ({task}) to {path}: {rows} x {counts['features']} features{extra}, "
-            f"{passes} epoch{'s' if passes != 1 else ''}{stopped}, streamed")
 
 
 def run_predict(args) -> int:
     """``predtron predict``: one prediction per line."""
+    _check_output(args.output, "--output", {**_inputs(args), "--model": model_path(args.model)})
     task, model = load_model(args.model, args.task)
+    options = read_options(args)
+    data_path = local_path(args.data)
     if args.stream:
-        _check_stream(args, task)
+        from predtron.cli_stream import stream_predictions
+
+        check_data_file(data_path)
         verbose = sys.stderr.isatty() and args.output not in (None, "-")
         with _output(args.output) as out:
-            for predictions in stream_predictions(args, task, model, verbose):
+            for predictions in stream_predictions(data_path, options, task, model, verbose):
                 out.write("".join(line + "\n" for line in prediction_lines(task, predictions)))
         return 0
-    data = read_for_model(args, task, model, need_groups=False)
-    write_lines(prediction_lines(task, model.predict(data.X)), args.output)
+    data = read_for_model(data_path, options, task, model, need_groups=False)
+    lines = prediction_lines(task, model.predict(data.X))
+    with _output(args.output) as out:
+        out.write("".join(line + "\n" for line in lines))
     return 0
-
-
-class _output:
-    """stdout (``None`` or ``-``) or a file opened for writing, as a context manager."""
-
-    def __init__(self, output):
-        self.output = output
-        self.handle = None
-
-    def __enter__(self):
-        if self.output is None or self.output == "-":
-            return sys.stdout
-        self.handle = open(self.output, "w")
-        return self.handle
-
-    def __exit__(self, *exc):
-        if self.handle is not None:
-            self.handle.close()
 
 
 def run_evaluate(args) -> int:
     """``predtron evaluate``: one ``name: value`` line per metric."""
     task, model = load_model(args.model, args.task)
     if args.k is not None and task != "rank":
-        raise CommandError(f"--k applies to rank models; {args.model} is a {task} model")
+        raise CommandError(f"--k applies to rank models; {model_path(args.model)} is a {task} model")
+    options = read_options(args)
+    data_path = local_path(args.data)
     if args.stream:
-        _check_stream(args, task)
-        values = stream_metrics(args, task, model, args.k, metrics, Dataset)
+        from predtron.cli_stream import stream_metrics
+
+        check_data_file(data_path)
+        values = stream_metrics(data_path, options, task, model, args.k)
     else:
-        values = metrics(task, model, read_for_model(args, task, model), args.k)
-    write_lines(metric_lines(values), None)
+        values = TASK_TABLE[task].metrics(model, read_for_model(data_path, options, task, model), args.k)
+    sys.stdout.write("".join(line + "\n" for line in metric_lines(values)))
     return 0
+
+
+# ------------------------------------------------------------------ interrupts
+def _kill_children() -> None:
+    """End the processes this one started (a local Dask cluster's), if any."""
+    if "distributed" not in sys.modules and "multiprocessing" not in sys.modules:
+        return
+    try:
+        import psutil
+
+        children = psutil.Process().children(recursive=True)
+    except Exception:
+        return
+    for child in children:
+        with contextlib.suppress(Exception):
+            child.kill()
+
+
+def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subprocess test)
+    """The SIGINT handler of a command: remove the files being written, one line, exit 130 at once.
+
+    ``os._exit`` ends the process without unwinding (a ``KeyboardInterrupt`` raised inside a
+    compiled kernel's caller or a reader thread's queue gave tracebacks and segfaults in the
+    interpreter's teardown) and without ``atexit`` handlers; everything that must not survive
+    (the temporary files of :func:`predtron._files.atomic_path`, the copy of standard input, a
+    local cluster's processes) is removed here first.
+    """
+    _files.discard_pending()
+    discard_spools()
+    _discard_output_temporaries()
+    _kill_children()
+    name = f"{PROG} {_RUNNING[-1]}" if _RUNNING and _RUNNING[-1] else PROG
+    with contextlib.suppress(OSError):
+        os.write(2, f"{name}: interrupted\n".encode())
+    os._exit(INTERRUPTED)
+
+
+_RUNNING: list[str] = []
+
+#: ``(folder, pattern)`` of the temporaries that writers not yet on :func:`predtron._files.atomic_path`
+#: (the stream cache's writer, the checkpoints') make beside an output of this command, and the time it started.
+_TEMPORARIES: list[tuple[Path, str]] = []
+_STARTED = [0.0]
+
+
+def _watch_temporaries(output, *, folder: bool = False) -> None:
+    """Note where the temporaries of ``output`` (a file; with ``folder``, a directory) would be written."""
+    if output is None:
+        return
+    output = Path(output)
+    if folder:
+        _TEMPORARIES.append((output, "*.tmp*"))
+    else:
+        _TEMPORARIES.append((output.parent, f"{glob.escape(output.name)}.*.tmp*"))
+
+
+def _discard_output_temporaries() -> None:
+    """Remove the temporaries noted by :func:`_watch_temporaries` made since the command started."""
+    for folder, pattern in _TEMPORARIES:
+        with contextlib.suppress(OSError):
+            for path in folder.glob(pattern):
+                if path.is_file() and path.stat().st_mtime >= _STARTED[0] - 1.0:
+                    path.unlink()
+
+
+@contextlib.contextmanager
+def _interrupt_handler(command: str):
+    """Install :func:`_interrupted` for SIGINT while a command runs (main thread only), then restore."""
+    try:
+        previous = signal.signal(signal.SIGINT, _interrupted)
+    except ValueError:  # not the main thread: leave the handler as it is
+        yield
+        return
+    _RUNNING.append(command)
+    _STARTED[0] = time.time()
+    try:
+        yield
+    finally:
+        _RUNNING.pop()
+        _TEMPORARIES.clear()
+        signal.signal(signal.SIGINT, previous)
 
 
 # ------------------------------------------------------------------ entry point
@@ -717,24 +835,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``predtron`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
     0 on success, 1 on bad input (a message on one line on stderr), 2 on a usage error,
-    130 when interrupted.
+    130 when interrupted (Ctrl-C ends the process at once, see :func:`_interrupted`).
     """
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except UsageError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    run: Callable[[argparse.Namespace], int] = args.run
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    except BAD_INPUT as exc:
-        print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 1
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_of(argv)
+    with _interrupt_handler(command):
+        try:
+            parser = build_parser(command)
+            args = parser.parse_args(argv)
+        except UsageError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        run: Callable[[argparse.Namespace], int] = args.run
+        try:
+            return run(args)
+        except KeyboardInterrupt:
+            _files.discard_pending()
+            print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
+            return INTERRUPTED
+        except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 0
+        except BAD_INPUT as exc:
+            print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
+            return 1
+        finally:
+            discard_spools()
+

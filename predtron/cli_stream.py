@@ -2,14 +2,15 @@
 ``--classes``, ``--checkpoint`` and ``--resume`` (used by :mod:`predtron.cli`).
 
 ``predtron fit TRAIN --stream`` reads TRAIN in chunks of whole examples (whole queries for
-``rank``; ARFF rows for ``multilabel``) with :mod:`predtron.data.stream` (and
-:func:`~predtron.data.mulan.iter_arff`) and feeds them to the estimator's ``partial_fit``, so
-memory holds one chunk, not the file.  A stream is visited in file order (shuffle the file
-beforehand; ``--shuffle`` is refused); the scaling of ``--standardize`` and the step of
-``--eta auto`` are estimated from the first chunk and frozen.  Without ``--n-features`` (and,
-for classify and ordinal, ``--classes``) a first pass over the file finds the number of
-features and the labels; with ``--cache FILE`` that pass (or the first epoch) writes a binary
-cache of the parsed chunks that later epochs read instead of the text.
+``rank``; ARFF rows for ``multilabel``) with the readers of :mod:`predtron.cli_data` and feeds
+them to the estimator's ``partial_fit``, so memory holds one chunk, not the file.  An
+svmlight/LETOR stream is read sparse (CSR chunks) unless ``--dense`` is given.  A stream is
+visited in file order (shuffle the file beforehand; ``--shuffle`` is refused); the scaling of
+``--standardize`` and the step of ``--eta auto`` are estimated from the first chunk and frozen.
+Without ``--n-features`` (and, for classify and ordinal, ``--classes``) a first pass over the
+file finds the number of features and the labels (:func:`predtron.cli_data.survey`); with
+``--cache FILE`` that pass (or the first epoch) writes a binary cache of the parsed chunks that
+later epochs read instead of the text.
 
 ``--checkpoint DIR`` writes the model and the fit's progress after every epoch (streamed or in
 memory), atomically; ``--resume`` continues a killed fit from the last checkpoint to the model
@@ -18,8 +19,6 @@ memory the epochs visit the examples in the order ``fit`` draws from ``--seed``;
 ``--shuffle`` the first epoch's chunk is the data in that order, so the scaling statistics of
 ``--standardize`` (and ``--eta auto``) are sums in another order than plain ``fit``'s and may
 differ from them in the last bit (in file order, ``--no-shuffle``, the two fits are identical).
-The model file itself is written atomically too: a failed or interrupted fit never replaces an
-existing model.
 
 ``predict --stream`` and ``evaluate --stream`` read the test file in chunks as well (metrics are
 accumulated over the chunks: means over examples, NDCG over queries).
@@ -27,61 +26,33 @@ accumulated over the chunks: means over examples, NDCG over queries).
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import sys
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from predtron.data.mulan import iter_arff
-from predtron.data.stream import DEFAULT_CHUNK_ROWS, iter_letor, iter_svmlight, prefetch
-from predtron.sklearn import (
-    PredtronClassifier,
-    PredtronMultilabelClassifier,
-    PredtronOrdinalClassifier,
-    PredtronRanker,
-)
+from predtron.cli_data import Dataset, ReadOptions, as_labels, label_value, positive_int, stream_chunks, survey
 from predtron.streaming import fit_passes, permuted_chunks
+from predtron.tasks import TASKS, f1_counts, multilabel_values
 
-__all__ = ["add_fit_options", "add_read_options", "as_labels", "checkpointed_fit", "release_freed_chunks",
-           "stream_chunks", "stream_fit", "stream_metrics", "stream_predictions"]
+__all__ = ["StreamFit", "add_fit_options", "add_read_options", "as_labels", "checkpointed_fit", "label_value",
+           "positive_int", "release_freed_chunks", "stream_fit", "stream_metrics", "stream_predictions"]
 
-ESTIMATORS = {"classify": PredtronClassifier, "multilabel": PredtronMultilabelClassifier,
-              "ordinal": PredtronOrdinalClassifier, "rank": PredtronRanker}
-CLASS_TASKS = ("classify", "ordinal")
-
-
-def positive_int(text: str) -> int:
-    """An argparse ``type``: a whole number ``>= 1`` (counts of rows, workers, shards)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}")
-    return value
-
-
-def label_value(text: str) -> int | float | str:
-    """A label typed on the command line: an int or a float if it reads as one, else the text."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+#: The number of examples per chunk of a streamed read (the readers' default).
+DEFAULT_CHUNK_ROWS = ReadOptions().chunk_rows
 
 
 def add_read_options(group, command: str) -> None:
     """``--stream`` and ``--chunk-rows`` (every command); ``--cache`` (fit)."""
     group.add_argument("--stream", action="store_true",
                        help="read the data file in chunks of whole examples (whole queries for rank), so that "
-                            "memory does not grow with the file" + (
+                            "memory does not grow with the file; svmlight/LETOR chunks are sparse unless --dense" + (
                                 "; the examples are visited in file order, and --standardize / --eta auto are "
-                                "estimated from the first chunk" if command == "fit" else ""))
+                                "estimated from the first chunk. Without --n-features (and, for classify and "
+                                "ordinal, --classes) a first pass reads the whole file to find them: give both to "
+                                "read it once per epoch" if command == "fit" else ""))
     group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=DEFAULT_CHUNK_ROWS,
                        help=f"examples per chunk with --stream (default: {DEFAULT_CHUNK_ROWS})")
     if command == "fit":
@@ -125,21 +96,45 @@ def release_freed_chunks() -> None:
         pass
 
 
-def as_labels(y: np.ndarray) -> np.ndarray:
-    """svmlight labels (read as floats) as integers when they all are whole numbers."""
-    if y.size and np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53):
-        return y.astype(np.int64)
-    return y
+@dataclass(frozen=True)
+class StreamFit:
+    """What a checkpointed or streamed fit is given (typed, from the command line's flags).
+
+    Attributes
+    ----------
+    data : str
+        The training file.
+    options : ReadOptions
+        How to read it.
+    n_features : int or None
+        The number of features, if known (``--n-features``).
+    classes : tuple or None
+        Every label of the file, if known (``--classes``).
+    cache : str or None
+        The stream's cache file (``--cache``).
+    checkpoint : str or None
+        The checkpoint directory (``--checkpoint``).
+    resume : bool
+        Continue from the checkpoint (``--resume``).
+    """
+
+    data: str
+    options: ReadOptions
+    n_features: int | None = None
+    classes: tuple | None = None
+    cache: str | None = None
+    checkpoint: str | None = None
+    resume: bool = False
 
 
-def _check_fit_args(args, params: dict, streaming: bool) -> None:
-    if args.resume and args.checkpoint is None:
+def _check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
+    if request.resume and request.checkpoint is None:
         raise ValueError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
     if not streaming:
-        for flag, value in (("--cache", getattr(args, "cache", None)), ("--classes", args.classes)):
+        for flag, value in (("--cache", request.cache), ("--classes", request.classes)):
             if value is not None:
                 raise ValueError(f"{flag} applies to --stream")
-    if args.checkpoint is not None and params.get("reject_cost") is not None:
+    if request.checkpoint is not None and params.get("reject_cost") is not None:
         raise ValueError("--reject-cost cannot be combined with --checkpoint or --stream: the abstention "
                          "threshold is fitted on the whole training set at the end of an in-memory fit")
     if streaming and params.get("reject_cost") is not None:
@@ -147,20 +142,21 @@ def _check_fit_args(args, params: dict, streaming: bool) -> None:
                          "the whole training set at the end of an in-memory fit")
 
 
-def _run_description(args, task: str, params: dict, extra: dict) -> dict:
+def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -> dict:
     """What a checkpoint must match to be resumed: the data file and every option."""
-    path = Path(args.data).resolve()
+    path = Path(request.data).resolve()
     stat = path.stat()
     plain = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v) for k, v in sorted(params.items())}
+    options = request.options
     return {"data": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "task": task, "params": plain,
-            "sparse": bool(args.sparse), "zero_based": bool(args.zero_based), **extra}
+            "sparse": bool(options.sparse), "zero_based": bool(options.zero_based), **extra}
 
 
-def checkpointed_fit(args, task: str, data, params: dict):
+def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict):
     """The in-memory fit with ``--checkpoint`` (and ``--resume``): epoch by epoch, the examples in
     the order ``fit`` visits them, the state written after every epoch."""
-    _check_fit_args(args, params, streaming=False)
-    estimator = ESTIMATORS[task](**params)
+    _check_fit_args(request, params, streaming=False)
+    estimator = TASKS[task].estimator_class(**params)
     seed = None
     if estimator.shuffle:
         seed = estimator.random_state
@@ -168,134 +164,125 @@ def checkpointed_fit(args, task: str, data, params: dict):
             raise ValueError("--checkpoint with shuffling needs --seed INT (or --no-shuffle), so that a resumed fit "
                              "visits the examples in the same order")
         seed = int(seed)
-    first = {"classes": np.unique(data.y)} if task in CLASS_TASKS else {}
+    first = {"classes": np.unique(data.y)} if TASKS[task].classes else {}
     if task == "multilabel" and np.ndim(data.y) == 1:
         first = {"classes": np.unique(data.y)}
     chunks = permuted_chunks(data.X, data.y, seed, group=data.group)
-    run = _run_description(args, task, params, {"stream": False})
-    return fit_passes(estimator, chunks, first=first, checkpoint=args.checkpoint, resume=args.resume, run=run)
+    run = _run_description(request, task, params, {"stream": False})
+    return fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
 
 
-class _Progress:
-    """A tqdm bar over the bytes read (stderr), or nothing."""
+class Progress:
+    """One tqdm bar on stderr (or nothing) over the bytes of all the passes of a command.
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    The bar counts ``passes`` times the file's size; each pass is brought to its full share when
+    it ends (a compressed file reports its compressed bytes), and :meth:`close` fills the bar, so
+    that a fit that early stopping ends before its last pass ends at 100%.
+    """
+
+    def __init__(self, enabled: bool, size: int, passes: int, description: str):
+        self.size, self.passes = size, passes
         self.bar = None
+        self.done = 0
+        if enabled:
+            from tqdm.auto import tqdm
 
-    def start(self, total: int, description: str) -> Callable[[int], None] | None:
-        if not self.enabled:
-            return None
-        self.close()
-        self.bar = tqdm(total=total, unit="B", unit_scale=True, desc=description, file=sys.stderr, leave=False)
-        return self.bar.update
+            self.bar = tqdm(total=max(1, size * passes), unit="B", unit_scale=True, desc=description,
+                            file=sys.stderr, leave=True, mininterval=0.2)
 
-    def close(self) -> None:
+    def update(self, count: int) -> None:
+        """Add ``count`` bytes read (never past the current pass's share)."""
         if self.bar is not None:
+            limit = (self.done + 1) * self.size
+            self.bar.update(max(0, min(count, limit - self.bar.n)))
+
+    def end_pass(self, description: str | None = None) -> None:
+        """The current pass is complete."""
+        self.reach(self.done + 1, description)
+
+    def reach(self, passes: int, description: str | None = None) -> None:
+        """``passes`` passes are complete (a resumed fit starts after its checkpoint's)."""
+        self.done = passes
+        if self.bar is not None:
+            self.bar.update(max(0, self.done * self.size - self.bar.n))
+            if description is not None:
+                self.bar.set_description(description)
+
+    def close(self, complete: bool = True) -> None:
+        """Close the bar, filled when the work is ``complete`` (early stopping may end it before its last pass)."""
+        if self.bar is not None:
+            if complete:
+                self.bar.update(max(0, self.bar.total - self.bar.n))
+            else:
+                self.bar.leave = False
             self.bar.close()
             self.bar = None
 
 
-def stream_chunks(path, task: str, args, n_features: int | None, *, cache=None, need_groups: bool = True,
-                  on_progress=None, n_labels: int | None = None):
-    """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank),
-    read one chunk ahead in a background thread (:func:`~predtron.data.stream.prefetch`).
-    Multilabel data come from an ARFF file (``n_labels``: the default number of label columns)."""
-    release_freed_chunks()
-    common = {"chunk_rows": args.chunk_rows, "sparse": bool(args.sparse)}
-    if task == "multilabel":
-        labels = args.labels if args.labels is not None else (None if args.xml is not None else n_labels)
-        if labels is None and args.xml is None:
-            raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) "
-                             "or --xml FILE (a Mulan file naming them)")
-        missing = "error" if args.missing is None else args.missing
-        for chunk in prefetch(iter_arff(path, labels, xml=args.xml, missing=missing, **common)):
-            if n_features is not None and chunk.X.shape[1] != n_features:
-                raise ValueError(f"{path} has {chunk.X.shape[1]} features, but {n_features} are expected (the "
-                                 "training data's)")
-            yield chunk.X, chunk.Y, {}
-        return
-    common.update({"n_features": n_features, "zero_based": bool(args.zero_based), "cache": cache,
-                   "on_progress": on_progress})
-    if task == "rank" and need_groups:
-        for chunk in prefetch(iter_letor(path, group_file=getattr(args, "group_file", None), **common)):
-            yield chunk.X, chunk.y, {"group": chunk.group}
-    else:
-        for chunk in prefetch(iter_svmlight(path, **common)):
-            yield chunk.X, chunk.y, {}
-
-
-def _survey(path, task: str, args, progress: _Progress, cache) -> tuple[int, np.ndarray | None, int]:
-    """A first pass: ``(n_features, labels, n_rows)`` of the training file."""
-    width, labels, rows = 0, [], 0
-    update = progress.start(Path(path).stat().st_size, "reading labels and features")
-    for X, y, _ in stream_chunks(path, task, args, None, cache=cache, on_progress=update):
-        width = max(width, X.shape[1])
-        rows += len(y)
-        if task in CLASS_TASKS:
-            labels.append(np.unique(y))
-    progress.close()
-    if width == 0:
-        raise ValueError(f"{path}: no line gives a feature value, so the number of features is unknown; pass "
-                         "--n-features")
-    return width, (np.unique(np.concatenate(labels)) if labels else None), rows
-
-
-def stream_fit(args, task: str, params: dict, verbose: bool):
+def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     """``predtron fit --stream``: ``(estimator, summary)`` after the epochs over the file's chunks."""
-    _check_fit_args(args, params, streaming=True)
+    _check_fit_args(request, params, streaming=True)
     if params.get("shuffle") is True:
         raise ValueError("--shuffle does not apply to --stream: a stream is visited in file order (shuffle the file "
                          "beforehand, e.g. with `shuf`)")
+    release_freed_chunks()
     params = {**params, "shuffle": False}
-    estimator = ESTIMATORS[task](**params)
-    progress = _Progress(verbose)
-    n_features, classes, rows = args.n_features, args.classes, None
-    integral = True
-    if task == "multilabel":
-        if args.cache is not None:
-            raise ValueError("--cache applies to svmlight files; an ARFF file is parsed at every epoch")
-        n_features = _arff_width(args)
-    elif n_features is None or (task in CLASS_TASKS and classes is None):
-        width, found, rows = _survey(args.data, task, args, progress, args.cache)
-        n_features = n_features or width
-        if task in CLASS_TASKS and classes is None:
-            classes = found
-    if task in CLASS_TASKS:
-        classes = as_labels(np.asarray(classes)) if np.asarray(classes).dtype.kind in "iuf" else np.asarray(classes)
-        integral = classes.dtype.kind in "iu"
-    size = Path(args.data).stat().st_size
-    seen = {"rows": 0, "queries": 0}
-
-    def chunks(epoch: int):
-        update = progress.start(size, f"epoch {epoch}/{estimator.epochs}")
-        for X, y, keywords in stream_chunks(args.data, task, args, n_features, cache=args.cache, on_progress=update):
-            if task in CLASS_TASKS and integral:
-                y = _integral(y, args.data)
-            if epoch == 1:
-                seen["rows"] += len(y)
-                seen["queries"] += len(keywords.get("group", ()))
-            yield X, y, keywords
-        progress.close()
-
-    first = {"classes": classes} if task in CLASS_TASKS else {}
-    run = _run_description(args, task, params, {"stream": True, "chunk_rows": args.chunk_rows,
-                                                 "n_features": int(n_features),
-                                                 "classes": None if classes is None else np.asarray(classes).tolist()})
+    spec = TASKS[task]
+    estimator = spec.estimator_class(**params)
+    path, options = request.data, request.options
+    n_features = request.n_features
+    classes = None if request.classes is None else np.asarray(request.classes)
+    rows = None
+    size = Path(path).stat().st_size
+    surveyed = task != "multilabel" and (n_features is None or (spec.classes and classes is None))
+    progress = Progress(verbose, size, estimator.epochs + surveyed,
+                        "reading labels and features" if surveyed else f"epoch 1/{estimator.epochs}")
     try:
-        fit_passes(estimator, chunks, first=first, checkpoint=args.checkpoint, resume=args.resume, run=run)
-    finally:
-        progress.close()
+        if task == "multilabel":
+            n_features = _arff_width(request)
+        elif surveyed:
+            width, found, rows = survey(path, task, options, cache=request.cache, on_progress=progress.update)
+            progress.end_pass(f"epoch 1/{estimator.epochs}")
+            n_features = n_features or width
+            if spec.classes and classes is None:
+                classes = found
+        integral = True
+        if spec.classes:
+            classes = as_labels(classes) if classes.dtype.kind in "iuf" else classes
+            integral = classes.dtype.kind in "iu"
+        seen = {"rows": 0, "queries": 0}
+
+        def chunks(epoch: int):
+            progress.reach(epoch - 1 + surveyed, f"epoch {epoch}/{estimator.epochs}")
+            for X, y, keywords in stream_chunks(path, task, options, n_features, cache=request.cache,
+                                                on_progress=progress.update):
+                if spec.classes and integral:
+                    y = _integral(y, path)
+                if epoch == 1:
+                    seen["rows"] += len(y)
+                    seen["queries"] += len(keywords.get("group", ()))
+                yield X, y, keywords
+
+        first = {"classes": classes} if spec.classes else {}
+        run = _run_description(request, task, params, {
+            "stream": True, "chunk_rows": options.chunk_rows, "n_features": int(n_features),
+            "classes": None if classes is None else np.asarray(classes).tolist(),
+            "layout": "sparse" if options.layout(spec.format, streamed=True) else "dense"})
+        fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
+    except BaseException:
+        progress.close(complete=False)
+        raise
+    progress.close()
     rows = seen["rows"] or rows
     return estimator, {"rows": rows, "features": int(n_features), "queries": seen["queries"]}
 
 
-def _arff_width(args) -> int:
+def _arff_width(request: StreamFit) -> int:
     """The number of feature columns of the ARFF training file (its first chunk's), checked against
     ``--n-features``."""
-    X, _, _ = next(iter(stream_chunks(args.data, "multilabel", args, None)))
-    if args.n_features is not None and X.shape[1] != args.n_features:
-        raise ValueError(f"{args.data} has {X.shape[1]} features, not --n-features {args.n_features}")
+    X, _, _ = next(iter(stream_chunks(request.data, "multilabel", request.options, None)))
+    if request.n_features is not None and X.shape[1] != request.n_features:
+        raise ValueError(f"{request.data} has {X.shape[1]} features, not --n-features {request.n_features}")
     return int(X.shape[1])
 
 
@@ -307,30 +294,42 @@ def _integral(y: np.ndarray, path) -> np.ndarray:
     return converted
 
 
-def stream_predictions(args, task: str, model, verbose: bool):
+def stream_predictions(path, options: ReadOptions, task: str, model, verbose: bool):
     """Predictions chunk by chunk (each an array), for ``predict --stream``."""
-    progress = _Progress(verbose)
-    update = progress.start(Path(args.data).stat().st_size, "predicting")
+    progress = Progress(verbose, Path(path).stat().st_size, 1, "predicting")
     try:
-        for X, _, _ in stream_chunks(args.data, task, args, int(model.n_features_in_), need_groups=False,
-                                     on_progress=update, n_labels=getattr(model, "n_labels_", None)):
+        for X, _, _ in stream_chunks(path, task, options, int(model.n_features_in_), need_groups=False,
+                                     on_progress=progress.update, n_labels=getattr(model, "n_labels_", None)):
             yield model.predict(X)
-    finally:
-        progress.close()
+    except BaseException:
+        progress.close(complete=False)
+        raise
+    progress.close()
 
 
-def stream_metrics(args, task: str, model, ks, metrics: Callable, dataset: Callable):
-    """``evaluate --stream``: the metrics of every chunk (``metrics(task, model, dataset(X, y, group), ks)``)
-    averaged with the chunk's weight (its examples; its queries for rank)."""
+def stream_metrics(path, options: ReadOptions, task: str, model, ks) -> list[tuple[str, float]]:
+    """``evaluate --stream``: the metrics of every chunk averaged with the chunk's weight (its examples;
+    its queries for rank)."""
     totals: dict[str, float] = {}
     weight = 0
-    for X, y, keywords in stream_chunks(args.data, task, args, int(model.n_features_in_),
+    pooled = np.zeros(2)  # multilabel: 2 TP and |Y| + |P| over the whole file (micro F1 pools its counts)
+    for X, y, keywords in stream_chunks(path, task, options, int(model.n_features_in_),
                                         n_labels=getattr(model, "n_labels_", None)):
-        if task in CLASS_TASKS and np.asarray(model.classes_).dtype.kind in "iu":
+        if TASKS[task].classes and np.asarray(model.classes_).dtype.kind in "iu":
             y = as_labels(y)
         group = keywords.get("group")
         w = len(group) if group is not None else len(y)
-        for name, value in metrics(task, model, dataset(X, y, group), ks):
+        if task == "multilabel":
+            P = np.asarray(model.predict(X)).reshape(y.shape)
+            pooled += f1_counts(y, P)
+            values = multilabel_values(model, Dataset(X, y, group), P)
+        else:
+            values = TASKS[task].metrics(model, Dataset(X, y, group), ks)
+        for name, value in values:
             totals[name] = totals.get(name, 0.0) + w * value
         weight += w
-    return [(name, total / weight) for name, total in totals.items()]
+    values = {name: total / weight for name, total in totals.items()}
+    if task == "multilabel":
+        values["micro f1"] = 1.0 if pooled[1] == 0 else float(pooled[0] / pooled[1])
+    return list(values.items())
+

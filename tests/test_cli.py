@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.metrics import f1_score
 
 import predtron
 from predtron.cli import build_parser, detect_format, main
@@ -154,8 +155,10 @@ def test_multilabel_on_emotions_matches_the_estimator(tmp_path):
     assert result.returncode == 0, result.stderr
     hamming = np.mean(truth != test.Y)
     assert np.isclose(hamming, -estimator.score(test.X, test.Y))
-    assert metric_values(result.stdout) == {"hamming loss": f"{hamming:.4f}",
-                                            "subset accuracy": f"{np.mean(np.all(truth == test.Y, axis=1)):.4f}"}
+    assert metric_values(result.stdout) == {
+        "hamming loss": f"{hamming:.4f}", "subset accuracy": f"{np.mean(np.all(truth == test.Y, axis=1)):.4f}",
+        "micro f1": f"{f1_score(test.Y, truth, average='micro'):.4f}",
+        "example f1": f"{f1_score(test.Y, truth, average='samples', zero_division=1.0):.4f}"}
 
 
 def test_console_script_entry_point():
@@ -218,7 +221,7 @@ def test_omitted_options_keep_the_estimators_defaults(tmp_path, capsys):
     for task, cls in (("classify", PredtronClassifier), ("ordinal", PredtronOrdinalClassifier)):
         status, _, err = call(capsys, "fit", train, "--task", task, "--model", tmp_path / f"{task}.npz", "--quiet")
         assert (status, err) == (0, "")
-        assert predtron.load(tmp_path / f"{task}.npz").get_params() == cls().get_params()
+        assert predtron.load(tmp_path / f"{task}.npz").get_params() == cls(random_state=0).get_params()
 
 
 def test_cost_matrix_and_abstention(tmp_path, capsys):
@@ -343,7 +346,7 @@ def test_arff_with_xml_labels_and_missing_values(tmp_path, capsys):
     status, out, _ = call(capsys, "evaluate", path, "--model", model, "--missing", 0)  # labels: the model's 2
     assert status == 0
     values = metric_values(out)
-    assert list(values) == ["hamming loss", "subset accuracy", "f1 loss"]
+    assert list(values) == ["hamming loss", "subset accuracy", "micro f1", "example f1", "f1 loss"]
     assert values["f1 loss"] == f"{-estimator.score(data.X, data.Y):.4f}"
 
 
@@ -404,11 +407,12 @@ BAD_INPUT = [
     (["fit", "{d}/train.svm", "--task", "rank", "--model", "{d}/m.npz", "--cost-matrix", "{d}/costs.txt"],
      "--cost-matrix does not apply to --task rank"),
     (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--cost-matrix", "{d}/costs.txt"],
-     "cost_matrix must be (3, 3)"),
+     "--cost-matrix must be (3, 3)"),
     (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--epochs", "0"], "epochs"),
     (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--labels", "2"], "--labels applies"),
     (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--n-features", "2"], "line 1"),
-    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/no/such/dir/m.npz"], "No such file"),
+    (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/no/such/dir/m.npz"],
+     "--model {d}/no/such/dir/m.npz: the folder {d}/no/such/dir does not exist"),
     (["fit", "{d}/train.svm", "--task", "sort", "--model", "{d}/m.npz"], "invalid choice: 'sort'"),
     (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--epochs", "two"], "--epochs"),
     (["fit", "{d}/train.svm", "--task", "classify", "--model", "{d}/m.npz", "--learning-rate", "1"],
@@ -432,7 +436,7 @@ BAD_INPUT = [
 @pytest.mark.parametrize(("args", "needle"), BAD_INPUT, ids=[" ".join([*a[:1], n]) for a, n in BAD_INPUT])
 def test_bad_input_fails_with_one_line(files, capsys, args, needle):
     status, out, err = call(capsys, *[a.format(d=files) for a in args])
-    assert_one_line_error(status, out, err, needle)
+    assert_one_line_error(status, out, err, needle.format(d=files))
     assert err.startswith("predtron")
     assert status == (2 if "error: argument" in err or "required" in err or "unrecognized" in err else 1)
 
@@ -459,3 +463,177 @@ def test_help_shows_the_estimators_defaults(capsys):
     assert f"[epochs; default: {PredtronRanker().epochs}]" in out
     assert f"[eta; default: {PredtronClassifier().eta}]" in out
     assert f"default: none for multilabel, {PredtronRanker().k} for rank" in out
+
+
+# ------------------------------------------------------------------ files are never harmed
+@pytest.mark.parametrize("flag", ["--model", "--cache", "--checkpoint"])
+def test_an_output_equal_to_an_input_is_refused_before_any_work(tmp_path, capsys, flag):
+    X, y = classification_data(8, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    before = train.read_bytes()
+    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m.npz", "--stream"]
+    if flag == "--model":
+        args[5] = train
+    else:
+        args += [flag, train]
+    status, out, err = call(capsys, *args)
+    expected = f"{flag} {train} is a file" if flag == "--checkpoint" else f"{flag} {train} is the input"
+    assert_one_line_error(status, out, err, expected)
+    assert train.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.svm"]
+
+
+def test_model_path_rule_is_the_same_for_every_command(tmp_path, capsys):
+    X, y = classification_data(9, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    status, out, _ = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m")
+    assert status == 0 and f"to {tmp_path / 'm.npz'}:" in out
+    for command in ("predict", "evaluate"):
+        status, out, err = call(capsys, command, train, "--model", tmp_path / "m")
+        assert (status, err) == (0, ""), err
+    status, _, _ = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m.model")
+    assert status == 0 and (tmp_path / "m.model").is_file()  # a name with a suffix is used as it is
+    status, out, err = call(capsys, "predict", train, "--model", tmp_path / "m.model")
+    assert (status, err) == (0, "")
+
+
+def test_predict_output_is_checked_first_and_written_whole(tmp_path, capsys):
+    X, y = classification_data(10, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    assert call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m")[0] == 0
+    before = train.read_bytes()
+    status, out, err = call(capsys, "predict", train, "--model", tmp_path / "m", "--output", train)
+    assert_one_line_error(status, out, err, f"--output {train} is the input")
+    assert train.read_bytes() == before
+    status, out, err = call(capsys, "predict", train, "--model", tmp_path / "m", "--output", tmp_path / "no" / "p")
+    assert_one_line_error(status, out, err, f"--output {tmp_path / 'no' / 'p'}: the folder")
+
+
+# ------------------------------------------------------------------ the options users expect
+def test_every_estimator_parameter_has_a_flag():
+    from predtron.cli import NO_OPTION, estimator_options
+    from predtron.tasks import TASKS
+
+    params = {option.param for option in estimator_options()}
+    for task in TASKS.values():
+        missing = set(task.estimator_class().get_params()) - params - set(NO_OPTION)
+        assert not missing, f"{task.name}: no flag for {sorted(missing)}"
+
+
+def test_early_stopping_flags_and_default_seed(tmp_path, capsys):
+    X, y = classification_data(11, n=60)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    common = ["fit", train, "--task", "classify", "--epochs", 40]
+    outs = {}
+    for name, flags in (("a", ["--tol", "0.5", "--n-iter-no-change", 2]), ("b", ["--tol", "none"]),
+                        ("c", ["--no-early-stopping"]), ("d", ["--tol", "none"])):
+        status, outs[name], _ = call(capsys, *common, "--model", tmp_path / name, *flags)
+        assert status == 0
+    stopped, full, off = (predtron.load(tmp_path / f"{name}.npz") for name in "abc")
+    assert (stopped.tol, stopped.n_iter_no_change) == (0.5, 2) and "(of at most 40)" in outs["a"]
+    assert full.tol is None and off.tol is None
+    assert "40 epochs\n" in outs["b"] and "40 epochs\n" in outs["c"]
+    # no --seed: the documented default seed, so two runs give the same file
+    assert stopped.random_state == 0
+    assert (tmp_path / "b.npz").read_bytes() == (tmp_path / "d.npz").read_bytes()
+    status, out, err = call(capsys, *common, "--model", tmp_path / "e", "--tol", "-1")
+    assert_one_line_error(status, out, err, "--tol", "expected a number >= 0 or 'none'")
+
+
+@pytest.mark.parametrize(("content", "args", "needle", "python"), [
+    ("1 1:1\n0 1:2\n", ["--task", "rank"], "pass --group-file FILE", "group="),
+    ("1 0:1 1:2\n0 1:2\n", ["--task", "classify"], "pass --zero-based", "zero_based="),
+    ("1 1:1 2000000:1\n", ["--task", "classify"], "--n-features", "max_features"),
+], ids=["group", "zero-based", "max-features"])
+def test_messages_name_flags_not_python_arguments(tmp_path, capsys, content, args, needle, python):
+    (tmp_path / "d.svm").write_text(content)
+    status, out, err = call(capsys, "fit", tmp_path / "d.svm", *args, "--model", tmp_path / "m")
+    assert_one_line_error(status, out, err, needle)
+    assert python not in err
+
+
+def test_estimator_checks_name_the_flag(tmp_path, capsys):
+    X, y = classification_data(12, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--eta", "-1")
+    assert_one_line_error(status, out, err, "--eta must")
+
+
+def test_multilabel_f1_equals_scikit_learn():
+    from predtron.tasks import f1_scores
+
+    rng = np.random.default_rng(0)
+    Y, P = rng.integers(0, 2, (50, 5)), rng.integers(0, 2, (50, 5))
+    Y[:3], P[:3] = 0, 0  # nothing to find, nothing found: counts 1
+    micro, example = f1_scores(Y, P)
+    assert micro == pytest.approx(f1_score(Y, P, average="micro"))
+    assert example == pytest.approx(f1_score(Y, P, average="samples", zero_division=1.0))
+
+
+def test_stream_progress_ends_at_100_percent_when_early_stopping_ends_the_fit(tmp_path, capsys):
+    X, y = classification_data(13, n=200)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream",
+                            "--epochs", 50, "--tol", "10", "--n-iter-no-change", 1, "--progress")
+    assert status == 0 and "(of at most 50)" in out
+    assert "100%" in err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert "100%" in last, last
+
+
+# ------------------------------------------------------------------ one sparse pass by default
+def test_a_stream_is_read_sparse_by_default(tmp_path, capsys):
+    X, y = classification_data(14, n=120)
+    X[np.abs(X) < 0.5] = 0.0
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    common = ["fit", train, "--task", "classify", "--no-shuffle", "--epochs", 3, "--quiet"]
+    assert call(capsys, *common, "--model", tmp_path / "sparse", "--sparse")[0] == 0
+    assert call(capsys, *common, "--model", tmp_path / "dense")[0] == 0
+    # one chunk holds the whole file, so the stream's scaling is the in-memory fit's
+    assert call(capsys, *common, "--model", tmp_path / "stream", "--stream", "--chunk-rows", 1000)[0] == 0
+    assert call(capsys, *common, "--model", tmp_path / "dense-stream", "--stream", "--dense", "--chunk-rows",
+                1000)[0] == 0
+    stream = predtron.load(tmp_path / "stream.npz")
+    np.testing.assert_array_equal(stream.learner_.coef_, predtron.load(tmp_path / "sparse.npz").learner_.coef_)
+    np.testing.assert_array_equal(predtron.load(tmp_path / "dense-stream.npz").learner_.coef_,
+                                  predtron.load(tmp_path / "dense.npz").learner_.coef_)
+
+
+def test_the_help_says_when_a_second_pass_is_made(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "a first pass reads the whole file" in out and "give both to read it once per epoch" in out
+    assert "sparse unless --dense" in out
+
+
+# ------------------------------------------------------------------ one task registry
+def test_one_task_registry():
+    import dataclasses
+
+    import predtron.cli_stream as cli_stream
+    from predtron.cli_data import ReadOptions
+    from predtron.tasks import TASKS
+
+    assert not hasattr(cli_stream, "ESTIMATORS")
+    assert tuple(TASKS) == ("classify", "multilabel", "ordinal", "rank")
+    for task in TASKS.values():
+        assert task.estimator_class.__name__ == task.class_name
+        assert task.dask_estimator.endswith(":Dask" + task.class_name)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ReadOptions().sparse = True  # typed, frozen options, never an argparse namespace
+
+
+def test_mulan_xml_beside_the_arff_file_is_found(tmp_path, capsys):
+    header = ["@relation tiny", "@attribute f1 numeric", "@attribute f2 numeric", "@attribute a {0,1}",
+              "@attribute b {0,1}", "@data"]
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    rows = [f"{a},{b},{int(a > 0)},{int(b > 0)}" for a, b in X.tolist()]
+    (tmp_path / "tiny-train.arff").write_text("\n".join([*header, *rows]) + "\n")
+    (tmp_path / "tiny.xml").write_text('<labels xmlns="http://mulan.sourceforge.net/labels">'
+                                       '<label name="a"></label><label name="b"></label></labels>')
+    status, out, err = call(capsys, "fit", tmp_path / "tiny-train.arff", "--task", "multilabel", "--model",
+                            tmp_path / "m")
+    assert (status, err) == (0, ""), err
+    assert "30 examples x 2 features, 2 labels" in out

@@ -314,9 +314,6 @@ def test_resume_refuses_another_run(tmp_path, capsys, monkeypatch):
         assert main(["fit", str(path), "--model", str(tmp_path / "m.npz"), *options]) == 130
     assert main(["fit", str(path), "--model", str(tmp_path / "m.npz"), *options, "--eta", "0.3", "--resume"]) == 1
     assert "was written by another fit (it differs in: params)" in capsys.readouterr().err
-    assert main(["fit", str(path), "--task", "classify", "--model", str(tmp_path / "m.npz"), "--checkpoint",
-                 str(checkpoint)]) == 1
-    assert "needs --seed INT" in capsys.readouterr().err
 
 
 def test_a_fit_killed_by_a_signal_resumes_to_the_same_model(tmp_path):

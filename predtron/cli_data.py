@@ -1,0 +1,380 @@
+"""The command line's data files: typed read options, the format of a file, and its reading.
+
+:class:`ReadOptions` holds what the user said about a data file (a frozen dataclass; the
+readers never see an argparse namespace).  The format of a file (svmlight/LETOR or ARFF) is
+decided once, by :func:`detect_format`, and dispatched once, in :data:`READERS`: each format has
+an in-memory reader (:func:`read`) and a chunked one (:func:`stream_chunks`) over the loaders of
+:mod:`predtron.data`, which are imported on first use.  :func:`survey` is the one place a
+streamed fit learns the number of features and the labels of a file it was not told.
+
+``-`` names standard input: it is copied to a temporary file (removed at the end, or by the
+Ctrl-C handler through :func:`discard_spools`), since a fit reads its data more than once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from predtron.tasks import TASKS
+
+__all__ = [
+    "FORMATS",
+    "Dataset",
+    "ReadOptions",
+    "detect_format",
+    "discard_spools",
+    "flag_message",
+    "label_value",
+    "local_path",
+    "positive_int",
+    "read",
+    "stream_chunks",
+    "survey",
+]
+
+FORMATS = ("auto", "svmlight", "arff")
+FORMAT_NAMES = {"svmlight": "svmlight", "arff": "ARFF"}
+SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".letor", ".txt", ".dat")
+COMPRESSION_SUFFIXES = (".gz", ".bz2")
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a data file (the command line's data options, typed).
+
+    Attributes
+    ----------
+    format : {"auto", "svmlight", "arff"}
+        The file's format (``"auto"``: :func:`detect_format`).
+    sparse : bool or None
+        Hold the features in a CSR matrix; ``None`` is the default of the reading: sparse for a
+        streamed svmlight/LETOR file, dense otherwise.
+    zero_based : bool
+        svmlight feature indices start at 0.
+    group_file : str or None
+        Rank: a file of query sizes.
+    labels : int or None
+        ARFF: how many of the last attributes are labels.
+    xml : str or None
+        ARFF: a Mulan XML file naming the labels.
+    missing : float or None
+        ARFF: the value of a missing feature (``None``: an error).
+    chunk_rows : int
+        Examples per chunk of a streamed read.
+    """
+
+    format: str = "auto"
+    sparse: bool | None = None
+    zero_based: bool = False
+    group_file: str | None = None
+    labels: int | None = None
+    xml: str | None = None
+    missing: float | None = None
+    chunk_rows: int = 65_536
+
+    def layout(self, fmt: str, streamed: bool) -> bool:
+        """Whether to read sparse: as asked, else sparse for a streamed svmlight/LETOR file."""
+        if self.sparse is not None:
+            return self.sparse
+        return streamed and fmt == "svmlight"
+
+
+class Dataset(NamedTuple):
+    """What a command needs from a data file: features, labels and (ranking) the query sizes."""
+
+    X: object
+    y: object
+    group: object
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: a whole number ``>= 1`` (counts of rows, workers, shards)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}")
+    return value
+
+
+def label_value(text: str) -> int | float | str:
+    """A label typed on the command line: an int or a float if it reads as one, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+# ------------------------------------------------------------------ messages
+#: The loaders' advice in Python terms, and the same in the command line's.
+_FLAG_ADVICE: tuple[tuple[str, str], ...] = (
+    (r"pass group=\[\.\.\.\] or group_file=\.\.\.", "pass --group-file FILE"),
+    (r"pass a file of group sizes as group_file= ?", "pass --group-file FILE"),
+    (r"pass zero_based=True", "pass --zero-based"),
+    (r"pass n_features, or a larger max_features if the file really has that many features",
+     "pass --n-features N if the file really has that many features"),
+    (r"a larger max_features", "a larger --n-features"),
+    (r"max_features = (\d+)", r"the reader's limit of \1 features"),
+    (r"pass n_features\b", "pass --n-features N"),
+    (r"pass missing=<number>", "pass --missing VALUE"),
+    (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "
+                                                 "to read the file in chunks"),
+)
+
+
+def flag_message(text: str) -> str:
+    """A loader's message with its advice in terms of the command line's flags."""
+    for pattern, replacement in _FLAG_ADVICE:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+class DataError(ValueError):
+    """A data file the command cannot read (its message names flags, not Python arguments)."""
+
+
+@contextlib.contextmanager
+def _flags_in_errors() -> Iterator[None]:
+    try:
+        yield
+    except ValueError as exc:
+        raise DataError(flag_message(str(exc))) from None
+
+
+# ------------------------------------------------------------------ standard input
+_SPOOLS: list[str] = []
+
+
+def local_path(path) -> str:
+    """``path``, or for ``-`` a temporary copy of standard input (removed by :func:`discard_spools`)."""
+    if str(path) != STDIN:
+        return str(path)
+    descriptor, name = tempfile.mkstemp(prefix="predtron-stdin-")
+    _SPOOLS.append(name)
+    with os.fdopen(descriptor, "wb") as out:
+        shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+    return name
+
+
+def discard_spools() -> None:
+    """Remove the copies of standard input."""
+    while _SPOOLS:
+        with contextlib.suppress(OSError):
+            os.unlink(_SPOOLS.pop())
+
+
+# ------------------------------------------------------------------ formats
+def check_data_file(path) -> Path:
+    """``path`` after checking it names a regular file (message: ``data file not found: ...``)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"data file not found: {path}")
+    if not path.is_file():
+        raise ValueError(f"data path is not a regular file: {path}")
+    return path
+
+
+def detect_format(path, requested: str = "auto") -> str:
+    """``"svmlight"`` or ``"arff"``: ``requested`` unless ``"auto"``, else by extension, else by content."""
+    if requested != "auto":
+        return requested
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] in COMPRESSION_SUFFIXES:
+        suffixes.pop()
+    if suffixes and suffixes[-1] == ".arff":
+        return "arff"
+    if suffixes and suffixes[-1] in SVMLIGHT_SUFFIXES:
+        return "svmlight"
+    return _sniff(path)
+
+
+def _sniff(path) -> str:
+    """ARFF if the first line that is not blank or a comment starts with ``@``, else svmlight."""
+    from predtron.data.opening import DECOMPRESSION_ERRORS, open_binary
+
+    try:
+        with open_binary(Path(path)) as handle:
+            for raw in handle:
+                text = raw.strip()
+                if text and not text.startswith((b"%", b"#")):
+                    return "arff" if text.startswith(b"@") else "svmlight"
+    except DECOMPRESSION_ERRORS as exc:
+        if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
+            raise
+    return "svmlight"  # the svmlight reader reports an empty or unreadable file
+
+
+def mulan_xml(path) -> Path | None:
+    """A Mulan XML file beside the ARFF file ``path`` (``emotions.xml`` for ``emotions-train.arff.gz``)."""
+    name = Path(path).name
+    stem = re.sub(r"(\.arff)?(\.gz|\.bz2)?$", "", name, flags=re.IGNORECASE)
+    for candidate in dict.fromkeys([stem, re.sub(r"[-_.](train|test|tra|tst)$", "", stem, flags=re.IGNORECASE)]):
+        xml = Path(path).with_name(candidate + ".xml")
+        if xml.is_file():
+            return xml
+    return None
+
+
+def check_format(path, task: str, options: ReadOptions) -> str:
+    """The format of ``path`` after checking it suits ``task`` and the options; one message per mismatch."""
+    fmt = detect_format(path, options.format)
+    expected = TASKS[task].format
+    if fmt != expected:
+        what = "ARFF files" if expected == "arff" else "svmlight/LETOR files"
+        raise ValueError(f"{path} is read as {FORMAT_NAMES[fmt]}, but {task} data are read from {what} "
+                         f"(pass --format {expected} if it is one)")
+    arff_only = [flag for flag, value in (("--labels", options.labels), ("--xml", options.xml),
+                                          ("--missing", options.missing)) if value is not None]
+    if fmt != "arff" and arff_only:
+        raise ValueError(f"{arff_only[0]} applies to ARFF files; {path} is read as svmlight")
+    if options.group_file is not None and not TASKS[task].queries:
+        raise ValueError(f"--group-file applies to the rank task, not {task}")
+    if fmt == "arff" and options.zero_based:
+        raise ValueError(f"--zero-based applies to svmlight files; {path} is read as ARFF")
+    return fmt
+
+
+def _arff_labels(path, options: ReadOptions, n_labels: int | None) -> tuple[int | None, str | None]:
+    """``(labels, xml)`` for an ARFF file: the options, else the model's count, else a Mulan XML file beside it."""
+    if options.labels is not None or options.xml is not None:
+        return options.labels, options.xml
+    if n_labels is not None:
+        return n_labels, None
+    xml = mulan_xml(path)
+    if xml is None:
+        raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) or "
+                         "--xml FILE (a Mulan file naming them; found by itself when it sits beside the data as "
+                         f"{re.sub(r'(.arff)?(.gz|.bz2)?$', '', Path(path).name)}.xml)")
+    return None, str(xml)
+
+
+# ------------------------------------------------------------------ in memory
+def _read_svmlight(path, task: str, options: ReadOptions, n_features, n_labels, need_groups) -> Dataset:
+    from predtron.data import load_letor, load_svmlight
+
+    sparse = options.layout("svmlight", streamed=False)
+    if TASKS[task].queries and need_groups:
+        data = load_letor(path, group_file=options.group_file, n_features=n_features, sparse=sparse,
+                          zero_based=options.zero_based)
+        return Dataset(data.X, data.y, data.group)
+    data = load_svmlight(path, n_features=n_features, sparse=sparse, zero_based=options.zero_based)
+    return Dataset(data.X, as_labels(data.y), None)
+
+
+def _read_arff(path, task: str, options: ReadOptions, n_features, n_labels, need_groups) -> Dataset:
+    from predtron.data import load_arff
+
+    labels, xml = _arff_labels(path, options, n_labels)
+    missing = "error" if options.missing is None else options.missing
+    data = load_arff(path, labels, xml=xml, sparse=options.layout("arff", streamed=False), missing=missing)
+    if n_features is not None and data.X.shape[1] != n_features:
+        raise ValueError(f"{path} has {data.X.shape[1]} features, but {n_features} are expected (the training data's)")
+    return Dataset(data.X, data.Y, None)
+
+
+# ------------------------------------------------------------------ in chunks
+def _stream_svmlight(path, task: str, options: ReadOptions, n_features, n_labels, need_groups, cache, on_progress):
+    from predtron.data.stream import iter_letor, iter_svmlight, prefetch
+
+    common = {"chunk_rows": options.chunk_rows, "sparse": options.layout("svmlight", streamed=True),
+              "n_features": n_features, "zero_based": options.zero_based, "cache": cache, "on_progress": on_progress}
+    if TASKS[task].queries and need_groups:
+        for chunk in prefetch(iter_letor(path, group_file=options.group_file, **common)):
+            yield chunk.X, chunk.y, {"group": chunk.group}
+    else:
+        for chunk in prefetch(iter_svmlight(path, **common)):
+            yield chunk.X, chunk.y, {}
+
+
+def _stream_arff(path, task: str, options: ReadOptions, n_features, n_labels, need_groups, cache, on_progress):
+    from predtron.data.mulan import iter_arff
+    from predtron.data.stream import prefetch
+
+    if cache is not None:
+        raise ValueError("--cache applies to svmlight files; an ARFF file is parsed at every epoch")
+    labels, xml = _arff_labels(path, options, n_labels)
+    missing = "error" if options.missing is None else options.missing
+    chunks = iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=options.chunk_rows,
+                       sparse=options.layout("arff", streamed=True))
+    for chunk in prefetch(chunks):
+        if n_features is not None and chunk.X.shape[1] != n_features:
+            raise ValueError(f"{path} has {chunk.X.shape[1]} features, but {n_features} are expected (the "
+                             "training data's)")
+        yield chunk.X, chunk.Y, {}
+
+
+class _Reader(NamedTuple):
+    whole: Callable
+    chunks: Callable
+
+
+#: The one dispatch on the format: its in-memory reader and its chunked reader.
+READERS: dict[str, _Reader] = {"svmlight": _Reader(_read_svmlight, _stream_svmlight),
+                               "arff": _Reader(_read_arff, _stream_arff)}
+
+
+def read(path, task: str, options: ReadOptions, *, n_features: int | None = None, n_labels: int | None = None,
+         need_groups: bool = True) -> Dataset:
+    """Read a data file for ``task`` into memory.
+
+    ``n_features`` fixes the number of feature columns (a model's); ``n_labels`` is the default
+    number of ARFF label columns (a model's); ``need_groups`` is False where the queries of a
+    ranking file are not needed (``predict``).
+    """
+    check_data_file(path)
+    fmt = check_format(path, task, options)
+    with _flags_in_errors():
+        return READERS[fmt].whole(path, task, options, n_features, n_labels, need_groups)
+
+
+def stream_chunks(path, task: str, options: ReadOptions, n_features: int | None = None, *, cache=None,
+                  need_groups: bool = True, on_progress=None, n_labels: int | None = None):
+    """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank), read one
+    chunk ahead in a background thread."""
+    fmt = check_format(path, task, options)
+    with _flags_in_errors():
+        yield from READERS[fmt].chunks(path, task, options, n_features, n_labels, need_groups, cache, on_progress)
+
+
+def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=None):
+    """A first pass over a training file: ``(n_features, labels, n_rows)``; ``labels`` are the sorted
+    distinct labels for the tasks whose streamed fit needs its classes (else ``None``).
+
+    This is the one place the command line makes a second pass; a fast label-only scan of the
+    file can replace the parse here.
+    """
+    import numpy as np
+
+    width, labels, rows = 0, [], 0
+    for X, y, _ in stream_chunks(path, task, options, None, cache=cache, on_progress=on_progress):
+        width = max(width, X.shape[1])
+        rows += len(y)
+        if TASKS[task].classes:
+            labels.append(np.unique(y))
+    if width == 0:
+        raise ValueError(f"{path}: no line gives a feature value, so the number of features is unknown; pass "
+                         "--n-features")
+    return width, (np.unique(np.concatenate(labels)) if labels else None), rows
+
+
+def as_labels(y):
+    """svmlight labels (read as floats) as integers when they all are whole numbers."""
+    import numpy as np
+
+    if y.size and np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53):
+        return y.astype(np.int64)
+    return y

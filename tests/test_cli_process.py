@@ -1,0 +1,175 @@
+"""The command line as a whole process: what it imports to start, Ctrl-C, standard input.
+
+Every test runs ``python -m predtron`` (or a fresh interpreter) in a subprocess, with this
+repository first on the path, because what is checked is a property of a process: the modules
+it imported, its exit status after a real SIGINT, the files it leaves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import predtron
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("sklearn", "dask", "distributed", "matplotlib", "tqdm")
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def _python(code: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=_env(),
+                          timeout=300, check=False, **kwargs)
+
+
+#: Run the program's entry point as ``python -m predtron`` does, then print the top-level packages imported.
+_IMPORTED = """
+import runpy, sys
+sys.argv = ["predtron", *sys.argv[1:]]
+try:
+    runpy.run_module("predtron", run_name="__main__")
+except SystemExit:
+    pass
+print("IMPORTED", " ".join(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def _imported(*args: str) -> set[str]:
+    result = _python(_IMPORTED, *args)
+    line = next(line for line in result.stdout.splitlines() if line.startswith("IMPORTED"))
+    return set(line.split()[1:])
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], []])
+def test_help_and_version_import_nothing_heavy(args):
+    imported = _imported(*args)
+    assert "predtron" in imported
+    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+
+
+def test_predict_does_not_import_dask(tmp_path):
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    (tmp_path / "d.svm").write_text("".join(f"{t} 1:{a} 2:{b} 3:{c}\n" for (a, b, c), t in zip(X, y, strict=True)))
+    fitted = subprocess.run([sys.executable, "-m", "predtron", "fit", str(tmp_path / "d.svm"), "--task", "classify",
+                             "--model", str(tmp_path / "m"), "--quiet"], env=_env(), capture_output=True, text=True,
+                            check=False)
+    assert fitted.returncode == 0, fitted.stderr
+    imported = _imported("predict", str(tmp_path / "d.svm"), "--model", str(tmp_path / "m"),
+                         "--output", str(tmp_path / "p.txt"))
+    assert (tmp_path / "p.txt").read_text().count("\n") == 40  # the model path rule: m is m.npz for predict too
+    assert not imported & {"dask", "distributed", "matplotlib"}  # (tqdm: imported by predtron.learners.base)
+
+
+def test_import_predtron_is_light():
+    code = ("import sys, predtron; print(' '.join(sorted({n.split('.')[0] for n in sys.modules} & set(sys.argv[1:]))));"
+            " print(' '.join(sorted(n for n in sys.modules if n.startswith('predtron.'))))")
+    result = _python(code, *HEAVY, "numpy")
+    assert result.returncode == 0, result.stderr
+    heavy, submodules = result.stdout.split("\n")[:2]
+    assert heavy == ""  # neither scikit-learn, Dask, tqdm nor even numpy
+    assert submodules == "predtron._version"
+
+
+def test_every_exported_name_imports():
+    code = ("import predtron, sys\n"
+            "for name in sys.argv[1:]:\n"
+            "    exec(f'from predtron import {name} as value')\n"
+            "    assert value is getattr(predtron, name) and name in dir(predtron), name\n"
+            "print('ok')")
+    result = _python(code, *predtron.__all__)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ok\n"
+    assert {"Predtron", "save", "load", "sklearn", "__version__"} <= set(predtron.__all__)
+
+
+def test_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        predtron.Nope  # noqa: B018
+
+
+def test_load_finds_every_saveable_class_in_a_fresh_process(tmp_path):
+    from predtron.baselines import PRank
+    from predtron.sklearn import PredtronRanker
+
+    X = np.random.default_rng(1).normal(size=(30, 4))
+    grades = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    predtron.save(PredtronRanker(epochs=2, random_state=0).fit(X, grades, group=[10, 10, 10]), tmp_path / "ranker")
+    predtron.save(PRank(n_levels=3).fit(X, grades), tmp_path / "prank")
+    for name in ("ranker", "prank"):
+        result = _python("import sys, predtron; print(type(predtron.load(sys.argv[1])).__name__)",
+                         str(tmp_path / f"{name}.npz"))
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == {"ranker": "PredtronRanker", "prank": "PRank"}[name]
+
+
+# ------------------------------------------------------------------ Ctrl-C
+@pytest.fixture(scope="module")
+def long_file(tmp_path_factory) -> Path:
+    """A classification file whose fit (many passes, early stopping off) runs far longer than the test waits."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 30)).round(4)
+    y = np.where(X @ rng.normal(size=30) > 0, 1, -1)
+    path = tmp_path_factory.mktemp("sigint") / "train.svm"
+    with path.open("w") as out:
+        for row, label in zip(X, y, strict=True):
+            out.write(f"{label} " + " ".join(f"{j + 1}:{v}" for j, v in enumerate(row)) + "\n")
+    return path
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("flags", [[], ["--stream", "--chunk-rows", "500", "--cache", "CACHE"], ["--workers", "2"]],
+                         ids=["memory", "stream", "workers"])
+def test_ctrl_c_exits_130_with_one_line_and_harms_no_file(long_file, tmp_path, flags):
+    model = tmp_path / "m.npz"
+    model.write_bytes(b"the user's previous model")
+    before = _digest(model)
+    flags = [str(tmp_path / "train.cache") if flag == "CACHE" else flag for flag in flags]
+    for delay in (0.4, 1.5, 3.0, 5.0):
+        process = subprocess.Popen([sys.executable, "-m", "predtron", "fit", str(long_file), "--task", "classify",
+                                    "--model", str(model), "--epochs", "100000", "--no-early-stopping", *flags],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 130, (delay, process.returncode, err[-2000:])
+        # one line: the command's, or the entry point's while the command line is still being imported
+        assert err in ("predtron fit: interrupted\n", "predtron: interrupted\n"), (delay, err[-2000:])
+        assert out == ""
+        assert _digest(model) == before
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left <= {"m.npz", "train.cache"}, (delay, left)  # no temporary, no partial cache
+        (tmp_path / "train.cache").unlink(missing_ok=True)  # a complete cache (the first pass ended); start again
+
+
+# ------------------------------------------------------------------ standard input
+def test_dash_reads_standard_input(long_file, tmp_path):
+    text = "".join(long_file.read_text().splitlines(keepends=True)[:200])
+    (tmp_path / "small.svm").write_text(text)
+    common = ["--task", "classify", "--epochs", "3", "--quiet"]
+    by_path = subprocess.run([sys.executable, "-m", "predtron", "fit", str(tmp_path / "small.svm"), *common,
+                              "--model", str(tmp_path / "a")], env=_env(), capture_output=True, text=True, check=False)
+    by_stdin = subprocess.run([sys.executable, "-m", "predtron", "fit", "-", *common, "--model", str(tmp_path / "b")],
+                              env=_env(), capture_output=True, text=True, input=text, check=False)
+    assert by_path.returncode == 0 and by_stdin.returncode == 0, by_stdin.stderr
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()  # same rows, default seed 0
+    predicted = subprocess.run([sys.executable, "-m", "predtron", "predict", "-", "--model", str(tmp_path / "a")],
+                               env=_env(), capture_output=True, text=True, input=text, check=False)
+    assert predicted.returncode == 0, predicted.stderr
+    assert len(predicted.stdout.splitlines()) == 200
