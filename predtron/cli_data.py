@@ -351,24 +351,40 @@ def stream_chunks(path, task: str, options: ReadOptions, n_features: int | None 
 
 
 def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=None):
-    """A first pass over a training file: ``(n_features, labels, n_rows)``; ``labels`` are the sorted
-    distinct labels for the tasks whose streamed fit needs its classes (else ``None``).
+    """What a streamed fit must know before its first chunk: ``(n_features, labels, n_rows)``;
+    ``labels`` are the sorted distinct labels for the tasks whose streamed fit needs its classes
+    (else ``None``).
 
-    This is the one place the command line makes a second pass; a fast label-only scan of the
-    file can replace the parse here.
+    This is the one place the command line reads a training file before fitting it.  An
+    svmlight/LETOR file is not parsed: :func:`predtron.data.scan_labels` reads each line's label
+    and last feature index from the bytes (several times faster than a parse; the fit's first
+    epoch then parses the file, and reports any malformed line).  Another format is parsed once
+    (and cached when ``cache`` is given).  Giving ``--n-features`` and ``--classes`` skips it.
     """
     import numpy as np
 
-    width, labels, rows = 0, [], 0
-    for X, y, _ in stream_chunks(path, task, options, None, cache=cache, on_progress=on_progress):
-        width = max(width, X.shape[1])
-        rows += len(y)
-        if TASKS[task].classes:
-            labels.append(np.unique(y))
+    fmt = check_format(path, task, options)
+    if fmt == "svmlight":
+        from predtron.data import scan_labels
+
+        with _flags_in_errors():
+            scan = scan_labels(path, zero_based=bool(options.zero_based))
+        if on_progress is not None:
+            on_progress(Path(path).stat().st_size)
+        width, rows = scan.n_features, scan.n_rows
+        labels = scan.labels if TASKS[task].classes else None
+    else:
+        width, found, rows = 0, [], 0
+        for X, y, _ in stream_chunks(path, task, options, None, cache=cache, on_progress=on_progress):
+            width = max(width, X.shape[1])
+            rows += len(y)
+            if TASKS[task].classes:
+                found.append(np.unique(y))
+        labels = np.unique(np.concatenate(found)) if found else None
     if width == 0:
         raise ValueError(f"{path}: no line gives a feature value, so the number of features is unknown; pass "
                          "--n-features")
-    return width, (np.unique(np.concatenate(labels)) if labels else None), rows
+    return width, labels, rows
 
 
 def as_labels(y):
