@@ -1,4 +1,4 @@
-"""The background compiler of :mod:`predtron.engine.jit`: run as ``python -m predtron.engine._compile_worker``.
+"""The background compiler of :mod:`predtron.engine.jit` (which starts it as ``predtron.engine._compile_worker``).
 
 Reads one request per line on standard input (JSON: ``{"id", "module", "name", "signature",
 "priority"}``, the signature encoded by :func:`predtron.engine.jit.encode_signature`),
