@@ -16,6 +16,10 @@ from predtron.problems import Binary, BinaryReject, General, Multiclass, Multila
 # tests/test_engine.py, which set the policy they check).
 if "PREDTRON_JIT" not in os.environ and jit.POLICY == "auto":
     jit.POLICY = "always"
+# The command-line tests start many short processes: without this, each one finding a kernel
+# missing would start a background compile worker that outlives it (tests/test_background_compile.py
+# checks the worker, clearing this variable for its own processes).
+os.environ.setdefault("PREDTRON_JIT_BACKGROUND", "0")
 
 # CI runs the property tests on a fixed set of examples, so a submission's result does not
 # depend on the draw; local runs keep exploring new examples.

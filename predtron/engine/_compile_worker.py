@@ -1,4 +1,4 @@
-"""The background compiler of :mod:`predtron.engine.jit`: run as ``python -m predtron.engine._compile_worker``.
+"""The background compiler of :mod:`predtron.engine.jit` (which starts it as ``predtron.engine._compile_worker``).
 
 Reads one request per line on standard input (JSON: ``{"id", "module", "name", "signature",
 "priority"}``, the signature encoded by :func:`predtron.engine.jit.encode_signature`),
@@ -16,6 +16,10 @@ import json
 import queue
 import sys
 import threading
+import time
+
+#: Seconds to wait after a request arrives at an idle worker before choosing what to compile.
+SETTLE = 0.05
 
 
 def _read(requests: queue.Queue) -> None:
@@ -38,6 +42,7 @@ def main() -> int:
                 ended = True
                 continue
             waiting.append(item)
+            time.sleep(SETTLE)  # the requests of one call come together: choose among them
         while True:  # everything that has arrived meanwhile
             try:
                 item = requests.get_nowait()

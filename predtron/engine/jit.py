@@ -10,8 +10,9 @@ this process, or found in the disk cache).  Otherwise the twin runs, and the ker
 compiled off the caller's path:
 
 * **In the background** (the default): the first call that finds the kernel missing asks
-  one compile worker per process (``python -m predtron.engine._compile_worker``, started
-  then, in its own session so that Ctrl-C in the terminal does not reach it) to compile it
+  one compile worker per process (:mod:`predtron.engine._compile_worker`, started then, in
+  its own session so that Ctrl-C in the terminal does not reach it, importing the engine
+  only) to compile it
   for that signature into numba's disk cache, and the twin keeps running meanwhile; the
   first call after the worker has answered loads the kernel from the cache (milliseconds).
   A single call whose work alone costs more than a compilation (``budget`` in the kernel's
@@ -114,6 +115,14 @@ def decode_signature(encoded: list) -> tuple:
 
 
 # ------------------------------------------------------------------------- the compile worker
+#: How the worker starts: ``predtron`` as a bare package (this one, by its folder), so that
+#: importing the engine, which imports nothing else of the package, does not import the rest
+#: (scikit-learn and all: seconds before the first compilation could start).
+_BOOT = ("import runpy, sys, types; package = types.ModuleType('predtron'); package.__path__ = [sys.argv[1]]; "
+         "sys.modules['predtron'] = package; del sys.argv[1]; "
+         "runpy.run_module('predtron.engine._compile_worker', run_name='__main__', alter_sys=True)")
+
+
 class _Worker:
     """The background compiler of this process: started on the first request, one request
     per line to its standard input, one answer per line read by a daemon thread."""
@@ -150,13 +159,12 @@ class _Worker:
     def _start(self) -> bool:
         if self._process is not None:
             return True
-        root = str(Path(__file__).resolve().parents[2])  # the folder holding this predtron
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
         env["PREDTRON_JIT_BACKGROUND"] = "0"
+        flags = ["-P"] if sys.version_info >= (3, 11) else []  # the current folder cannot shadow a module
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "predtron.engine._compile_worker"], stdin=subprocess.PIPE,
+                [sys.executable, *flags, "-c", _BOOT, str(Path(__file__).resolve().parents[1])], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1,
                 start_new_session=True)
         except (OSError, ValueError):
