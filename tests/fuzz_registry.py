@@ -1296,6 +1296,8 @@ _STREAM_CLI = ("a step of the command line's --stream/--checkpoint options, call
 _ENGINE = ("compiled kernel of predtron.engine (or its exact NumPy twin) behind the public boundary: its arrays come "
            "from the problems' EngineSpec constructors and validated Inputs; tests/test_engine.py, "
            "tests/test_fast_loop.py and tests/test_compiled_kernels.py check it against its twin and reference_fit")
+_COMPILE_WORKER = ("the background compile worker's plumbing (numba types to text and back, waiting for its answers): "
+                   "tests/test_background_compile.py runs it in fresh interpreters with empty numba caches")
 _DASK = ("needs a running Dask cluster: tests/test_dask.py runs it on a real distributed.LocalCluster, with the "
          "malformed inputs it refuses (queries split across partitions, bad options, a killed worker)")
 
@@ -1307,6 +1309,9 @@ EXCLUDED: dict[str, str] = {
     "predtron.engine.grade_dp.grade_dp_covers": _ENGINE,
     "predtron.engine.grade_dp.grade_dp_is_cheap": _ENGINE,
     "predtron.engine.jit.Tiered": _ENGINE,
+    "predtron.engine.jit.decode_signature": _COMPILE_WORKER,
+    "predtron.engine.jit.encode_signature": _COMPILE_WORKER,
+    "predtron.engine.jit.wait_for_background": _COMPILE_WORKER,
     "predtron.engine.ranking.pass_documents": _ENGINE,
     "predtron.engine.run.run_pass": _ENGINE,
     "predtron.engine.scans._finite_max_abs": _ENGINE,
