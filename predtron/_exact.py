@@ -23,6 +23,8 @@ _HALF = 26
 
 #: ``bincount`` adds its float64 weights (below ``2**27`` in magnitude) exactly for this many rows.
 _ROWS = 1 << 25
+#: Values per block of :meth:`ExactSums.add`.
+_BLOCK = 1 << 18
 #: Above this many bins (columns times exponents) the bins are found by sorting, not counted.
 _DENSE_BINS = 1 << 22
 
@@ -63,29 +65,37 @@ class ExactSums:
     def add(self, values) -> ExactSums:
         """Add the rows of ``values`` (shape ``(n, width)``, or ``(n,)`` when ``width`` is 1)."""
         V = np.asarray(values, dtype=np.float64).reshape(-1, self.width)
-        for start in range(0, V.shape[0], _ROWS):
-            self._add_block(V[start:start + _ROWS])
+        size = self.width * _BINS
+        if size > _DENSE_BINS:
+            for start in range(0, V.shape[0], _ROWS):
+                hi, lo, keys = self._split(V[start:start + _ROWS])
+                block_keys, inverse = np.unique(keys, return_inverse=True)
+                self._merge(block_keys.astype(np.int64),
+                            np.bincount(inverse, weights=hi, minlength=len(block_keys)).astype(np.int64),
+                            np.bincount(inverse, weights=lo, minlength=len(block_keys)).astype(np.int64))
+            return self
+        # Dense bins: running float64 tables, exact while a bin holds fewer than 2**26 values (each
+        # below 2**27), merged as integers every _ROWS rows.
+        rows = max(1, min(_ROWS, _BLOCK // self.width))  # blocks whose temporaries stay in the cache
+        for outer in range(0, V.shape[0], _ROWS):
+            hs, ls = np.zeros(size), np.zeros(size)
+            for start in range(outer, min(V.shape[0], outer + _ROWS), rows):
+                hi, lo, keys = self._split(V[start:start + rows])
+                hs += np.bincount(keys, weights=hi, minlength=size)
+                ls += np.bincount(keys, weights=lo, minlength=size)
+            used = np.flatnonzero((hs != 0) | (ls != 0))
+            self._merge(used.astype(np.int64), hs[used].astype(np.int64), ls[used].astype(np.int64))
         return self
 
-    def _add_block(self, V: np.ndarray) -> None:
+    def _split(self, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(hi, lo, keys)`` of the values: ``m * 2**53 = hi * 2**26 + lo`` with integer ``hi``, ``lo``
+        held exactly as floats, and each value's bin (column and binary exponent); a zero adds
+        nothing to its bin, whatever its exponent."""
         m, e = np.frexp(V)
-        # m * 2**53 = hi * 2**26 + lo with integer hi, lo, both held exactly as floats (a zero adds
-        # nothing to its bin, whatever its exponent).
         hi = np.floor(m * 134217728.0)  # 2**27
         lo = m * 9007199254740992.0 - hi * 67108864.0  # 2**53, 2**26
-        keys = e + (np.arange(self.width, dtype=np.int32) * _BINS + _OFFSET)[None, :]
-        keys = keys.ravel()
-        if self.width * _BINS <= _DENSE_BINS:
-            size = self.width * _BINS
-            hs = np.bincount(keys, weights=hi.ravel(), minlength=size)
-            ls = np.bincount(keys, weights=lo.ravel(), minlength=size)
-            used = np.flatnonzero((hs != 0) | (ls != 0))
-            block_keys, hs, ls = used, hs[used], ls[used]
-        else:
-            block_keys, inverse = np.unique(keys, return_inverse=True)
-            hs = np.bincount(inverse, weights=hi.ravel(), minlength=len(block_keys))
-            ls = np.bincount(inverse, weights=lo.ravel(), minlength=len(block_keys))
-        self._merge(block_keys.astype(np.int64), hs.astype(np.int64), ls.astype(np.int64))
+        keys = np.add(e, (np.arange(self.width, dtype=np.intp) * _BINS + _OFFSET)[None, :], dtype=np.intp)
+        return hi.ravel(), lo.ravel(), keys.ravel()
 
     def _merge(self, keys: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
         merged, inverse = np.unique(np.concatenate([self.keys, keys]), return_inverse=True)

@@ -1,13 +1,16 @@
 """The Predtron on a Dask cluster: iterative parameter mixing (McDonald, Hall and Mann, 2010).
 
-* :mod:`predtron.dask.mixing` -- the training loop on Dask futures: one pass per shard from
-  the mixed parameters, then mixing (uniform or loss-weighted);
+* :mod:`predtron.dask.mixing` -- :func:`~predtron.dask.mixing.client_map`, the map over shards
+  on Dask futures that :func:`predtron.mixing.iterative_parameter_mixing` (the loop, which
+  knows nothing of Dask) runs;
 * :mod:`predtron.dask.estimators` -- :class:`DaskPredtronClassifier`,
   :class:`DaskPredtronMultilabelClassifier`, :class:`DaskPredtronOrdinalClassifier` and
   :class:`DaskPredtronRanker` (the convention of ``lightgbm.dask``), with ``to_local()``;
-* :mod:`predtron.dask.cli` -- ``predtron fit ... --workers N`` / ``--scheduler ADDRESS``.
+* :mod:`predtron.dask.cli` -- ``predtron fit ... --workers N`` / ``--scheduler ADDRESS``, and
+  :func:`~predtron.dask.cli.fit_files_on_cluster` (several files or a glob, read by the workers).
 
-Requires ``dask`` and ``distributed`` (pinned in ``requirements.txt``).
+Requires ``dask`` and ``distributed`` (``pip install predtron[dask]``; pinned in
+``requirements.txt``).
 """
 
 import importlib

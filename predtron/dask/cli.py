@@ -130,7 +130,7 @@ def expand_paths(paths) -> list[str]:
 
 def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None = None,
                          scheduler: str | None = None, client=None, mixing: str = "uniform",
-                         mixing_rounds: int = 2, file_options: dict | None = None, checkpoint=None,
+                         mixing_rounds: int = 8, file_options: dict | None = None, checkpoint=None,
                          resume: bool = False, progress=None):
     """Fit the estimator of ``task`` on files that the workers read themselves (one shard per
     file; the command never holds the data); returns the in-memory estimator (``to_local()``).

@@ -250,7 +250,7 @@ def _dask_signature(local_cls):
     """The local estimator's constructor parameters plus ``client`` and ``mixing``."""
     signature = inspect.signature(local_cls.__init__)
     extra = [inspect.Parameter("mixing", inspect.Parameter.KEYWORD_ONLY, default="uniform"),
-             inspect.Parameter("mixing_rounds", inspect.Parameter.KEYWORD_ONLY, default=2),
+             inspect.Parameter("mixing_rounds", inspect.Parameter.KEYWORD_ONLY, default=8),
              inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None)]
     return signature.replace(parameters=[*signature.parameters.values(), *extra])
 
@@ -598,14 +598,15 @@ _DOC = """{what} fitted by iterative parameter mixing on a Dask cluster.
     mixing : {{"uniform", "loss"}}, default "uniform"
         Weights of the shards' parameters at the end of every epoch: equal, or proportional
         to the loss each shard suffered in its pass (:mod:`predtron.dask.mixing`).
-    mixing_rounds : int, default 2
+    mixing_rounds : int, default 8
         Mixing rounds per epoch: each shard's pass is cut into this many segments and the
         parameters are mixed after each (:func:`predtron.mixing.iterative_parameter_mixing`;
         the proof of Theorem 1 for the mixed loss covers any mixing round).  Measured by
-        ``benchmarks/dask_scaling.py --accuracy`` (100,000 sparse rows, 5% flipped labels, 3
-        epochs, seeds 0 and 1): once per epoch, 2 and 4 shards ended up to 0.019 below the
-        serial fit's training accuracy; twice, within 0.008 for both (4 rounds: within 0.0091).
-        With one shard any value is the serial fit, bit for bit.
+        ``benchmarks/dask_scaling.py --accuracy`` (sparse binary data, 5% flipped labels, 3
+        epochs, the defaults; training accuracy below the serial fit's, 2 / 4 shards): mixing
+        once per epoch, 0.011 / 0.012 at 250,000 rows (0.016 / 0.019 at 100,000); twice, 0.010 /
+        0.018; 4 rounds, 0.003 / 0.003 (up to 0.009 at 100,000); 8 rounds, 0.001 / 0.003 (up to
+        0.008 at 100,000).  With one shard any value is the serial fit, bit for bit.
     client : distributed.Client or None, default None
         The cluster (``None``: the current client).
 

@@ -88,7 +88,9 @@ _COMMON_DOC_TEXT = """
 #: What every ``partial_fit`` docstring says of scaling and the step (its ``{partial_scaling}``).
 _PARTIAL_SCALING_DOC = """        Feature scaling and the step: with ``standardize=True`` the scaling statistics, and
         with ``eta="auto"`` Theorem 1's step, are estimated from the first batch and then
-        frozen (give a first batch that represents the data, or fit the scaling beforehand);
+        frozen (give a first batch that represents the data, or give the whole stream's
+        statistics first: ``preset_statistics``, ``predtron.streaming.fit_passes(...,
+        statistics=True)``);
         with ``standardize=False`` and a numeric ``eta``, ``partial_fit`` over the batches of
         a data set in order is exactly ``fit`` with ``shuffle=False`` and ``epochs=1``, and
         repeating the batches ``k`` times is ``fit`` with ``shuffle=False``, ``epochs=k`` and
