@@ -197,8 +197,10 @@ def estimator_params(own: dict[str, object] | None = None, constraints: dict[str
 
 
 def _weights(sample_weight, n: int) -> dict:
-    """``{"sample_weight": w}`` with ``w`` checked once (one non-negative finite number per row),
-    or ``{}`` without weights: the learner is given the keyword only when there are weights."""
+    """``{"sample_weight": w}`` with ``w`` one non-negative finite number per instance of the core
+    learner (a row, or a query for ranking: the estimators turn their per-row weights into these,
+    see :mod:`predtron.sklearn._weights`), or ``{}`` without weights: the learner is given the
+    keyword only when there are weights."""
     if sample_weight is None:
         return {}
     return {"sample_weight": check_sample_weight(sample_weight, n)}
@@ -232,7 +234,7 @@ class _PredtronEstimator(BaseEstimator):
         if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
             X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
             target = problem.check_labels(target, X)
-        weights = _weights(sample_weight, X.X.shape[0] if hasattr(X, "offsets") else X.n)  # per row
+        weights = _weights(sample_weight, X.n)  # one per instance (per query, for ranking)
         learner, stopper = self.learner_, self._stopper()
         orders = EpochOrders(learner.random_state) if self.shuffle else None
         with tqdm(total=self.epochs * X.n, disable=not self.verbose, unit="ex", leave=True,
@@ -396,7 +398,7 @@ class _PredtronEstimator(BaseEstimator):
             inputs = DocumentInputs(_canonical(X), offsets)
         else:
             inputs = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
-        weights = _weights(sample_weight, inputs.n if offsets is None else X.shape[0])
+        weights = _weights(sample_weight, inputs.n)  # one per instance (per query, for ranking)
         self.learner_.partial_fit_inputs(inputs, problem.check_labels(target, inputs), **weights)
 
     def _validate_X(self, X, reset: bool):

@@ -1,5 +1,7 @@
 """``sample_weight`` of the estimators' ``fit`` and ``partial_fit``: checked once, per row, and
-handed to the core learner (:mod:`predtron.learners.base`, "Sample weights").
+handed, one per instance, to the core learner through the shared fit path
+(:meth:`_PredtronEstimator._fit_learner`, :meth:`_PredtronEstimator._partial_pass`; the weighted
+pass is :mod:`predtron.learners.base`, "Sample weights").
 
 A row of weight ``w`` makes its loss, and so its step, ``w`` times the unweighted one; a row of
 weight 0 changes nothing.  The feature scaling (``standardize=True``) and ``eta="auto"`` are
@@ -12,8 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from predtron.learners.base import check_sample_weight
-from predtron.scoring import Inputs, VectorInputs
-from predtron.sklearn._checks import _canonical
 
 
 def _row_weights(sample_weight, n_rows: int, *, fitting: bool) -> np.ndarray | None:
@@ -34,35 +34,3 @@ def _query_weights(weights: np.ndarray | None, offsets: np.ndarray) -> np.ndarra
                          f"{query} (rows {offsets[query]}-{offsets[query + 1] - 1}) has weights "
                          f"{weights[offsets[query]:offsets[query + 1]][:5].tolist()}")
     return per_query
-
-
-class _SampleWeightMixin:
-    """``_fit_learner`` and ``_partial_pass`` of the shared estimator base with a ``sample_weight``
-    (one weight per example of the core learner, already checked).  Without weights both are the
-    base's own methods; with weights they run the same steps and hand the weights to the core
-    learner's ``fit_inputs`` / ``partial_fit``."""
-
-    def _fit_learner(self, problem, X, target, sample_weight=None) -> None:
-        if sample_weight is None:
-            super()._fit_learner(problem, X, target)
-            return
-        self.learner_ = self._learner(problem)
-        if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
-            X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
-            target = problem.check_labels(target, X)
-        self.learner_.fit_inputs(X, target, epochs=self.epochs, verbose=self.verbose, callback=self._stopper(),
-                                 sample_weight=sample_weight)
-        self.n_iter_ = self.learner_.n_epochs_
-
-    def _partial_pass(self, first: bool, X, target, offsets=None, sample_weight=None, **split) -> None:
-        if sample_weight is None:
-            super()._partial_pass(first, X, target, offsets, **split)
-            return
-        if first:
-            X = self._fit_scaler(X)
-            problem = self._problem()
-            self.eta_ = self._resolve_eta(problem, X, target, offsets)
-            self.learner_ = self._learner(problem)
-        else:
-            X = self._transform(X)
-        self.learner_.partial_fit(X, target, **split, sample_weight=sample_weight)

@@ -13,7 +13,7 @@ from predtron.problems.general import check_loss_matrix
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _check_score_input, _saved_classes
 from predtron.sklearn._coef import _LinearCoefMixin
-from predtron.sklearn._weights import _row_weights, _SampleWeightMixin
+from predtron.sklearn._weights import _row_weights
 
 __all__ = ["PredtronClassifier"]
 
@@ -29,7 +29,7 @@ def _reject_cost(value, name: str) -> None:
 @estimator_params({"cost_matrix": None, "reject_cost": None, "reject_label": -1},
                   {"cost_matrix": None, "reject_cost": _reject_cost, "reject_label": None})
 @saveable
-class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWeightMixin, _PredtronEstimator):
+class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronEstimator):
     """Binary and multiclass classification with the Predtron.
 
     Two classes use :class:`~predtron.problems.Binary` (the perceptron), more use

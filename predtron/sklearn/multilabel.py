@@ -15,7 +15,7 @@ from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _check_input, _check_score_input, _Count, _saved_classes
 from predtron.sklearn._coef import _LinearCoefMixin
-from predtron.sklearn._weights import _row_weights, _SampleWeightMixin
+from predtron.sklearn._weights import _row_weights
 
 __all__ = ["PredtronMultilabelClassifier"]
 
@@ -65,7 +65,7 @@ def _check_indicator(Y: np.ndarray) -> np.ndarray:
 @estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-2},
                   {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": None, "beta": None})
 @saveable
-class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _SampleWeightMixin, _PredtronEstimator):
+class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronEstimator):
     """Multilabel classification with the Predtron (:class:`~predtron.problems.Multilabel`).
 
     Labels are an indicator matrix ``Y`` of shape ``(n_samples, n_labels)``; the learner

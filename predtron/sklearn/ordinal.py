@@ -12,14 +12,14 @@ from predtron.problems import Ordinal
 from predtron.sklearn._base import _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _check_score_input, _saved_classes
 from predtron.sklearn._coef import _OrdinalCoefMixin
-from predtron.sklearn._weights import _row_weights, _SampleWeightMixin
+from predtron.sklearn._weights import _row_weights
 
 __all__ = ["PredtronOrdinalClassifier"]
 
 
 @estimator_params()
 @saveable
-class PredtronOrdinalClassifier(ClassifierMixin, _OrdinalCoefMixin, _SampleWeightMixin, _PredtronEstimator):
+class PredtronOrdinalClassifier(ClassifierMixin, _OrdinalCoefMixin, _PredtronEstimator):
     """Ordinal regression with the Predtron (:class:`~predtron.problems.Ordinal`).
 
     The sorted distinct labels of ``y`` (numbers, or anything sortable such as ``1..5``

@@ -14,7 +14,7 @@ from predtron.scoring import DocumentInputs
 from predtron.sklearn._base import _at_least_one, _optional, _PredtronEstimator, estimator_params
 from predtron.sklearn._checks import _canonical, _check_input, _check_score_input, _Offsets
 from predtron.sklearn._coef import _RankerCoefMixin
-from predtron.sklearn._weights import _query_weights, _row_weights, _SampleWeightMixin
+from predtron.sklearn._weights import _query_weights, _row_weights
 
 __all__ = ["PredtronRanker"]
 
@@ -29,7 +29,7 @@ def _position_values(value, name: str) -> None:
                   {"f": _position_values, "k": _at_least_one, "train_k": _optional(_at_least_one)},
                   exclude=("fit_intercept",))
 @saveable
-class PredtronRanker(_RankerCoefMixin, _SampleWeightMixin, _PredtronEstimator):
+class PredtronRanker(_RankerCoefMixin, _PredtronEstimator):
     """Learning to rank with the Predtron (:class:`~predtron.problems.SubsetRanking`).
 
     Like LightGBM's ``LGBMRanker``: ``fit(X, y, group=...)`` or ``fit(X, y, qid=...)`` on
