@@ -375,7 +375,9 @@ def _add_fit(commands, full: bool) -> None:
         return
     from predtron.dask.cli import add_cluster_options
 
-    fit.add_argument("data", metavar="TRAIN", help="the training file ('-': standard input)")
+    fit.add_argument("data", metavar="TRAIN", nargs="+",
+                     help="the training file ('-': standard input); with --workers or --scheduler, several files "
+                          "or glob patterns that the workers read themselves (one shard per file)")
     _add_model_option(fit, "fit")
     progress = fit.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
@@ -646,12 +648,77 @@ def _save(model, path: Path) -> Path:
 
 
 # ------------------------------------------------------------------ commands
+def _cluster_files(args) -> bool:
+    """Whether ``fit`` was given several files or a glob pattern (a fit on a cluster whose workers
+    read the files); several files without a cluster are refused."""
+    from predtron.dask.cli import is_pattern
+
+    several = len(args.data) > 1 or any(is_pattern(d) for d in args.data)
+    if several and args.workers is None and args.scheduler is None:
+        raise CommandError(f"several training files ({len(args.data)} given) or a glob pattern need a cluster: "
+                           "add --workers N or --scheduler ADDRESS (each worker then reads its own files), or give "
+                           "one file")
+    if several and ("-" in args.data):
+        raise CommandError("'-' (standard input) cannot be one of several training files")
+    return several
+
+
+def _fit_files_on_cluster(args, path) -> int:
+    """``predtron fit FILE... --workers N``: the workers read their shards (one per file); the command
+    holds only the mixed parameters, checkpointed after every epoch with ``--checkpoint``."""
+    from predtron.dask.cli import expand_paths, fit_files_on_cluster
+
+    refused = [flag for flag, value in (("--stream", args.stream), ("--cache", args.cache),
+                                        ("--classes", args.classes), ("--shards", args.shards)) if value]
+    if refused:
+        raise CommandError(f"{refused[0]} does not apply to a fit of several files on a cluster (one shard per file)")
+    files = expand_paths(args.data)
+    inputs = {f"the data file {f}": f for f in files}
+    _check_output(path, "--model", inputs)
+    _check_output(args.checkpoint, "--checkpoint", inputs, folder=True)
+    _watch_temporaries(args.checkpoint, folder=True)
+    params = estimator_params(args.task, args)
+    check_params(args.task, params)
+    verbose = sys.stderr.isatty() if args.progress is None else args.progress
+    file_options = {"zero_based": True} if args.zero_based and args.task != "multilabel" else {}
+    if args.n_features is not None:
+        file_options["n_features"] = args.n_features
+    if args.task == "multilabel":
+        file_options = {k: v for k, v in (("n_labels", args.labels), ("xml", args.xml)) if v is not None}
+    bar = None
+    if verbose:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=params.get("epochs") or TASK_TABLE[args.task].estimator_class().epochs, unit="epoch",
+                   desc="mixing", leave=True)
+    try:
+        model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
+                                     mixing=args.mixing or "uniform", file_options=file_options,
+                                     checkpoint=args.checkpoint, resume=args.resume,
+                                     progress=None if bar is None else (lambda epoch: bar.update(epoch - bar.n)))
+    except ValueError as exc:
+        raise CommandError(_with_flags(str(exc))) from None
+    finally:
+        if bar is not None:
+            bar.n = bar.total = max(bar.n, 1)
+            bar.close()
+    _save(model, path)
+    if args.progress is not False:
+        print(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} epochs); "
+              f"saved {path}")
+    return 0
+
+
+
 def run_fit(args) -> int:
     """``predtron fit``: check the outputs, read, fit, save (the model file is replaced only by a complete model)."""
     from predtron.cli_stream import StreamFit, checkpointed_fit, stream_fit
     from predtron.dask.cli import cluster_requested
 
     path = model_path(args.model)
+    if _cluster_files(args):
+        return _fit_files_on_cluster(args, path)
+    args.data = args.data[0]
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
     _check_output(args.cache, "--cache", {**inputs, "--model": path})

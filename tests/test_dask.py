@@ -459,3 +459,28 @@ def test_a_glob_of_files_is_fitted_where_the_files_are(client, tmp_path):
     _assert_same(local, direct.to_local())
     with pytest.raises(ValueError, match="matches no file"):
         expand_paths(str(tmp_path / "none-*.svm"))
+
+
+def test_command_line_fits_several_files_on_the_workers(client, tmp_path):
+    """``predtron fit A B --scheduler ...``: the workers read the files (one shard each); the model is
+    the Dask estimator's fit on those files, a glob names the same files, and the mixed parameters
+    are checkpointed after every epoch."""
+    X, scores = _data(7, n=300)
+    X = np.round(X, 3)
+    y = np.argmax(scores, axis=1)
+    paths = [tmp_path / "part-0.svm", tmp_path / "part-1.svm"]
+    _write_svmlight(paths[0], X[:160], y[:160])
+    _write_svmlight(paths[1], X[160:], y[160:])
+    common = ["--task", "classify", "--seed", "2", "--epochs", "4", "--n-features", "6", "--quiet",
+              "--scheduler", client.scheduler.address]
+    assert main(["fit", *map(str, paths), *common, "--model", str(tmp_path / "files.npz"),
+                 "--checkpoint", str(tmp_path / "ckpt")]) == 0
+    library = DaskPredtronClassifier(random_state=2, epochs=4, client=client).fit(
+        [str(p) for p in paths], file_options={"n_features": 6})
+    _assert_same(load(tmp_path / "files.npz"), library.to_local())
+    assert (tmp_path / "ckpt" / "progress.json").is_file()
+    assert main(["fit", str(tmp_path / "part-*.svm"), *common, "--model", str(tmp_path / "glob.npz")]) == 0
+    _assert_same(load(tmp_path / "glob.npz"), library.to_local())
+    # several files need a cluster; nothing is written
+    assert main(["fit", *map(str, paths), "--task", "classify", "--model", str(tmp_path / "x.npz")]) == 1
+    assert not (tmp_path / "x.npz").exists()

@@ -20,14 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from predtron.cli_stream import positive_int
+from predtron.cli_data import positive_int
+from predtron.tasks import TASKS
 
-DASK_ESTIMATORS = {
-    "classify": "DaskPredtronClassifier",
-    "multilabel": "DaskPredtronMultilabelClassifier",
-    "ordinal": "DaskPredtronOrdinalClassifier",
-    "rank": "DaskPredtronRanker",
-}
+
+def is_pattern(path) -> bool:
+    """Whether ``path`` is a glob pattern (``*``, ``?`` or ``[``), which :func:`expand_paths` expands."""
+    return any(c in str(path) for c in "*?[")
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
@@ -138,8 +137,8 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
     Parameters
     ----------
     task : {"classify", "multilabel", "ordinal", "rank"}
-        The estimator (:data:`DASK_ESTIMATORS`); svmlight files, ARFF for ``multilabel``, LETOR
-        for ``rank``.
+        The estimator (``predtron.tasks.TASKS[task].dask_estimator_class``); svmlight files,
+        ARFF for ``multilabel``, LETOR for ``rank``.
     paths : path, glob pattern, or list of them
         The training files (:func:`expand_paths`).
     params : dict
@@ -155,13 +154,11 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
         The mixed parameters after every epoch in the directory ``checkpoint``; continue from
         them; ``progress(epoch)`` after every epoch (see the Dask estimators' ``fit``).
     """
-    import predtron.dask as pdask
 
     files = expand_paths(paths)
     where = contextlib.nullcontext(client) if client is not None else cluster_client(workers, scheduler)
     with where as active:
-        model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing, mixing_rounds=mixing_rounds,
-                                                       client=active)
+        model = TASKS[task].dask_estimator_class(**params, mixing=mixing, mixing_rounds=mixing_rounds, client=active)
         model.fit(files, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
         return model.to_local()
 
@@ -169,13 +166,12 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
 def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
                    scheduler: str | None = None, shards: int | None = None, mixing: str | None = None):
     """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator."""
-    import predtron.dask as pdask
 
     with cluster_client(workers, scheduler) as client:
         n_shards = shards or max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
         bounds = shard_bounds(X.shape[0], n_shards, group)
         Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
-        model = getattr(pdask, DASK_ESTIMATORS[task])(**params, mixing=mixing or "uniform", client=client)
+        model = TASKS[task].dask_estimator_class(**params, mixing=mixing or "uniform", client=client)
         if task == "rank":
             model.fit(Xd, yd, group=group)
         else:
