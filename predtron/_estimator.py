@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -143,6 +145,27 @@ def run_epochs(one_pass, epochs: int, *, first: int = 1, stop=None, after=()) ->
         if stopped:
             break
     return epoch, stopped
+
+
+@contextmanager
+def epoch_progress(verbose: bool, epochs: int, n: int, *, unit: str = "ex", desc: str | None = None) -> Iterator:
+    """The progress bar of an in-memory fit of at most ``epochs`` passes over ``n`` items (examples,
+    or queries with ``unit="query"``), on stderr: a ``tqdm`` bar when ``verbose``, else ``None``
+    (``tqdm`` is imported only then, so that commands that fit nothing never load it).
+
+    A fit that ends before its last pass (early stopping, a callback) ends its bar at 100%: the
+    total becomes the items done.  An exception (Ctrl-C) leaves the bar where the fit stopped.
+    """
+    if not verbose:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=epochs * n, unit=unit, leave=True, desc=desc) as bar:
+        yield bar
+        if bar.n < bar.total:  # fewer passes than the most allowed: what was done is the whole
+            bar.total = bar.n
+            bar.refresh()
 
 
 def _generator(seed, shard: int) -> np.random.Generator:

@@ -72,14 +72,12 @@ unchanged.
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from predtron import engine
-from predtron._estimator import EpochOrders, Estimator, check_epoch_args
+from predtron._estimator import EpochOrders, Estimator, check_epoch_args, epoch_progress
 from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
@@ -89,6 +87,7 @@ from predtron._validation import (
     check_random_state,
     excerpt,
 )
+from predtron.engine import jit
 from predtron.problems.base import Problem
 from predtron.scoring import Inputs
 
@@ -97,9 +96,10 @@ UPDATES = ("oracle", "prediction")
 #: Largest step size accepted (larger steps only rescale ``W`` until scores overflow).
 MAX_ETA = 1e100
 
-#: Whether the compiled passes of :mod:`predtron.engine` may be used (set the environment
-#: variable ``PREDTRON_NO_JIT`` to force the NumPy block scan everywhere).
-USE_COMPILED = engine.AVAILABLE and not os.environ.get("PREDTRON_NO_JIT")
+#: Whether the compiled passes of :mod:`predtron.engine` may be used: the engine's one policy,
+#: :data:`predtron.engine.jit.POLICY` (``PREDTRON_JIT=never`` or ``PREDTRON_NO_JIT`` set, read
+#: there and only there, force the NumPy block scan everywhere).
+USE_COMPILED = engine.AVAILABLE and jit.POLICY != "never"
 
 #: Smallest number of instances the block scan scores together: the size of its first
 #: block, and the floor of the block size after an update (twice the rounds the last
@@ -434,8 +434,8 @@ class OnlineLearner(Estimator, ABC):
             raise ValueError("X is empty; at least one example is needed to learn")
         self._start(inputs)
         orders = EpochOrders(self.random_state) if self.shuffle else None  # the one sample order
-        with tqdm(total=epochs * inputs.n, disable=not verbose, unit="ex", leave=True,
-                  desc=type(self).__name__) as progress:
+        unit = "query" if hasattr(inputs, "offsets") else "ex"  # ranking inputs count queries
+        with epoch_progress(verbose, epochs, inputs.n, unit=unit, desc=type(self).__name__) as progress:
 
             def one_pass(epoch: int) -> None:
                 order = orders.order(epoch, inputs.n) if orders is not None else None

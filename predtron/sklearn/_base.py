@@ -20,9 +20,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from tqdm.auto import tqdm
 
-from predtron._estimator import EpochOrders, run_epochs
+from predtron._estimator import EpochOrders, epoch_progress, run_epochs
 from predtron._state import State
 from predtron._validation import (
     MAX_DENSE_ENTRIES,
@@ -237,12 +236,12 @@ class _PredtronEstimator(BaseEstimator):
         weights = _weights(sample_weight, X.n)  # one per instance (per query, for ranking)
         learner, stopper = self.learner_, self._stopper()
         orders = EpochOrders(learner.random_state) if self.shuffle else None
-        with tqdm(total=self.epochs * X.n, disable=not self.verbose, unit="ex", leave=True,
-                  desc=type(learner).__name__) as progress:
+        unit = "query" if hasattr(X, "offsets") else "ex"  # ranking inputs count queries
+        with epoch_progress(self.verbose, self.epochs, X.n, unit=unit, desc=type(learner).__name__) as progress:
 
             def one_pass(epoch: int) -> None:
                 order = None if orders is None else orders.order(epoch, X.n)
-                learner.partial_fit_inputs(X, target, order=order, progress=progress if self.verbose else None,
+                learner.partial_fit_inputs(X, target, order=order, progress=progress,
                                            **weights)
                 learner.n_epochs_ = epoch
 
