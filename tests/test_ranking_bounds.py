@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -145,6 +146,8 @@ def test_theorem1_step_on_mq2008_equals_the_per_query_value():
     offsets = np.concatenate([[0], np.cumsum(train.group)])
     X = np.asarray(train.X.toarray() if hasattr(train.X, "toarray") else train.X, dtype=float)
     squares = np.add.reduceat(np.einsum("ij,ij->i", X, X), offsets[:-1])
-    expected = _per_query_c_L(problem, grades, offsets) / (4.0 * float(np.mean(squares)))
+    # the mean of the per-query squared norms, exact and rounded once (as the estimators' statistics)
+    mean = float(sum(Fraction(float(v)) for v in squares) / len(squares))
+    expected = _per_query_c_L(problem, grades, offsets) / (4.0 * mean)
     assert theorem1_step(problem, X, grades, False, offsets) == expected
     assert theorem1_step(problem, X, np.zeros_like(grades), False, offsets) == 1.0  # every loss zero
