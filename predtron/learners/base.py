@@ -450,74 +450,55 @@ class OnlineLearner(Estimator, ABC):
         return self
 
     def _pass(self, inputs, labels, order, progress=None) -> None:
-        """One pass over ``inputs`` in ``order`` (``None``: stream order) by the exact block scan."""
+        """One pass over ``inputs`` in ``order`` (``None``: stream order): the compiled pass when
+        the problem has one, else the exact block scan (:meth:`_scan`)."""
         if self._compiled_pass(inputs, labels, order, progress):
             return
+        self._scan(inputs, labels, order, None, progress)
+
+    def _weighted_pass(self, inputs, labels, order, weights: np.ndarray, progress=None) -> None:
+        """:meth:`_pass` with a weight per example (see the module notes): the exact block scan,
+        in NumPy, where an example of weight 0 is no round and the loss and the step of a round of
+        weight ``w`` are ``w`` times the unweighted ones."""
+        self._scan(inputs, labels, order, weights, progress)
+
+    def _scan(self, inputs, labels, order, weights: np.ndarray | None, progress=None) -> None:
+        """The exact block scan: score a block of examples at once, find its first mistake, run
+        that one round on the instance's own scores, and continue after it (``weights``: one per
+        example, or ``None`` for Algorithm 1's unweighted rounds)."""
         problem, trace = self.problem, self._trace
         oracle = self.update == "oracle"
         n, i, block = inputs.n, 0, self._block
         while i < n:
             stop = min(n, i + block)
             rows = slice(i, stop) if order is None else order[i:stop]
+            live = None if weights is None else weights[rows] > 0
             T = self._iterate_scores(inputs, rows)
             _check_finite_scores(T, self)
             losses = problem.batch_loss(T, labels[rows])
-            hits = np.flatnonzero(losses)
+            hits = np.flatnonzero(losses) if live is None else np.flatnonzero((np.asarray(losses) != 0) & live)
             if hits.size == 0:
-                trace.skip(stop - i)
+                trace.skip(stop - i if live is None else int(np.count_nonzero(live)))
                 if progress is not None:
                     progress.update(stop - i)
                 i, block = stop, min(2 * block, MAX_BLOCK)
                 continue
             j = int(hits[0])
-            trace.skip(j)
+            trace.skip(j if live is None else int(np.count_nonzero(live[:j])))
             r = i + j if order is None else int(order[i + j])
             # The round itself runs on the instance's own scores, exactly as in the
             # per-example loop; the block only located it.
             loss, g = problem._round(self._iterate_one(inputs, r), labels[r], oracle)
             if g is not None:
-                trace.add(loss)
-                self._apply(g, inputs, r, self.eta * self._step_scale(loss), trace.n_rounds)
+                if weights is None:
+                    trace.add(loss)
+                    self._apply(g, inputs, r, self.eta * self._step_scale(loss), trace.n_rounds)
+                else:
+                    weight = float(weights[r])
+                    trace.add(weight * loss)
+                    self._apply(g, inputs, r, self.eta * weight * self._step_scale(loss), trace.n_rounds)
                 self.n_updates_ += 1
             else:  # the block's rounding saw a mistake that the instance's own scores do not
-                trace.skip(1)
-            if progress is not None:
-                progress.update(j + 1)
-            i += j + 1
-            block = max(MIN_BLOCK, min(MAX_BLOCK, 2 * (j + 1)))
-        self._block = block
-
-    def _weighted_pass(self, inputs, labels, order, weights: np.ndarray, progress=None) -> None:
-        """:meth:`_pass` with a weight per example (see the module notes): the same exact block
-        scan, in NumPy, where an example of weight 0 is no round and the loss and the step of a
-        round of weight ``w`` are ``w`` times the unweighted ones."""
-        problem, trace = self.problem, self._trace
-        oracle = self.update == "oracle"
-        n, i, block = inputs.n, 0, self._block
-        while i < n:
-            stop = min(n, i + block)
-            rows = slice(i, stop) if order is None else order[i:stop]
-            live = weights[rows] > 0
-            T = self._iterate_scores(inputs, rows)
-            _check_finite_scores(T, self)
-            losses = problem.batch_loss(T, labels[rows])
-            hits = np.flatnonzero((np.asarray(losses) != 0) & live)
-            if hits.size == 0:
-                trace.skip(int(np.count_nonzero(live)))
-                if progress is not None:
-                    progress.update(stop - i)
-                i, block = stop, min(2 * block, MAX_BLOCK)
-                continue
-            j = int(hits[0])
-            trace.skip(int(np.count_nonzero(live[:j])))
-            r = i + j if order is None else int(order[i + j])
-            weight = float(weights[r])
-            loss, g = problem._round(self._iterate_one(inputs, r), labels[r], oracle)
-            if g is not None:
-                trace.add(weight * loss)
-                self._apply(g, inputs, r, self.eta * weight * self._step_scale(loss), trace.n_rounds)
-                self.n_updates_ += 1
-            else:
                 trace.skip(1)
             if progress is not None:
                 progress.update(j + 1)
