@@ -241,21 +241,3 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     hooks = (write,) if after_epoch is None else (write, after_epoch)
     run_epochs(one_pass, epochs, first=done + 1, stop=stop, after=hooks)
     return estimator
-    started = done > 0 or hasattr(estimator, "learner_")
-    for epoch in range(done + 1, epochs + 1):
-        for X, y, keywords in chunks(epoch):
-            if not started and first:
-                keywords = {**first, **keywords}
-            estimator.partial_fit(X, y, **keywords)
-            started = True
-        estimator.n_iter_ = estimator.learner_.n_epochs_ = epoch
-        stop = stopper is not None and stopper(estimator.learner_, epoch)
-        if directory is not None:
-            _write_checkpoint(directory, estimator, {
-                "format": CHECKPOINT_FORMAT, "epoch": epoch, "stopped": bool(stop or epoch == epochs),
-                "stopping": None if stopper is None else stopper.state(), "run": run})
-        if after_epoch is not None:
-            after_epoch(epoch)
-        if stop:
-            break
-    return estimator
