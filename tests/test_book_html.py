@@ -141,6 +141,69 @@ def test_outside_the_appendix_no_number_has_an_appendix_prefix(pages):
     assert not wrong, wrong
 
 
+# Text outside code and outside the elements MathJax typesets (class "math") that betrays math
+# or a MyST role left unparsed: a dollar sign (MyST's math delimiter; the book's prose has no
+# other use for one), a TeX command or delimiter, or a role such as {cite:p}`...` shown raw.
+# A ``$$`` display right after a text line inside a {prf:...} box used to come out as
+# "$" + inline math + "$", with the rest of the box garbled.
+STRAY_MATH = re.compile(
+    r"\$|\\[()\[\]]|\\(?:frac|tfrac|sum|prod|sqrt|le|ge|leq|geq|ne|in|langle|rangle|eta|gamma|tau|sigma"
+    r"|alpha|lambda|mathbb|mathrm|operatorname|rep|pred|text|cdot|ldots|max|min|begin|end|left|right)\b"
+    r"|\{[a-z]+(?::[a-z]+)?\}`"
+)
+PROSE_SKIP = {"script", "style", "pre", "code", "textarea", "svg"}
+
+
+class _Prose(HTMLParser):
+    """The visible text of a page outside code and outside typeset math."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[bool] = []  # per open element: is it (inside) skipped content
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("br", "img", "meta", "link", "input", "hr", "source", "wbr", "col"):
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        skip = tag in PROSE_SKIP or (tag in ("span", "div") and "math" in classes)
+        self.stack.append(skip or bool(self.stack and self.stack[-1]))
+
+    def handle_endtag(self, tag):
+        if tag not in ("br", "img", "meta", "link", "input", "hr", "source", "wbr", "col") and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1]:
+            return
+        for match in STRAY_MATH.finditer(data):
+            start = max(match.start() - 40, 0)
+            self.found.append(" ".join(data[start:match.end() + 40].split()))
+
+
+def test_no_math_delimiter_tex_or_raw_role_is_left_in_the_text(pages):
+    bad = {}
+    for name in pages:
+        prose = _Prose()
+        prose.feed((HTML / name).read_text(encoding="utf-8"))
+        if prose.found:
+            bad[name] = prose.found[:4]
+    assert not bad, f"math or roles left as text outside MathJax containers (first ones per page): {bad}"
+
+
+def test_the_stray_math_check_sees_the_garbling_of_a_display_after_a_text_line():
+    # What MyST wrote for Proposition 4.1 before the fix: "$" + inline math + "$", a raw role.
+    garbled = ('<p>multiclass hinge loss $<span class="math notranslate nohighlight">\\(\\phi(t, y)\\)</span>$'
+               ' shown with {cite:p}`shalevshwartz2014understanding` and \\frac{1}{2}</p>')
+    fine = '<p>the bound <span class="math notranslate nohighlight">\\(\\frac{R^2}{\\gamma^2}\\)</span> holds</p>'
+    prose = _Prose()
+    prose.feed(garbled)
+    assert len(prose.found) >= 4
+    prose = _Prose()
+    prose.feed(fine + "<pre>$HOME \\frac</pre>")
+    assert prose.found == []
+
+
 def _documented_attributes() -> set[str]:
     """Every name in a numpydoc ``Attributes`` section of a public class of a public module."""
     names = set()
