@@ -92,3 +92,98 @@ def test_no_section_comes_after_a_chapters_exercises():
             bad[path.name] = after
     assert checked >= 15, f"only {checked} chapters with an Exercises section"
     assert not bad, f"sections after the Exercises (move them before the Summary): {bad}"
+
+
+# The numbered results of the paper (one counter for theorems, lemmas and corollaries; the
+# algorithms, displayed equations and figures separately), as its text names them.
+PAPER_RESULTS = ("eq. (1)", "eq. (2)", "Algorithm 1", "Theorem 1", "Corollary 2", "Lemma 3", "Lemma 4",
+                 "Corollary 5", "Corollary 6", "Corollary 7", "Corollary 8", "Algorithm 3", "Figure 1")
+CONCORDANCE = ROOT / "book" / "A5_concordance.md"
+
+
+def _concordance_rows() -> dict[str, str]:
+    rows = {}
+    for line in CONCORDANCE.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 5 and not set(cells[0]) <= {"-"}:
+            rows[cells[0]] = line
+    return rows
+
+
+def test_the_concordance_lists_every_numbered_result_of_the_paper():
+    rows = _concordance_rows()
+    for result in PAPER_RESULTS:
+        found = [row for name, row in rows.items() if name.startswith(result)]
+        assert len(found) == 1, f"{result} is not (or more than once) a row of {CONCORDANCE.name}"
+        cells = found[0].strip().strip("|").split("|")
+        assert all(cell.strip() for cell in cells), f"an empty column in the row of {result}"
+        assert re.search(r"\{(?:prf:ref|eq|numref)\}", cells[1]), f"{result}: no reference to the book's box"
+    assert "book/A5_concordance" in TOC.read_text()
+    assert "A5_concordance" in (ROOT / "book" / "index.md").read_text(), "the start page does not link it"
+
+
+def _boxes() -> list[tuple[str, str, str]]:
+    """(file, title, body) of every sphinx-proof box of the book."""
+    boxes = []
+    for path in _toc_files():
+        for text in _markdown_cells(path):
+            for match in re.finditer(r"```\{prf:\w+\}([^\n]*)\n(.*?)\n```(?!\w)", text, re.S):
+                boxes.append((path.name, match.group(1).strip(), match.group(2)))
+    return boxes
+
+
+def test_every_box_with_a_paper_number_links_to_the_concordance():
+    numbered = re.compile(r"(?:Theorem|Lemma|Corollary|Algorithm|Proposition) \d+ of the paper|paper's Algorithm \d+")
+    boxes = [box for box in _boxes() if numbered.search(box[1])]
+    assert len(boxes) >= 10, f"only {len(boxes)} boxes carry a paper number"
+    missing = [(name, title) for name, title, body in boxes if "A5_concordance" not in body]
+    assert not missing, f"boxes with a paper number and no link to the concordance: {missing}"
+    rows = " ".join(_concordance_rows())
+    for _, title, _ in boxes:
+        number = re.search(r"(Theorem|Lemma|Corollary|Algorithm|Proposition) (\d+)", title)
+        assert f"{number.group(1)} {number.group(2)}" in rows, f"{title!r} is not in the concordance"
+
+
+def test_citations_of_the_papers_equations_are_references():
+    # "eq. (1)" or "the surrogate (2)" typed as text points nowhere; {eq}`eq-pred` links to the
+    # numbered display. Captions of included listings are plain text and may name them.
+    typed = re.compile(r"(?:eqs?\.|surrogate|decoding|ties in|maximisers of|dual)\s+\(\d\)")
+    bad = {}
+    for path in [p for p in _toc_files() if p != CONCORDANCE]:  # its first column names them
+        for text in _markdown_cells(path):
+            lines = [line for line in text.split("\n") if not line.startswith(":caption:")]
+            found = [m.group(0) for line in lines for m in typed.finditer(line)]
+            if found:
+                bad.setdefault(path.name, []).extend(found)
+    assert not bad, f"equations cited as text instead of {{eq}} references: {bad}"
+    framework = "".join(_markdown_cells(ROOT / "book" / "02_framework.ipynb"))
+    labels = re.findall(r"\$\$ \((eq-[\w-]+)\)", framework)
+    assert labels[:2] == ["eq-pred", "eq-surrogate"], f"the paper's eqs. (1) and (2) are not the first two: {labels}"
+
+
+def test_file_names_follow_the_parts_of_the_book():
+    toc = TOC.read_text()
+    parts = re.split(r"\n  - caption: ", toc)[1:]
+    captions = [part.split("\n")[0].strip('"') for part in parts]
+    assert captions[:4] == ["Part I: the Predtron paper", "Part II: related algorithms", "Part III: practice",
+                            "Appendix"], captions
+    numbered = [name for part in parts[:3] for name in re.findall(r"file:\s*book/(\S+)", part)]
+    assert [int(name[:2]) for name in numbered] == list(range(1, len(numbered) + 1)), numbered
+    appendix = re.findall(r"file:\s*book/(\S+)", parts[3])
+    assert all(re.match(rf"A{i}_", name) for i, name in enumerate(appendix, start=1)), appendix
+
+
+def test_every_chapters_setup_cell_is_hidden():
+    # The setup (jit policy, %config, imports, log silencing) runs under nbval like any cell
+    # but is collapsed in the HTML, so a chapter opens with its text, not 15-50 lines of setup.
+    hiding = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
+    shown = []
+    notebooks = [p for p in _toc_files() if p.suffix == ".ipynb"]
+    for path in notebooks:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            if cell["cell_type"] == "code" and "PREDTRON_JIT" in "".join(cell["source"]):
+                if not hiding & set(cell["metadata"].get("tags", [])):
+                    shown.append(path.name)
+    assert len(notebooks) >= 15
+    assert not shown, f"setup cells shown in full: {shown}"
