@@ -129,7 +129,9 @@ def mean_squared_norm(X, offsets=None) -> float:
 
 
 def theorem1_step(problem: Problem, X, labels, intercept: bool, offsets=None) -> float:
-    """``c_L / (4 R^2)``, Theorem 1's step size, with ``R^2`` the MEAN squared instance norm.
+    """``c_L / (4 R^2)`` with ``R^2`` the MEAN squared instance norm (not Theorem 1's step, whose ``R``
+    is the largest norm): the estimators' ``eta="auto"`` (times ``2m`` or ``sqrt(m)`` for the multilabel
+    Hamming loss).
 
     Theorem 1 takes the largest norm ``R``; one outlying row then shrinks the step for every
     example, so the estimators use the mean of ``||x||^2`` (plus 1 for an intercept; for a
@@ -176,7 +178,9 @@ def theorem1_bound(R: float, gamma: float, c_L: float, C_L: float, eta: float | 
 
 
 def predtron_bound(problem: Problem, R: float, gamma: float) -> float:
-    """Theorem 1 with the problem's own ``c_L`` and ``C_L``."""
+    """Theorem 1 with the problem's own ``c_L`` and ``C_L``: ``4 R^2 C_L^2 / (c_L gamma^2)``, for the
+    Predtron with Theorem 1's step ``eta = c_L / (4 R^2)`` (:func:`theorem1_eta`); for another step
+    use :func:`theorem1_bound` with ``eta``."""
     check_problem(problem)
     return theorem1_bound(R, gamma, problem.c_L, problem.C_L)
 
@@ -192,7 +196,9 @@ def corollary2_bound(R: float, gamma: float, cost_pos: float, cost_neg: float) -
 
 
 def ordinal_bound(R: float, gamma: float, n_levels: int) -> float:
-    """Ordinal regression by the multiclass reduction: ``4 (l - 1)^2 R^2 / gamma^2``."""
+    """Ordinal regression by the multiclass reduction: ``4 (l - 1)^2 R^2 / gamma^2``, for the
+    multiclass Predtron with Theorem 1's step ``eta = c_L / (4 R^2) = 1 / (4 R^2)`` (``c_L = 1``,
+    ``C_L = l - 1`` for the absolute loss)."""
     n_levels = _size(n_levels, "n_levels", 2)
     R, gamma = _positive(R, "R"), _positive(gamma, "gamma")
     return _finite(lambda: 4 * np.float64(n_levels - 1) ** 2 * R**2 / gamma**2, R=R, gamma=gamma,
@@ -305,7 +311,9 @@ def corollary5_bound(R: float, gamma: float, n_items: int, y_max: int) -> float:
     Theorem 1 with ``C_L <= 1`` and ``c_L >= 1 / (2^{Ymax+1} m^2 log2^2(2m))``, and holds for
     the Predtron with Theorem 1's step ``eta = c_L / (4 R^2)`` (:func:`theorem1_eta`); the
     paper omits the step, but the bound is not free of it: for another ``eta`` the proof
-    gives :func:`theorem1_bound` with ``eta``, and a small step can exceed this bound.
+    gives :func:`theorem1_bound` with ``eta``, which is larger.  That a small step can make the
+    loss exceed the step-free bound is shown in the book for a cost-sensitive multiclass stream
+    (chapter 4), not for rankings.
     """
     return _ranking_factor(R, gamma, n_items, y_max)
 
