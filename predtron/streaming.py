@@ -146,7 +146,7 @@ def stream_statistics(estimator, chunks: Iterable[tuple]):
     statistics = FitStatistics(standardize=estimator.standardize, fit_intercept=bool(estimator.fit_intercept))
     for X, _, _ in read():
         statistics.update(check_array(X, accept_sparse="csr", dtype=np.float64))
-    scaler = statistics.scaler()
+    scaler = estimator.scaler_from(statistics)
     if isinstance(estimator.eta, str) and estimator.eta == "auto":
         ranking = isinstance(estimator, PredtronRanker)
         problem = estimator.make_problem() if ranking else None
@@ -157,6 +157,8 @@ def stream_statistics(estimator, chunks: Iterable[tuple]):
             if ranking:
                 offsets = np.concatenate([[0], np.cumsum(keywords["group"])]).astype(np.int64)
                 target = np.asarray(y, dtype=np.int64)
+            elif y is not None and np.ndim(y) == 2:  # a multilabel indicator: its label cardinality
+                target = y
             statistics.update_norms(X, target, problem, offsets)
     return statistics
 

@@ -174,8 +174,8 @@ def test_callback_sees_the_averaged_predictor():
 
 def test_multilabel_auto_step_depends_on_how_many_entries_are_nonzero():
     """With the Hamming loss, ``eta="auto"`` is Theorem 1's joint step times ``2 m`` for sparse
-    rows and ``sqrt(m)`` for dense ones; the count is of entries, so the same 0/1 matrix stored
-    dense or as CSR gets the same step.  Other losses keep the joint step."""
+    rows and ``m / q`` (``q`` the label cardinality) for dense ones; the count is of entries, so
+    the same 0/1 matrix stored dense or as CSR gets the same step.  Other losses keep the joint step."""
     import scipy.sparse as sp
 
     from predtron.problems import Multilabel
@@ -195,7 +195,8 @@ def test_multilabel_auto_step_depends_on_how_many_entries_are_nonzero():
     dense = rng.normal(size=(40, 6))
     dense_rows = PredtronMultilabelClassifier(epochs=1, random_state=0).fit(dense, Y)
     scaled = dense_rows.scaler_(dense)
-    assert dense_rows.eta_ == pytest.approx(np.sqrt(5) * theorem1_step(Multilabel(5, normalize=True), scaled, Y, True),
+    q = Y.sum(axis=1).mean()
+    assert dense_rows.eta_ == pytest.approx(5 / q * theorem1_step(Multilabel(5, normalize=True), scaled, Y, True),
                                             rel=1e-12)
 
     f1 = PredtronMultilabelClassifier(loss="f1", epochs=1, random_state=0).fit(X, Y)
@@ -210,8 +211,8 @@ def test_nonzero_fraction_and_the_step_factor_at_the_threshold():
 
     half = np.array([[1.0, 0.0], [0.0, 2.0]])
     assert _nonzero_fraction(half) == 0.5 == _nonzero_fraction(sp.csr_matrix(half))
-    assert _hamming_step_factor(half, 9) == 18.0                       # half non-zero: sparse rows
-    assert _hamming_step_factor(np.array([[1.0, 0.0], [3.0, 2.0]]), 9) == 3.0
+    assert _hamming_step_factor(half, 9, 4.5) == 18.0                  # half non-zero: sparse rows
+    assert _hamming_step_factor(np.array([[1.0, 0.0], [3.0, 2.0]]), 9, 4.5) == 2.0
     explicit_zero = sp.csr_matrix((np.array([0.0, 1.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
     assert _nonzero_fraction(explicit_zero) == 0.5                     # a stored zero is a zero
     assert _nonzero_fraction(np.zeros((0, 3))) == 1.0

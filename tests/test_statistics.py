@@ -12,7 +12,7 @@ from predtron._exact import ExactSums
 from predtron.bounds import theorem1_step
 from predtron.mixing import iterative_parameter_mixing, local_map
 from predtron.problems import Binary, SubsetRanking
-from predtron.sklearn import FitStatistics, PredtronClassifier
+from predtron.sklearn import FitStatistics, PredtronClassifier, PredtronMultilabelClassifier
 
 
 def _data(sparse: bool):
@@ -72,6 +72,61 @@ def test_local_chunked_and_sharded_statistics_give_the_same_scaler_and_step_bit_
         assert local_scaler.scale[5] == 1  # the constant is not scaled
         np.testing.assert_allclose(local_scaler.mean, np.where(np.arange(7) == 4, 0, X.mean(axis=0)), rtol=1e-14)
         assert abs(local_scaler.scale[3] - X[:, 3].std()) <= 1e-9 * X[:, 3].std()
+
+
+def _unit_multilabel_data():
+    """Dense features in [0, 1] on different ranges, an indicator and a constant; three labels,
+    the rows sorted so that every cut has its own label cardinality."""
+    rng = np.random.default_rng(7)
+    X = rng.random((301, 6)) * np.array([1.0, 0.5, 0.1, 0.02, 1.0, 1.0])
+    X[:, 4] = rng.integers(0, 2, size=301)  # an indicator
+    X[:, 5] = 0.25  # a constant
+    Y = (X[:, :3] + 0.2 * rng.random((301, 3)) > np.array([0.5, 0.25, 0.06])).astype(int)
+    order = np.argsort(-Y.sum(axis=1), kind="stable")
+    return X[order], Y[order]
+
+
+def test_multilabel_unit_interval_statistics_give_the_same_scaler_and_step_bit_for_bit():
+    """The multilabel estimator's dense rules (one common scale for features in [0, 1], the
+    Hamming step m / q with q the label cardinality) come from mergeable statistics: a whole
+    array, chunks, shards, the streamed fit and partial_fit's first batch agree bit for bit."""
+    from predtron.streaming import fit_passes
+
+    X, Y = _unit_multilabel_data()
+    cuts = [0, 1, 90, 91, 250, 301]
+    assert len({Y[a:b].sum(axis=1).mean() for a, b in itertools.pairwise(cuts)}) > 1
+    model = PredtronMultilabelClassifier(epochs=1, shuffle=False).fit(X, Y)
+    problem = model.make_problem()
+
+    def shards(parts):
+        stats = FitStatistics()
+        for a, b in parts:
+            stats.combine(FitStatistics().update(X[a:b]))
+        scaler = model.scaler_from(stats)
+        for a, b in parts:
+            stats.combine(FitStatistics().update_norms(scaler(X[a:b]), Y[a:b]))
+        return scaler, stats
+
+    whole_scaler, whole = shards([(0, 301)])
+    assert whole.in_unit_interval and whole.label_cardinality == Y.sum() / 301
+    scaled = whole_scaler.scale[:4]
+    assert np.all(scaled == scaled[0]) and whole_scaler.scale[4] == whole_scaler.scale[5] == 1.0
+    chunked = FitStatistics()
+    for a, b in itertools.pairwise(cuts):
+        chunked.update(X[a:b])
+    chunk_scaler = model.scaler_from(chunked)
+    for a, b in itertools.pairwise(cuts):
+        chunked.update_norms(chunk_scaler(X[a:b]), Y[a:b])
+    shard_scaler, sharded = shards(list(itertools.pairwise(cuts)))
+    streamed = fit_passes(PredtronMultilabelClassifier(epochs=1, shuffle=False),
+                          lambda epoch: [(X[a:b], Y[a:b], {}) for a, b in itertools.pairwise(cuts)], statistics=True)
+    batch = PredtronMultilabelClassifier(epochs=1, shuffle=False).partial_fit(X, Y)
+    for scaler in (chunk_scaler, shard_scaler, streamed.scaler_, batch.scaler_, model.scaler_):
+        assert np.array_equal(scaler.scale, whole_scaler.scale) and np.array_equal(scaler.mean, whole_scaler.mean)
+    step = model.step_from(whole, problem)
+    assert model.step_from(chunked, problem) == model.step_from(sharded, problem) == step
+    assert streamed.eta_ == batch.eta_ == model.eta_ == step
+    np.testing.assert_array_equal(streamed.decision_function(X), model.decision_function(X))
 
 
 def test_ranking_statistics_merge_c_L_over_shards():

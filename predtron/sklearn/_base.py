@@ -421,8 +421,14 @@ class _PredtronEstimator(BaseEstimator):
         ``n_features_in_``; returns the transform to apply to the inputs (the identity without
         ``standardize``)."""
         self.statistics_ = statistics
-        self.scaler_ = statistics.scaler()
+        self.scaler_ = self.scaler_from(statistics)
         return self.transform_inputs
+
+    def scaler_from(self, statistics: FitStatistics):
+        """``scaler_`` from a training set's statistics (phase 1 complete): :meth:`FitStatistics.scaler`
+        (the multilabel estimator's with one common scale for dense features in ``[0, 1]``).  The one
+        rule of the local fit, the streaming fit and the cluster fit."""
+        return statistics.scaler()
 
     def preset_statistics(self, statistics: FitStatistics) -> None:
         """Give the first ``partial_fit`` call the statistics of the whole stream (both phases of

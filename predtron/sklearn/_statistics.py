@@ -25,11 +25,13 @@ class FitStatistics:
 
     1. :meth:`update` on the raw (validated) inputs and labels: the number of rows and features,
        the label values, and the scaler's moments (dense input: the exact per-feature sums of
-       ``x`` and ``x**2`` and which features are 0/1 indicators; sparse input: the largest
-       ``|x|`` per feature).  :meth:`scaler` gives the estimators' scaler.
+       ``x`` and ``x**2``, their smallest and largest values and which features are 0/1
+       indicators; sparse input: the largest ``|x|`` per feature).  :meth:`scaler` gives the
+       estimators' scaler.
     2. :meth:`update_norms` on the scaled inputs: the exact sum of the squared norms (of the
        queries' document matrices, for ranking), the number of examples, the non-zero entries,
-       and, for ranking, ``c_L`` of the grades (the smallest over the queries).  :meth:`step`
+       for ranking, ``c_L`` of the grades (the smallest over the queries), and for a multilabel
+       indicator target the rows and the labels on (:attr:`label_cardinality`).  :meth:`step`
        gives Theorem 1's step ``c_L / (4 R^2)`` with ``R^2`` the mean squared norm
        (:func:`~predtron.bounds.theorem1_step`).
 
@@ -54,6 +56,9 @@ class FitStatistics:
         Examples (queries, for ranking) seen by :meth:`update_norms`.
     c_L : float or None
         The smallest non-zero ranking loss of the grades seen (ranking only).
+    label_rows, labels_on : int
+        Rows of two-dimensional (multilabel indicator) targets seen by :meth:`update_norms`, and
+        their entries that are on.
     """
 
     def __init__(self, *, standardize: bool = True, fit_intercept: bool = True):
@@ -62,7 +67,9 @@ class FitStatistics:
         self.n_rows, self.n_features, self.sparse, self.labels = 0, None, None, None
         self._sums = self._squares = None
         self._max_abs = self._zero_one = self._has_one = self._has_zero = None
+        self._min = self._max = None
         self.n_examples, self.n_nonzero, self.n_entries = 0, 0, 0
+        self.label_rows, self.labels_on = 0, 0
         self._norms = ExactSums(1)
         self.ranking, self.c_L = False, None
 
@@ -96,16 +103,34 @@ class FitStatistics:
         self._sums.add(X)
         square, error = exact_square(X)
         self._squares.add(square).add(error)
+        if X.shape[0]:
+            low, high = X.min(axis=0), X.max(axis=0)
+            self._min = low if self._min is None else np.minimum(self._min, low)
+            self._max = high if self._max is None else np.maximum(self._max, high)
         one, zero = X == 1, X == 0
         self._zero_one &= np.all(one | zero, axis=0)
         self._has_one |= np.any(one, axis=0)
         self._has_zero |= np.any(zero, axis=0)
 
-    def scaler(self):
+    @property
+    def in_unit_interval(self) -> bool:
+        """Whether the rows seen (with ``standardize``) are dense with every entry in ``[0, 1]`` and
+        some entry strictly inside (not only 0/1 indicators): the smallest and largest value of
+        every feature, and which features are indicators, decide it."""
+        if self.sparse or self._min is None:
+            return False
+        return bool(np.all(self._min >= 0.0) and np.all(self._max <= 1.0) and not np.all(self._zero_one))
+
+    def scaler(self, common_unit_scale: bool = False):
         """The estimators' scaler of the rows seen (``None`` without ``standardize``): sparse input,
         ``x / max |x|``; dense input, ``(x - mean) / std`` except 0/1 indicator features; a
         constant feature is centred and not scaled.  The mean and the variance are the exact
-        ones, each rounded once."""
+        ones, each rounded once.
+
+        ``common_unit_scale`` (the multilabel estimator's rule): when the rows are dense in
+        ``[0, 1]`` (:attr:`in_unit_interval`), every scaled feature is divided by ONE factor, the
+        root mean of their variances, instead of its own standard deviation (the centring, the
+        indicators and the constant features as above)."""
         if not self.standardize:
             return None
         if self.sparse:
@@ -119,19 +144,26 @@ class FitStatistics:
         var = np.array([float(max(q / n - (s / n) ** 2, 0)) for s, q in zip(sums, squares, strict=True)])
         indicator = self._zero_one & self._has_one & self._has_zero
         scale = np.where(indicator, 1.0, np.sqrt(var))
+        scaled = ~indicator & (var > 0)
+        if common_unit_scale and self.in_unit_interval and scaled.any():
+            scale = np.where(scaled, float(np.sqrt(np.mean(var[scaled]))), scale)
         return _Standardizer.from_moments(np.where(indicator, 0.0, mean), np.where(scale > 0, scale, 1.0))
 
     # ------------------------------------------------------------------ phase 2
     def update_norms(self, X, target=None, problem=None, offsets=None) -> FitStatistics:
         """Add a part of the SCALED inputs: squared norms, non-zero entries and, for ranking
         (``offsets``: the part's query offsets, whole queries), ``c_L`` of its grades ``target``
-        under ``problem``."""
+        under ``problem``; a two-dimensional ``target`` (a 0/1 indicator matrix) adds its rows and
+        the labels on."""
         squares = squared_norms(X, offsets)
         self.n_examples += len(squares)
         self._norms.add(squares)
         stored = X.data if sp.issparse(X) else X
         self.n_nonzero += int(np.count_nonzero(stored))
         self.n_entries += int(X.shape[0]) * int(X.shape[1])
+        if target is not None and offsets is None and np.ndim(target) == 2:
+            on = target.count_nonzero() if sp.issparse(target) else np.count_nonzero(np.asarray(target))
+            self.label_rows, self.labels_on = self.label_rows + int(np.shape(target)[0]), self.labels_on + int(on)
         if offsets is not None:
             self.ranking = True
             if problem is not None and len(offsets) > 1:
@@ -152,6 +184,12 @@ class FitStatistics:
     def nonzero_fraction(self) -> float:
         """The fraction of the scaled entries that are not zero (1 for no entry)."""
         return 1.0 if self.n_entries == 0 else float(self.n_nonzero) / self.n_entries
+
+    @property
+    def label_cardinality(self) -> float:
+        """The mean number of labels on per row of the indicator targets seen (0 for none), the
+        exact ratio rounded once."""
+        return 0.0 if self.label_rows == 0 else self.labels_on / self.label_rows
 
     def step(self, problem) -> float:
         """Theorem 1's step ``c_L / (4 R^2)`` (see :func:`~predtron.bounds.theorem1_step`): ``R^2`` the
@@ -189,10 +227,15 @@ class FitStatistics:
             self._zero_one &= other._zero_one
             self._has_one |= other._has_one
             self._has_zero |= other._has_zero
+        if other._min is not None:
+            self._min = other._min if self._min is None else np.minimum(self._min, other._min)
+            self._max = other._max if self._max is None else np.maximum(self._max, other._max)
         self.n_examples += other.n_examples
         self._norms.combine(other._norms)
         self.n_nonzero += other.n_nonzero
         self.n_entries += other.n_entries
+        self.label_rows += other.label_rows
+        self.labels_on += other.labels_on
         self.ranking = self.ranking or other.ranking
         if other.c_L is not None:
             self.c_L = other.c_L if self.c_L is None else min(self.c_L, other.c_L)
