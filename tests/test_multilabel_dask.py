@@ -1,5 +1,6 @@
-"""The Dask multilabel estimator pools the dense-row rules of the local one: the label
-cardinality of the Hamming step and the common scale of features in ``[0, 1]``."""
+"""The Dask multilabel estimator gets the dense-row rules of the local one from the shards'
+combined ``FitStatistics``: the label cardinality of the Hamming step and the common scale of
+features in ``[0, 1]``, bit for bit."""
 
 from __future__ import annotations
 
