@@ -20,7 +20,7 @@ one; it records its estimator, hence its task, and the number of features, so ``
 Every hyperparameter option maps to one constructor parameter of the task's estimator (one
 table, :func:`estimator_options`); an option left out keeps the estimator's own default (the
 help shows the defaults, read from the estimator classes), except the seed, which is
-:data:`DEFAULT_SEED` so that a command gives the same model at every run.
+``DEFAULT_SEED`` so that a command gives the same model at every run.
 
 Start-up: ``--help`` and ``--version`` import neither scikit-learn, Dask, matplotlib nor tqdm;
 the parser of a command is built only when that command runs, and each command imports what it
@@ -492,7 +492,7 @@ def _inputs(args) -> dict:
 
 def estimator_params(task: str, args) -> dict:
     """The estimator parameters given as options (others keep their defaults; the seed is
-    :data:`DEFAULT_SEED`), checked against ``task``."""
+    ``DEFAULT_SEED``), checked against ``task``."""
     given = {name[len(_PARAM_PREFIX):]: value for name, value in vars(args).items()
              if name.startswith(_PARAM_PREFIX)}
     accepted = TASK_TABLE[task].estimator_class().get_params()

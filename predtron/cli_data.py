@@ -2,9 +2,9 @@
 
 :class:`ReadOptions` holds what the user said about a data file (a frozen dataclass; the
 readers never see an argparse namespace).  The format of a file (svmlight/LETOR or ARFF) is
-decided once, by :func:`detect_format`, and dispatched once, in :data:`READERS`: each format has
+decided once, by :func:`detect_format`, and dispatched once, in ``READERS``: each format has
 an in-memory reader (:func:`read`) and a chunked one (:func:`stream_chunks`) over the loaders of
-:mod:`predtron.data`, which are imported on first use.  :func:`survey` is the one place a
+:mod:`predtron.data`, which are imported on first use.  ``survey`` is the one place a
 streamed fit learns the number of features and the labels of a file it was not told.
 
 ``-`` names standard input: it is copied to a temporary file (removed at the end, or by the

@@ -8,7 +8,7 @@ svmlight/LETOR stream is read sparse (CSR chunks) unless ``--dense`` is given.  
 visited in file order (shuffle the file beforehand; ``--shuffle`` is refused); the scaling of
 ``--standardize`` and the step of ``--eta auto`` are estimated from the first chunk and frozen.
 Without ``--n-features`` (and, for classify and ordinal, ``--classes``) a first pass over the
-file finds the number of features and the labels (:func:`predtron.cli_data.survey`); with
+file finds the number of features and the labels (``predtron.cli_data.survey``); with
 ``--cache FILE`` that pass (or the first epoch) writes a binary cache of the parsed chunks that
 later epochs read instead of the text.
 

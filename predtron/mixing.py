@@ -74,7 +74,7 @@ class MixingResult(NamedTuple):
     n_epochs : int
         Epochs made (fewer than asked when ``stop`` ended the fit).
     orders : list
-        Every shard's :class:`~predtron._estimator.EpochOrders` (or ``None``) after the last epoch.
+        Every shard's ``EpochOrders`` (the seeded orders of its passes) or ``None``, after the last epoch.
     totals : (float, int, int)
         The running cumulative loss, mistakes and updates (several shards).
     stopped : bool
