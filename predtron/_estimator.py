@@ -1,28 +1,107 @@
-"""scikit-learn plumbing shared by every learner of the package.
+"""The estimator protocol shared by every learner of the package, without importing scikit-learn.
 
-Every learner is a scikit-learn estimator (``sklearn.base.BaseEstimator``): constructor
-parameters are stored as given and validated at fit, ``get_params``/``set_params`` work
-with nested names such as ``problem__n_classes``, ``clone`` works, learned state ends in
-``_``, and ``score`` is higher-is-better (the negative mean loss; ``mean_loss`` gives the
-loss itself).  Losses of the online rounds are kept in a :class:`~predtron._history.LossTrace`.
+Every learner follows scikit-learn's estimator conventions (:class:`Params`, duck-typed: the
+package does not import scikit-learn to fit, so that a command-line fit starts fast): constructor
+parameters are stored as given and validated at fit, ``get_params``/``set_params`` work with
+nested names such as ``problem__n_classes``, ``sklearn.base.clone`` and ``GridSearchCV`` work
+(they call ``get_params``, ``set_params`` and ``__sklearn_tags__``), learned state ends in ``_``,
+an unfitted learner raises scikit-learn's ``NotFittedError`` (:func:`not_fitted`), and ``score``
+is higher-is-better (the negative mean loss; ``mean_loss`` gives the loss itself).  Losses of the
+online rounds are kept in a :class:`~predtron._history.LossTrace`.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 
 from predtron._history import LossTrace
 from predtron._validation import check_bool, check_int, check_random_state
 
 
-class Estimator(BaseEstimator):
+def not_fitted(message: str) -> Exception:
+    """The error of a method called before ``fit``: scikit-learn's ``NotFittedError`` (a
+    ``ValueError`` and an ``AttributeError``), imported only on this path, so that fitting never
+    imports scikit-learn."""
+    from sklearn.exceptions import NotFittedError
+
+    return NotFittedError(message)
+
+
+class Params:
+    """scikit-learn's parameter protocol (``sklearn.base.BaseEstimator``'s ``get_params``,
+    ``set_params``, ``__repr__`` and default ``__sklearn_tags__``) without importing scikit-learn.
+
+    The parameters are the keyword arguments of ``__init__`` (sorted by name, as scikit-learn
+    lists them), stored as given under their own names; ``set_params`` sets them (nested names
+    ``name__sub`` set a parameter of a parameter object), as scikit-learn does.
+    """
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        parameters = inspect.signature(init).parameters.values()
+        return sorted(p.name for p in parameters if p.name != "self" and p.kind not in (p.VAR_KEYWORD,
+                                                                                         p.VAR_POSITIONAL))
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters as given (with ``deep``, also ``name__sub`` for the parameters
+        of nested parameter objects)."""
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{key}", sub) for key, sub in value.get_params().items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        """Set constructor parameters (``name``, or ``name__sub`` for a nested object's); returns ``self``."""
+        if not params:
+            return self
+        valid = self.get_params(deep=True)
+        nested: dict[str, dict] = {}
+        for key, value in params.items():
+            name, delim, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator {self}. Valid parameters are: "
+                                 f"{self._get_param_names()!r}.")
+            if delim:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+                valid[name] = value
+        for name, sub_params in nested.items():
+            valid[name].set_params(**sub_params)
+        return self
+
+    def __repr__(self) -> str:
+        """``Name(p=v, ...)`` with the parameters that differ from their defaults, sorted by name."""
+        defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        shown = []
+        for name, value in self.get_params(deep=False).items():
+            default = defaults.get(name, inspect.Parameter.empty)
+            if default is inspect.Parameter.empty or repr(value) != repr(default):
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __sklearn_tags__(self):
+        """scikit-learn's default tags (``BaseEstimator``'s); only scikit-learn asks for them, so it is
+        imported here."""
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=None,
+                    regressor_tags=None, classifier_tags=None)
+
+
+class Estimator(Params):
     """Parameters, fitted-state bookkeeping and the epoch loop every learner's ``fit`` runs."""
 
     def reset(self):
@@ -35,7 +114,7 @@ class Estimator(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "n_features_in_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
+            raise not_fitted(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
 
     def score(self, X, *args, **kwargs) -> float:
         """Negative mean loss on ``(X, Y)``: higher is better, as scikit-learn's model
