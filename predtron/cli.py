@@ -139,8 +139,8 @@ def _describe(value) -> str:
 
 def _defaults(param: str) -> dict[str, object]:
     """The default of ``param`` for each task whose estimator takes it."""
-    return {name: task.estimator_class().get_params()[param] for name, task in TASK_TABLE.items()
-            if param in task.estimator_class().get_params()}
+    return {name: task.core_class().get_params()[param] for name, task in TASK_TABLE.items()
+            if param in task.core_class().get_params()}
 
 
 def _default_text(param: str) -> str:
@@ -495,7 +495,7 @@ def estimator_params(task: str, args) -> dict:
     ``DEFAULT_SEED``), checked against ``task``."""
     given = {name[len(_PARAM_PREFIX):]: value for name, value in vars(args).items()
              if name.startswith(_PARAM_PREFIX)}
-    accepted = TASK_TABLE[task].estimator_class().get_params()
+    accepted = TASK_TABLE[task].core_class().get_params()
     for option in estimator_options():
         if option.param in given and option.param not in accepted:
             raise CommandError(f"{option.flag} does not apply to --task {task} (it applies to "
@@ -528,9 +528,9 @@ def _flag_names() -> dict[str, str]:
 
 def check_params(task: str, params: dict) -> None:
     """Validate the hyperparameters before the (possibly long) read of the data; a message names the flag."""
-    estimator = TASK_TABLE[task].estimator_class(**params)
+    estimator = TASK_TABLE[task].core_class(**params)  # the estimator's parameters and checks, without scikit-learn
     try:
-        estimator._validate_params()
+        estimator.check_params()
     except (ValueError, TypeError) as exc:
         raise CommandError(_with_flags(str(exc))) from None
 
@@ -634,7 +634,7 @@ def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int |
     passes = int(model.n_iter_)  # the passes made (early stopping may end before ``epochs``)
     stopped = f" (of at most {model.epochs})" if passes < model.epochs else ""
     rows = f"{n} examples" if n else "examples"
-    return (f"saved {type(model).__name__} ({task}) to {path}: {rows} x {p} features{extra}, "
+    return (f"saved {TASK_TABLE[task].class_name} ({task}) to {path}: {rows} x {p} features{extra}, "
             f"{passes} epoch{'s' if passes != 1 else ''}{stopped}{', streamed' if streamed else ''}")
 
 
@@ -689,7 +689,7 @@ def _fit_files_on_cluster(args, path) -> int:
     if verbose:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=params.get("epochs") or TASK_TABLE[args.task].estimator_class().epochs, unit="epoch",
+        bar = tqdm(total=params.get("epochs") or TASK_TABLE[args.task].core_class().epochs, unit="epoch",
                    desc="mixing", leave=True)
     try:
         model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,

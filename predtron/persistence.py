@@ -85,6 +85,26 @@ def saveable(cls: type) -> type:
     return cls
 
 
+#: Classes written under another registered class's name, by class (filled by :func:`saveable_as`).
+_SAVED_AS: dict[type, str] = {}
+
+
+def saveable_as(name: str):
+    """Class decorator: :func:`save` writes an instance of the class under the registered name
+    ``name``, so that :func:`load` reads it as that class (the estimators' cores of
+    :mod:`predtron._models` are written as their public estimators of :mod:`predtron.sklearn`,
+    which hold the same parameters and state).  The class must provide ``get_params``,
+    ``_get_state`` and ``_set_state``."""
+    def decorate(cls: type) -> type:
+        missing = [m for m in ("get_params", "_get_state", "_set_state") if not callable(getattr(cls, m, None))]
+        if missing:
+            raise TypeError(f"cannot register {cls.__name__} as saveable: it has no {', '.join(missing)}")
+        _SAVED_AS[cls] = name
+        return cls
+
+    return decorate
+
+
 def saveable_classes() -> dict[str, type]:
     """The learner classes :func:`save` writes and :func:`load` may name, by class name (those
     registered with :func:`saveable`)."""
@@ -169,8 +189,8 @@ def _decode(value, where: str, depth: int = 0):
 # ------------------------------------------------------------------ components
 def dump(estimator, where: str = "learner") -> tuple[dict, dict]:
     """``(header, arrays)`` of a fitted saveable estimator (used recursively for sub-learners)."""
-    name = type(estimator).__name__
-    if saveable_classes().get(name) is not type(estimator):
+    name = _SAVED_AS.get(type(estimator), type(estimator).__name__)
+    if type(estimator) not in _SAVED_AS and saveable_classes().get(name) is not type(estimator):
         raise ValueError(
             f"cannot save {where}: a {name} is not a predtron learner (saveable: "
             f"{', '.join(sorted(saveable_classes()))})"

@@ -138,20 +138,19 @@ def stream_statistics(estimator, chunks: Iterable[tuple]):
     estimator with ``preset_statistics`` (or ``fit_passes(..., statistics=True)``): its scaler and
     step are then those of ``fit`` on all the data, bit for bit.  ``chunks`` is read twice (a
     callable returning it, or a re-iterable sequence)."""
-    from sklearn.utils.validation import check_array
-
-    from predtron.sklearn import FitStatistics, PredtronRanker
+    from predtron._models import FitStatistics, RankerCore
+    from predtron._models.checks import as_float64
 
     read = chunks if callable(chunks) else (lambda: chunks)
     statistics = FitStatistics(standardize=estimator.standardize, fit_intercept=bool(estimator.fit_intercept))
     for X, _, _ in read():
-        statistics.update(check_array(X, accept_sparse="csr", dtype=np.float64))
+        statistics.update(as_float64(X))
     scaler = estimator.scaler_from(statistics)
     if isinstance(estimator.eta, str) and estimator.eta == "auto":
-        ranking = isinstance(estimator, PredtronRanker)
+        ranking = isinstance(estimator, RankerCore)
         problem = estimator.make_problem() if ranking else None
         for X, y, keywords in read():
-            X = check_array(X, accept_sparse="csr", dtype=np.float64)
+            X = as_float64(X)
             X = scaler(X) if scaler is not None else X
             offsets, target = None, None
             if ranking:

@@ -4,7 +4,10 @@ Each :class:`Task` names the estimator of :mod:`predtron.sklearn` that learns it
 counterpart in :mod:`predtron.dask`, the file format its reader takes, what its labels need
 (classes found before a streamed fit, queries) and the metrics ``predtron evaluate`` prints.
 The estimators are named by import path and loaded on first use, so that importing this module
-(the command line's ``--help`` and ``--version`` do) imports neither scikit-learn nor Dask.
+(the command line's ``--help`` and ``--version`` do) imports neither scikit-learn nor Dask; each
+task also names its estimator's core (:mod:`predtron._models`: the same parameters and rules
+without scikit-learn), which the command line reads for the parameters' defaults and checks and
+fits with ``--stream``, so that those never import scikit-learn.
 ``predtron fit``, its streaming form (:mod:`predtron.cli_stream`) and its cluster form
 (:mod:`predtron.dask.cli`) all read this table.
 """
@@ -45,6 +48,9 @@ class Task:
         Whether a streamed fit must know every class before the first chunk.
     summary : str
         One line for the program's help.
+    core : str
+        Import path of the estimator's core (:mod:`predtron._models`): the same parameters, checks
+        and rules without scikit-learn, saved as the estimator.
     """
 
     name: str
@@ -54,11 +60,17 @@ class Task:
     queries: bool
     classes: bool
     summary: str
+    core: str
 
     @property
     def estimator_class(self) -> type:
-        """The estimator class (imported on first use)."""
+        """The estimator class (imported on first use; imports scikit-learn)."""
         return _import(self.estimator)
+
+    @property
+    def core_class(self) -> type:
+        """The estimator's core (imported on first use; no scikit-learn)."""
+        return _import(self.core)
 
     @property
     def dask_estimator_class(self) -> type:
@@ -161,14 +173,17 @@ _METRICS: dict[str, Callable] = {"classify": _classify_metrics, "multilabel": _m
 #: The tasks, by ``--task`` value.
 TASKS: dict[str, Task] = {task.name: task for task in (
     Task("classify", "predtron.sklearn:PredtronClassifier", "predtron.dask:DaskPredtronClassifier", "svmlight",
-         queries=False, classes=True, summary="binary or multiclass labels, optional cost matrix"),
+         queries=False, classes=True, summary="binary or multiclass labels, optional cost matrix",
+         core="predtron._models:ClassifierCore"),
     Task("multilabel", "predtron.sklearn:PredtronMultilabelClassifier",
          "predtron.dask:DaskPredtronMultilabelClassifier", "arff", queries=False, classes=False,
-         summary="0/1 label columns of a Mulan ARFF file"),
+         summary="0/1 label columns of a Mulan ARFF file", core="predtron._models:MultilabelCore"),
     Task("ordinal", "predtron.sklearn:PredtronOrdinalClassifier", "predtron.dask:DaskPredtronOrdinalClassifier",
-         "svmlight", queries=False, classes=True, summary="ordered labels, absolute loss"),
+         "svmlight", queries=False, classes=True, summary="ordered labels, absolute loss",
+         core="predtron._models:OrdinalCore"),
     Task("rank", "predtron.sklearn:PredtronRanker", "predtron.dask:DaskPredtronRanker", "svmlight", queries=True,
-         classes=False, summary="relevance grades of documents grouped in queries"),
+         classes=False, summary="relevance grades of documents grouped in queries",
+         core="predtron._models:RankerCore"),
 )}
 
 

@@ -1328,7 +1328,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.mixing.shard_orders": _MIXING,
     "predtron.mixing.shard_pass": _MIXING,
     "predtron.mixing.write_checkpoint": _MIXING,
-    "predtron.sklearn._statistics.FitStatistics": _STATISTICS,
+    "predtron._models.statistics.FitStatistics": _STATISTICS,
     "predtron.streaming.stream_statistics": _FILES,
     "predtron.engine.fbeta.fbeta_loss": _ENGINE,
     "predtron.engine.fbeta.fbeta_oracle": _ENGINE,

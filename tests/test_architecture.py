@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("learners", ("predtron.learners", "predtron.pa", "predtron.baselines", "predtron.reductions",
                   "predtron.bounds", "predtron.testing")),
     ("data", ("predtron.data",)),
+    ("models", ("predtron._models",)),
     ("estimators", ("predtron.sklearn", "predtron.streaming", "predtron.mixing")),
     ("io", ("predtron.tasks", "predtron.cli_data", "predtron.cli", "predtron.cli_stream", "predtron.__main__",
             "predtron.dask")),
@@ -371,7 +372,6 @@ PRIVATE_ATTRIBUTE_ALLOWED: dict[str, tuple[str, str]] = {
     "predtron/book/experiments/protocol.py": ("_prepare _loss _pred", "book helpers' file: the unchecked forms"),
     "predtron/bounds.py": ("_margin", "the unchecked margin over labels checked once (a public trusted form is "
                                       "the problems' to give)"),
-    "predtron/cli.py": ("_validate_params", "command-line helper's file: scikit-learn's private check"),
     "predtron/data/ranking.py": ("_allowed", "reader helper's file: the ranking loss's allowed grades"),
     "predtron/engine/jit.py": ("_cache", "a numba dispatcher's own attribute (the name only collides with one of "
                                          "predtron.problems)"),

@@ -173,3 +173,36 @@ def test_dash_reads_standard_input(long_file, tmp_path):
                                env=_env(), capture_output=True, text=True, input=text, check=False)
     assert predicted.returncode == 0, predicted.stderr
     assert len(predicted.stdout.splitlines()) == 200
+
+
+def _importtime_modules(stderr: str) -> set[str]:
+    """The modules a ``python -X importtime`` process imported, read from its stderr."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines()
+            if line.startswith("import time:") and "|" in line and not line.rstrip().endswith("package")}
+
+
+@pytest.mark.parametrize("hints", [[], ["--n-features", "3", "--classes", "-1", "1"]], ids=["as typed", "hinted"])
+def test_streamed_fit_imports_neither_scikit_learn_nor_scipy_stats(tmp_path, hints):
+    """``predtron fit FILE --task classify --stream`` runs the estimator's core (predtron._models) and never
+    imports scikit-learn (nor scipy.stats, which it would bring): the model it saves is the public estimator,
+    equal to the in-memory fit with the same options."""
+    from predtron.sklearn import PredtronClassifier
+
+    X = np.round(np.random.default_rng(1).normal(size=(300, 3)), 3)
+    y = np.where(X[:, 0] - X[:, 1] > 0, 1, -1)
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{t} 1:{a} 2:{b} 3:{c}\n" for (a, b, c), t in zip(X, y, strict=True)))
+    algorithm1 = ["--no-average", "--no-shuffle", "--no-standardize", "--no-intercept", "--eta", "1", "--epochs", "2"]
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "predtron", "fit", str(data), "--task", "classify",
+                          "--stream", "--model", str(tmp_path / "m.npz"), *algorithm1, *hints],
+                         env=_env(), capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    imported = _importtime_modules(run.stderr)
+    assert "predtron._models.classifier" in imported and "predtron.streaming" in imported  # the reading is right
+    assert not {m for m in imported if m == "sklearn" or m.startswith("sklearn.")}
+    assert "scipy.stats" not in imported
+    model = predtron.load(tmp_path / "m.npz")
+    assert type(model) is PredtronClassifier
+    expected = PredtronClassifier(average=False, shuffle=False, standardize=False, fit_intercept=False, eta=1.0,
+                                  epochs=2, tol=1e-3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.learner_.coef_, expected.learner_.coef_)

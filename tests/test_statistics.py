@@ -175,7 +175,7 @@ def test_mixing_over_a_local_map_with_one_shard_is_the_serial_fit():
 
 
 def test_sample_weight_is_checked_once_and_passed_only_when_given():
-    from predtron.sklearn._checks import check_sample_weight
+    from predtron._models.checks import check_sample_weight
 
     assert np.array_equal(check_sample_weight(2.0, 3), [2.0, 2.0, 2.0])
     assert check_sample_weight([1, 0, 3], 3).dtype == np.float64

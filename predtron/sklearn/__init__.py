@@ -20,14 +20,16 @@ an estimator is Algorithm 1 of the paper as stated.
 * :class:`PredtronRanker` -- learning to rank from query ids or group sizes, like
   LightGBM's ``LGBMRanker``; ``score`` is the mean NDCG@k.
 
-The modules: ``_base`` (the shared parameters, declared once, their checks, the core learner
-and the saved state), ``_checks`` (input checks at the public boundary), ``_statistics``
-(:class:`FitStatistics`: what a fit learns before its passes, merged exactly), ``_scaling``
-(standardisation), and one module per estimator.
+Each estimator is a thin adapter over its core in :mod:`predtron._models` (the shared
+parameters, declared once, their checks, the rules of ``fit``/``partial_fit``, the predictions
+and the saved state, :class:`FitStatistics`; none of it imports scikit-learn, so that the command
+line's streaming fit runs the cores without it): ``_base`` adds scikit-learn's base classes, its
+validation at the public boundary and its tags, and one module per estimator names the public
+class and documents it.
 """
 
+from predtron._models.statistics import FitStatistics
 from predtron.bounds import theorem1_step  # Theorem 1's step on a data set (eta='auto')
-from predtron.sklearn._statistics import FitStatistics
 from predtron.sklearn.classifier import PredtronClassifier
 from predtron.sklearn.multilabel import PredtronMultilabelClassifier
 from predtron.sklearn.ordinal import PredtronOrdinalClassifier

@@ -1,6 +1,6 @@
 """Feature scaling of the estimators (``standardize=True``): the scaler, whose statistics
 :class:`~predtron.sklearn.FitStatistics` computes (exactly, however the data are cut)."""
 
-from predtron.sklearn._statistics import _Standardizer
+from predtron._models.statistics import _Standardizer
 
 __all__ = ["_Standardizer"]

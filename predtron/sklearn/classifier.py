@@ -1,35 +1,21 @@
-"""Binary and multiclass classification, with costs or abstention: :class:`~predtron.sklearn.PredtronClassifier`."""
+"""Binary and multiclass classification, with costs or abstention: :class:`~predtron.sklearn.PredtronClassifier`,
+scikit-learn's adapter over :class:`~predtron._models.classifier.ClassifierCore` (the rules; see
+:mod:`predtron.sklearn._base`)."""
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
-from predtron._validation import as_finite_array, check_class_labels, check_positive, excerpt
+from predtron._models.classifier import ClassifierCore
 from predtron.persistence import saveable
-from predtron.problems import Binary, Multiclass
-from predtron.problems.general import check_loss_matrix
-from predtron.sklearn._base import _PredtronEstimator, estimator_params
-from predtron.sklearn._checks import _check_score_input, _saved_classes
-from predtron.sklearn._coef import _LinearCoefMixin
-from predtron.sklearn._weights import _row_weights
+from predtron.sklearn._base import SklearnAdapter, adapter_params
 
 __all__ = ["PredtronClassifier"]
 
 
-def _reject_cost(value, name: str) -> None:
-    """``None``, or a cost in ``(0, 1)``: abstaining must cost less than a mistake."""
-    if value is not None:
-        cost = check_positive(value, name)
-        if cost >= 1:
-            raise ValueError(f"{name} must be in (0, 1) (abstaining must cost less than a mistake); got {cost!r}")
-
-
-@estimator_params({"cost_matrix": None, "reject_cost": None, "reject_label": -1},
-                  {"cost_matrix": None, "reject_cost": _reject_cost, "reject_label": None})
+@adapter_params(ClassifierCore)
 @saveable
-class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronEstimator):
+class PredtronClassifier(ClassifierMixin, SklearnAdapter, ClassifierCore):
     """Binary and multiclass classification with the Predtron.
 
     Two classes use :class:`~predtron.problems.Binary` (the perceptron), more use
@@ -96,149 +82,11 @@ class PredtronClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronEstimator):
     True
     """
 
-    def _problem(self):
-        k = len(self.classes_)
-        if k == 2 and self.cost_matrix is None:
-            return Binary()
-        return Multiclass(k, loss=None if self.cost_matrix is None else np.asarray(self.cost_matrix, dtype=float))
 
-    def _binary(self) -> bool:
-        return len(self.classes_) == 2 and self.cost_matrix is None
-
-    def _encode(self, indices: np.ndarray) -> np.ndarray:
-        """Class indices as the problem's labels (``classes_[1]`` is ``+1`` for two classes)."""
-        return np.where(indices == 1, 1, -1) if self._binary() else indices
-
-    def _decode(self, predictions: np.ndarray) -> np.ndarray:
-        if self._binary():
-            return (np.asarray(predictions) == 1).astype(np.int64)
-        return np.asarray(predictions, dtype=np.int64)
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` (dense or sparse) and labels ``y`` of any values.
-
-        ``sample_weight`` (one non-negative weight per row, at least one positive) scales each
-        row's loss and so its update; a zero weight leaves the model as without the row (see
-        :mod:`predtron.learners.base`, "Sample weights").  The scaling statistics, Theorem 1's
-        step (``eta="auto"``) and the abstention threshold do not use the weights.
-        """
-        X, indices = self._fit_classes(X, y)
-        weights = _row_weights(sample_weight, X.shape[0], fitting=True)
-        if self.cost_matrix is not None:
-            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
-            if shape != (len(self.classes_),) * 2:
-                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
-                                 f"{len(self.classes_)} classes of y; got shape {shape}")
-            check_loss_matrix(self.cost_matrix, "cost_matrix")
-        if self.reject_cost is not None:
-            if np.any(self.classes_ == self.reject_label):
-                raise ValueError(f"reject_label must differ from every class; {self.reject_label!r} is a class of y")
-        X = self._fit_scaler(X)
-        problem = self._problem()
-        self.eta_ = self._resolve_eta(problem, X, self._encode(indices))
-        self._fit_learner(problem, X, self._encode(indices), sample_weight=weights)
-        if self.reject_cost is not None:
-            self.threshold_ = self._fit_threshold(X, indices)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One online pass over the batch ``(X, y)``, in order, continuing from the current state.
-
-        ``classes`` (all the labels of the stream) is required on the first call, as in
-        scikit-learn's ``SGDClassifier.partial_fit``; a later batch may hold any subset of them.
-        ``reject_cost`` is not available here (its threshold is fitted on the whole training
-        set by :meth:`fit`).  ``sample_weight``: one non-negative weight per row, as in
-        :meth:`fit` (a batch of zero weights leaves the model unchanged).
-        {partial_scaling}
-        """
-        first, X, y = self._partial_data(X, y)
-        weights = _row_weights(sample_weight, X.shape[0], fitting=False)
-        if first and self.reject_cost is not None:
-            raise ValueError("partial_fit does not support reject_cost: the abstention threshold is fitted on the "
-                             "whole training set by fit")
-        self._partial_classes(classes, first)
-        if first and self.cost_matrix is not None:
-            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
-            if shape != (len(self.classes_),) * 2:
-                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
-                                 f"{len(self.classes_)} classes; got shape {shape}")
-            check_loss_matrix(self.cost_matrix, "cost_matrix")
-        self._partial_pass(first, X, self._encode(self._class_indices(y)), sample_weight=weights)
-        return self
-
-    def _scores(self, X) -> np.ndarray:
-        return self.learner_.decision_function(X)
-
-    def decision_function(self, X) -> np.ndarray:
-        """Class scores, ``X @ coef_.T + intercept_``: ``(n,)`` for two classes without a cost
-        matrix (positive favours ``classes_[1]``), else ``(n, n_classes)`` (the predicted class
-        has the largest score)."""
-        check_is_fitted(self)
-        T = self._scores(self._validate_X(X, reset=False))
-        return T[:, 0] if self._binary() else T
-
-    def _gap(self, T: np.ndarray) -> np.ndarray:
-        if T.shape[1] == 1:
-            return 2.0 * np.abs(T[:, 0])
-        top2 = np.sort(T, axis=1)[:, -2:]
-        return top2[:, 1] - top2[:, 0]
-
-    def _fit_threshold(self, X, indices: np.ndarray) -> float:
-        T = self._scores(X)
-        wrong = self._decode(self.learner_.problem.batch_pred(T)) != indices
-        gap = self._gap(T)
-        order = np.argsort(gap, kind="stable")
-        # Abstaining on the j smallest gaps costs reject_cost * j plus the mistakes among the others.
-        mistakes_left = wrong.sum() - np.concatenate([[0], np.cumsum(wrong[order])])
-        totals = float(self.reject_cost) * np.arange(len(gap) + 1) + mistakes_left
-        j = int(np.argmin(totals))
-        if j == 0:
-            return 0.0
-        sorted_gap = gap[order]
-        return float(sorted_gap[j - 1] + (sorted_gap[j] - sorted_gap[j - 1]) / 2) if j < len(gap) else np.inf
-
-    def _predict_indices(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Class indices and the abstention mask."""
-        check_is_fitted(self)
-        T = self._scores(self._validate_X(X, reset=False))
-        indices = self._decode(self.learner_.problem.batch_pred(T))
-        abstain = (self._gap(T) < self.threshold_) if self.reject_cost is not None else np.zeros(len(T), dtype=bool)
-        return indices, abstain
-
-    def predict(self, X) -> np.ndarray:
-        """The predicted class (``reject_label`` for an abstention)."""
-        indices, abstain = self._predict_indices(X)
-        labels = self.classes_[indices]
-        if not abstain.any():
-            return labels
-        marker = np.asarray(self.reject_label)
-        out = labels.astype(np.result_type(labels.dtype, marker.dtype)) if marker.dtype.kind in "biuf" \
-            and labels.dtype.kind in "biuf" else labels.astype(object)
-        out[abstain] = self.reject_label
-        return out
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """Accuracy, or the negative mean cost with ``cost_matrix`` or ``reject_cost``."""
-        _check_score_input(X, y)
-        if self.cost_matrix is None and self.reject_cost is None:
-            return super().score(X, y, sample_weight=sample_weight)
-        indices, abstain = self._predict_indices(X)
-        y = check_class_labels(y, "y", n=np.shape(X)[0])
-        index = {c: i for i, c in enumerate(self.classes_.tolist())}
-        truth = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
-        if truth.shape != indices.shape or np.any(truth < 0):
-            raise ValueError(f"y must hold one label seen in fit per row of X; got {excerpt(y)}")
-        matrix = (1.0 - np.eye(len(self.classes_))) if self.cost_matrix is None else np.asarray(self.cost_matrix)
-        costs = np.where(abstain, float(self.reject_cost or 0.0), matrix[indices, truth])
-        return -float(np.average(costs, weights=sample_weight))
-
-    def _extra_state(self) -> dict:
-        state = {"classes_": self.classes_.tolist()}
-        if self.reject_cost is not None:  # JSON has no infinity: "abstain always" is stored as None
-            state["threshold_"] = float(self.threshold_) if np.isfinite(self.threshold_) else None
-        return state
-
-    def _restore_extra(self, state) -> None:
-        self.classes_ = _saved_classes(state)
-        if self.reject_cost is not None:
-            self.threshold_ = np.inf if state.value("threshold_") is None else state.real("threshold_", minimum=0.0)
+    # The public methods are the core's (named here so that the class documents them and so that
+    # they come before scikit-learn's mixins, whose ``score`` is not the estimator's).
+    fit = ClassifierCore.fit
+    partial_fit = ClassifierCore.partial_fit
+    decision_function = ClassifierCore.decision_function
+    predict = ClassifierCore.predict
+    score = ClassifierCore.score

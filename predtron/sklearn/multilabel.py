@@ -1,84 +1,20 @@
-"""Multilabel classification: :class:`~predtron.sklearn.PredtronMultilabelClassifier`."""
+"""Multilabel classification: :class:`~predtron.sklearn.PredtronMultilabelClassifier`, scikit-learn's adapter over
+:class:`~predtron._models.multilabel.MultilabelCore` (the rules; see :mod:`predtron.sklearn._base`)."""
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from predtron._validation import MAX_DENSE_ENTRIES, check_choice, excerpt
+from predtron._models.multilabel import MultilabelCore, _hamming_step_factor, _nonzero_fraction  # noqa: F401
 from predtron.persistence import saveable
-from predtron.problems import Binary, Multiclass, Multilabel
-from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
-from predtron.sklearn._base import _PredtronEstimator, estimator_params
-from predtron.sklearn._checks import _check_input, _check_score_input, _Count, _saved_classes
-from predtron.sklearn._coef import _LinearCoefMixin
-from predtron.sklearn._weights import _row_weights
+from predtron.sklearn._base import SklearnAdapter, adapter_params
 
 __all__ = ["PredtronMultilabelClassifier"]
 
 
-def _nonzero_fraction(X) -> float:
-    """The fraction of the entries of ``X`` (dense or CSR) that are not zero (1 for no entry)."""
-    size = X.shape[0] * X.shape[1]
-    if size == 0:
-        return 1.0
-    stored = X.data if sp.issparse(X) else X
-    return float(np.count_nonzero(stored)) / size
-
-
-def _hamming_step_factor(X, n_labels: int, cardinality: float) -> float:
-    """The multilabel estimator's ``eta="auto"`` for the Hamming loss, as a multiple of
-    Theorem 1's step ``c_L / (4 R^2)`` of the joint problem (``c_L = 1/m``), on the (scaled)
-    training inputs ``X`` whose target has the label cardinality ``cardinality``: see
-    :func:`_hamming_factor`."""
-    return _hamming_factor(_nonzero_fraction(X), n_labels, cardinality)
-
-
-def _hamming_factor(nonzero_fraction: float, n_labels: int, cardinality: float) -> float:
-    """The Hamming step factor from the fraction of non-zero entries and the label cardinality.
-
-    With the Hamming loss the oracle updates label ``j`` exactly when its margin
-    ``s_j <w_j, x>`` is below ``1 / (4 eta)`` in the units of one perceptron step ``x``: the
-    step sets the margin every label must keep, ``kappa R^2`` with ``kappa = m / factor``
-    (the joint step asks ``kappa = m``, each label's own binary step ``kappa = 1``).
-
-    * Sparse rows (at most half the entries non-zero: text, indicators): ``2 m``,
-      ``kappa = 1/2``.
-    * Dense rows: ``m / max(q, 1/2)``, ``kappa = q``, the mean number of labels on per
-      training row (the label cardinality, :attr:`FitStatistics.label_cardinality`; at least
-      1/2, the sparse rows' margin): a label keeps a margin in proportion to how many labels a
-      row carries, so that rare labels (``q`` small against ``m``) are not pushed towards "off"
-      by every row that lacks them.
-
-    The evidence is in the notes of :class:`PredtronMultilabelClassifier`.
-    """
-    m = float(n_labels)
-    if nonzero_fraction <= 0.5:
-        return 2.0 * m
-    return m / max(float(cardinality), 0.5)
-
-
-def _check_indicator(Y: np.ndarray) -> np.ndarray:
-    """The target of ``fit``/``partial_fit``: a 2-D 0/1 indicator matrix, as int64; a 1-D ``y``
-    (class labels) is refused, naming what to pass instead."""
-    if Y.ndim != 2:
-        raise ValueError(f"y must be a 2-D 0/1 indicator matrix of shape (n_samples, n_labels), one column per "
-                         f"label (sklearn.preprocessing.MultiLabelBinarizer makes one from label sets); got a "
-                         f"1-D array of shape {Y.shape}: for one class label per row use PredtronClassifier, or "
-                         f"pass y.reshape(-1, 1) for a single 0/1 label")
-    values = np.unique(Y)
-    if not np.all(np.isin(values, [0, 1])):
-        raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values {excerpt(values)}")
-    return Y.astype(np.int64)
-
-
-@estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-2},
-                  {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": None, "beta": None})
+@adapter_params(MultilabelCore)
 @saveable
-class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronEstimator):
+class PredtronMultilabelClassifier(ClassifierMixin, SklearnAdapter, MultilabelCore):
     """Multilabel classification with the Predtron (:class:`~predtron.problems.Multilabel`).
 
     Labels are an indicator matrix ``Y`` of shape ``(n_samples, n_labels)``; the learner
@@ -232,121 +168,13 @@ class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronE
     ((2, 3), (2,))
     """
 
-    #: ``tol`` is relative to the first pass's mean loss (see the class notes).
-    _relative_tol = True
-
-    def _problem(self):
-        if not self.multilabel_:
-            k = len(self.classes_)
-            return Binary() if k == 2 else Multiclass(k)
-        extra = {"normalize": True} if self.loss == "hamming" else {}
-        if self.loss == "fbeta":
-            extra["beta"] = self.beta
-        if self.loss in ("precision@k", "recall@k"):
-            extra["k"] = self.k
-        return Multilabel(self.n_labels_, self.loss, **extra)
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` (dense or sparse) and a 0/1 indicator matrix ``Y`` of shape
-        ``(n_samples, n_labels)`` (a single column is one label).
-
-        A one-dimensional ``y`` is refused: class labels are :class:`PredtronClassifier`'s
-        target (this estimator used to fit them silently as a multiclass model; a model so
-        fitted and saved still loads and predicts class labels).  ``sample_weight``: one
-        non-negative weight per row, as in :meth:`PredtronClassifier.fit`.
-        """
-        self._validate_params()
-        _check_input(X, y, fitting=True, type_name=type(self).__name__)
-        X, Y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, multi_output=True,
-                             y_numeric=False)
-        Y = np.asarray(Y)
-        check_classification_targets(Y)
-        target = _check_indicator(Y)
-        weights = _row_weights(sample_weight, X.shape[0], fitting=True)
-        self.multilabel_ = True
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = np.arange(self.n_labels_)
-        problem = self._problem()
-        X = self._fit_scaler(X)
-        self.eta_ = self._resolve_eta(problem, X, target)
-        self._fit_learner(problem, X, target, sample_weight=weights)
-        return self
-
-    def _step_factor(self, statistics) -> float:
-        """``eta="auto"`` with the Hamming loss: Theorem 1's step of the joint problem times
-        :func:`_hamming_factor` of the (scaled) training inputs' non-zero fraction and the
-        target's label cardinality, both from ``statistics`` (see the class notes)."""
-        if self.multilabel_ and self.loss == "hamming":
-            return _hamming_factor(statistics.nonzero_fraction, self.n_labels_, statistics.label_cardinality)
-        return 1.0
-
-    def scaler_from(self, statistics):
-        """``scaler_`` from a training set's statistics: the shared standardiser, except that dense
-        features which all lie in ``[0, 1]`` share one scale (``FitStatistics.scaler(common_unit_scale=
-        True)``; see the class notes)."""
-        return statistics.scaler(common_unit_scale=True)
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One online pass over the batch ``(X, Y)``, in order, continuing from the current state.
-
-        ``Y`` is a 0/1 indicator matrix, as in :meth:`fit` (a one-dimensional ``y`` is refused);
-        the first call fixes the number of labels and later batches must have as many columns.
-        ``classes`` is accepted for the signature scikit-learn's classifiers share and must be
-        ``None``, the label indices ``0..n_labels-1`` or the values of an indicator, ``[0, 1]``.
-        ``sample_weight``: one non-negative weight per row (a batch of zero weights leaves the
-        model unchanged).
-        {partial_scaling}
-        """
-        first, X, Y = self._partial_data(X, y, multi_output=True, y_numeric=False)
-        Y = np.asarray(Y)
-        check_classification_targets(Y)
-        target = _check_indicator(Y)
-        weights = _row_weights(sample_weight, X.shape[0], fitting=False)
-        n_labels = Y.shape[1] if first else self.n_labels_
-        if classes is not None and not any(np.array_equal(np.asarray(classes).ravel(), allowed)
-                                           for allowed in (np.arange(n_labels), np.arange(2))):
-            raise ValueError(f"classes must be None, the label indices 0..{n_labels - 1} or the indicator values "
-                             f"[0, 1] (an indicator matrix gives the labels by its columns); got {excerpt(classes)}")
-        if first:
-            self.multilabel_ = True
-            self.n_labels_ = Y.shape[1]
-            self.classes_ = np.arange(self.n_labels_)
-        elif not self.multilabel_ or Y.shape[1] != self.n_labels_:
-            expected = f"{self.n_labels_} label columns" if self.multilabel_ else "one class label per row"
-            raise ValueError(f"y must have the layout of the first call to partial_fit ({expected}); got shape "
-                             f"{Y.shape}")
-        self._partial_pass(first, X, target, sample_weight=weights)
-        return self
-
-    def decision_function(self, X) -> np.ndarray:
-        """Label scores, ``(n, n_labels)``, ``X @ coef_.T + intercept_``; a label is predicted where
-        its score is ``>= 0`` (a model saved by an older version from class labels: class scores,
-        ``(n,)`` for two classes)."""
-        check_is_fitted(self)
-        T = self.learner_.decision_function(self._validate_X(X, reset=False))
-        return T[:, 0] if not self.multilabel_ and len(self.classes_) == 2 else T
-
-    def predict(self, X) -> np.ndarray:
-        """The predicted 0/1 indicator matrix (class labels for a multiclass target)."""
-        check_is_fitted(self)
-        pred = self.learner_.predict(self._validate_X(X, reset=False))
-        if self.multilabel_:
-            return pred
-        return self.classes_[(pred == 1).astype(np.int64) if len(self.classes_) == 2 else pred]
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """Negative mean loss (the Hamming loss divided by the number of labels); accuracy for
-        a multiclass target."""
-        _check_score_input(X, y)
-        check_is_fitted(self)
-        if not self.multilabel_:
-            return ClassifierMixin.score(self, X, y, sample_weight=sample_weight)
-        X = self._validate_X(X, reset=False)
-        if sample_weight is None:
-            return -self.learner_.mean_loss(X, y)
-        losses = self.learner_.problem.batch_loss(self.learner_.decision_function(X),
-                                                   self.learner_.problem.check_labels(y, _Count(X.shape[0])))
-        return -float(np.average(losses, weights=sample_weight))
+    # The public methods are the core's (named here so that the class documents them and so that
+    # they come before scikit-learn's mixins, whose ``score`` is not the estimator's).
+    fit = MultilabelCore.fit
+    partial_fit = MultilabelCore.partial_fit
+    decision_function = MultilabelCore.decision_function
+    predict = MultilabelCore.predict
+    score = MultilabelCore.score
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -355,17 +183,3 @@ class PredtronMultilabelClassifier(ClassifierMixin, _LinearCoefMixin, _PredtronE
         tags.target_tags.single_output = False  # y is a 2-D indicator matrix, never 1-D class labels
         tags.classifier_tags.multi_class = False  # each column holds two values, 0 and 1
         return tags
-
-    def _extra_state(self) -> dict:
-        classes = None if self.multilabel_ else self.classes_.tolist()
-        return {"n_labels_": int(self.n_labels_), "multilabel_": bool(self.multilabel_), "classes_": classes}
-
-    def _restore_extra(self, state) -> None:
-        self.n_labels_ = state.int("n_labels_", minimum=1, maximum=MAX_DENSE_ENTRIES)
-        self.multilabel_ = state.bool("multilabel_")
-        if self.multilabel_:
-            self.classes_ = np.arange(self.n_labels_)
-        else:
-            self.classes_ = _saved_classes(state)
-            if len(self.classes_) != self.n_labels_:
-                raise ValueError("state entry 'classes_' must hold n_labels_ classes")

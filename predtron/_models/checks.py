@@ -1,4 +1,5 @@
-"""Input checks of the estimators' public methods, before scikit-learn's own validation."""
+"""Input checks of the estimators' public methods, before the conversion of the arrays (scikit-learn's
+``validate_data`` in the adapters of :mod:`predtron.sklearn`)."""
 
 from __future__ import annotations
 
@@ -85,6 +86,17 @@ class _Offsets:
     def __init__(self, offsets: np.ndarray):
         self.offsets = offsets
         self.n = len(offsets) - 1
+
+
+def as_float64(X):
+    """``X`` (already checked: finite real numbers) as float64, a dense array or a CSR matrix, with
+    the entries as given (what scikit-learn's ``check_array(X, accept_sparse="csr", dtype=np.float64)``
+    returns: no copy when ``X`` is so already)."""
+    if sp.issparse(X):
+        if X.format == "csr" and X.dtype == np.float64 and isinstance(X, sp.csr_matrix):
+            return X
+        return sp.csr_matrix(X, dtype=np.float64)
+    return np.asarray(X, dtype=np.float64)
 
 
 def _canonical(X):

@@ -1,6 +1,6 @@
 """``sample_weight`` of the estimators' ``fit`` and ``partial_fit``: checked once, per row, and
 handed, one per instance, to the core learner through the shared fit path
-(:meth:`_PredtronEstimator._fit_learner`, :meth:`_PredtronEstimator._partial_pass`; the weighted
+(:meth:`EstimatorCore._fit_learner`, :meth:`EstimatorCore._partial_pass`; the weighted
 pass is :mod:`predtron.learners.base`, "Sample weights").
 
 A row of weight ``w`` makes its loss, and so its step, ``w`` times the unweighted one; a row of

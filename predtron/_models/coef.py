@@ -17,7 +17,6 @@ Both are computed from the fitted state on every access (they are read-only view
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 
 class _LinearCoefMixin:
@@ -26,7 +25,7 @@ class _LinearCoefMixin:
 
     def _original_parameters(self) -> tuple[np.ndarray, np.ndarray]:
         """``(W, b)`` of the core learner's predictor, mapped to the unscaled features."""
-        check_is_fitted(self)
+        self._check_fitted()
         learner = self.learner_
         W = np.array(learner.coef_, dtype=np.float64)
         b = np.array(learner.intercept_, dtype=np.float64) if getattr(learner, "_intercept", False) \

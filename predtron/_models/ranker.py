@@ -1,0 +1,105 @@
+"""The core of :class:`~predtron.sklearn.PredtronRanker` (learning to rank), without scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predtron._models.base import EstimatorCore, _at_least_one, _optional, estimator_params
+from predtron._models.checks import _canonical, _check_input, _check_score_input, _Offsets
+from predtron._models.coef import _RankerCoefMixin
+from predtron._models.weights import _query_weights, _row_weights
+from predtron._ragged import Ragged
+from predtron._validation import as_label_array, excerpt, query_offsets
+from predtron.persistence import saveable_as
+from predtron.problems import SubsetRanking, ranking_batch
+from predtron.problems.ranking_measures import F_CHOICES, RankingLoss
+from predtron.scoring import DocumentInputs
+
+__all__ = ["RankerCore"]
+
+
+def _position_values(value, name: str) -> None:
+    """One of the named position-value functions, or a callable."""
+    if not callable(value) and (not isinstance(value, str) or value not in F_CHOICES):
+        raise ValueError(f"{name} must be one of {sorted(F_CHOICES)} or a callable; got {excerpt(value)}")
+
+
+@estimator_params({"f": "discount", "k": 10, "train_k": None},
+                  {"f": _position_values, "k": _at_least_one, "train_k": _optional(_at_least_one)},
+                  exclude=("fit_intercept",))
+@saveable_as("PredtronRanker")
+class RankerCore(_RankerCoefMixin, EstimatorCore):
+    """The rules of :class:`~predtron.sklearn.PredtronRanker` without scikit-learn (its parameters,
+    fit, partial_fit, predictions, score and state; see that class)."""
+
+
+    fit_intercept = False
+
+    def _problem(self):
+        return SubsetRanking(f=self.f, loss="ndcg", k=self.train_k)
+
+    def fit(self, X, y, *, qid=None, group=None, sample_weight=None):
+        """Fit on documents ``X`` with relevance ``y`` and their queries (``qid`` or ``group``).
+
+        ``sample_weight``: one non-negative weight per row, equal on the rows of a query (the
+        query's weight: a query is one example of the learner), at least one positive; it
+        scales the query's loss and so its update (see :mod:`predtron.learners.base`).
+        """
+        self._validate_params()
+        _check_input(X, y, fitting=True, relevance=True, type_name=type(self).__name__)
+        X, y = self._validate_data(X, y, reset=True, y_numeric=True)
+        offsets = query_offsets(X.shape[0], qid=qid, group=group)
+        weights = _query_weights(_row_weights(sample_weight, X.shape[0], fitting=True), offsets)
+        inputs = DocumentInputs(_canonical(self._fit_scaler(X)), offsets)  # checked once: trusted from here
+        problem = self._problem()
+        grades = problem.check_labels(y, inputs)
+        self.eta_ = self._resolve_eta(problem, inputs.X, grades.values, offsets)
+        self._fit_learner(problem, inputs, grades, sample_weight=weights)
+        self._last_qid = None
+        return self
+
+    def partial_fit(self, X, y, *, qid=None, group=None, sample_weight=None):
+        """One online pass over the queries of the batch, in order, continuing from the current state.
+
+        Every call takes its own ``qid`` or ``group`` and holds whole queries: a query never
+        spans two calls (the streaming readers of :mod:`predtron.data.stream` cut chunks at
+        query boundaries).  With ``qid``, a call whose first query id is the last query id of
+        the previous call is refused: the rows of one query cut in two would silently be
+        learned as two queries.  (``group`` carries no ids, so nothing can be checked; a
+        query seen whole in two calls in a row, such as a one-query batch repeated, needs
+        ``group`` for the same reason.)  ``sample_weight``: one weight per row, equal within
+        a query, as in :meth:`fit`.
+        {partial_scaling}
+        """
+        first, X, y = self._partial_data(X, y, relevance=True, y_numeric=True)
+        offsets = query_offsets(X.shape[0], qid=qid, group=group)
+        weights = _query_weights(_row_weights(sample_weight, X.shape[0], fitting=False), offsets)
+        last = None if first else getattr(self, "_last_qid", None)
+        if qid is not None and last is not None and len(qid) and np.asarray(qid)[0] == last:
+            raise ValueError(f"qid: the first query of this partial_fit call ({excerpt(np.asarray(qid)[0].item())}) "
+                             "continues the last query of the previous call; give partial_fit whole queries (cut "
+                             "the chunks at query boundaries), or pass group= if it is another query with the "
+                             "same id")
+        grades = (self._problem() if first else self.learner_.problem).check_labels(y, _Offsets(offsets)).values
+        self._partial_pass(first, X, grades, offsets, group=np.diff(offsets), sample_weight=weights)
+        self._last_qid = np.asarray(qid)[-1].item() if qid is not None and len(qid) else None
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """One score per row (higher ranks first), ``X @ coef_ + intercept_``; ``X`` needs no
+        query ids."""
+        self._check_fitted()
+        X = self._validate_X(X, reset=False)
+        return np.asarray(X @ self.learner_.coef_).ravel()
+
+    def score(self, X, y, *, qid=None, group=None) -> float:
+        """Mean NDCG@k over the queries (1 is a perfect ranking; queries with no relevant document
+        count as perfect)."""
+        _check_score_input(X, y, relevance=True)
+        self._check_fitted()
+        scores = self.predict(X)
+        offsets = query_offsets(len(scores), qid=qid, group=group)
+        rel = SubsetRanking().check_labels(as_label_array(y, "y", booleans=False), _Offsets(offsets))
+        loss = RankingLoss("ndcg", k=self.k)
+        return float(1.0 - ranking_batch.losses_of_scores(loss, scores, rel.values, offsets).mean()) \
+            if isinstance(rel, Ragged) else np.nan
