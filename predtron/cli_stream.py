@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from predtron.cli_data import Dataset, ReadOptions, as_labels, label_value, positive_int, stream_chunks, survey
+from predtron.streaming import fit_passes, permuted_chunks  # light: no scikit-learn (the estimators' cores)
 from predtron.tasks import TASKS, f1_counts, multilabel_values
 
 __all__ = ["StreamFit", "add_fit_options", "add_read_options", "as_labels", "checkpointed_fit", "label_value",
@@ -155,8 +156,6 @@ def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict)
     """The in-memory fit with ``--checkpoint`` (and ``--resume``): epoch by epoch, the examples in
     the order ``fit`` visits them, the state written after every epoch."""
     _check_fit_args(request, params, streaming=False)
-    from predtron.streaming import fit_passes, permuted_chunks
-
     estimator = TASKS[task].estimator_class(**params)
     seed = None
     if estimator.shuffle:
@@ -229,8 +228,6 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     release_freed_chunks()
     params = {**params, "shuffle": False}
     spec = TASKS[task]
-    from predtron.streaming import fit_passes
-
     estimator = spec.core_class(**params)  # the estimator's core: no scikit-learn; saved as the estimator
     path, options = request.data, request.options
     n_features = request.n_features

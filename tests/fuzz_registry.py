@@ -1442,6 +1442,8 @@ EXCLUDED: dict[str, str] = {
                                         "tests/test_loaders.py's compressed and damaged files"),
     "predtron.persistence.saveable": ("a class decorator run when the package is imported; "
                                       "tests/test_persistence.py checks what it refuses"),
+    "predtron.persistence.saveable_as": ("a class decorator run when the package is imported (the estimators' cores); "
+                                         "tests/test_persistence.py checks what it refuses and what it writes"),
     "predtron.problems.base.first_argmax_trusted": ("unchecked kernel behind first_argmax (fuzzed): callers "
                                                     "validate, exercised through every finite problem's pred"),
     "predtron.problems.base.first_argmax_rows_trusted": ("unchecked kernel behind first_argmax_rows (fuzzed): "

@@ -381,3 +381,29 @@ def test_unregistered_subclass_is_not_saved(tmp_path):
     model = MyPredtron(Multiclass(3)).fit(np.eye(3), [0, 1, 2], epochs=1)
     with pytest.raises(ValueError, match="a MyPredtron is not a predtron learner"):
         save(model, tmp_path / "m.npz")
+
+
+def test_an_estimator_core_is_saved_as_its_public_estimator(tmp_path):
+    """The command line's streaming fit runs an estimator's core (predtron._models, no scikit-learn): the file
+    names the public class, loads as it, and is the file the public estimator writes, byte for byte."""
+    from predtron._models import ClassifierCore, RankerCore
+    from predtron.persistence import saveable_as
+    from predtron.sklearn import PredtronClassifier, PredtronRanker
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X[:, 0] > 0, "a", "b")
+    core = ClassifierCore(random_state=0, epochs=3).fit(X, y)
+    public = PredtronClassifier(random_state=0, epochs=3).fit(X, y)
+    save(core, tmp_path / "core.npz")
+    save(public, tmp_path / "public.npz")
+    assert (tmp_path / "core.npz").read_bytes() == (tmp_path / "public.npz").read_bytes()
+    again = load(tmp_path / "core.npz")
+    assert type(again) is PredtronClassifier
+    np.testing.assert_array_equal(again.predict(X), public.predict(X))
+    group = [20, 20, 20]
+    grades = rng.integers(0, 3, 60)
+    save(RankerCore(random_state=0).fit(X, grades, group=group), tmp_path / "ranker.npz")
+    assert type(load(tmp_path / "ranker.npz")) is PredtronRanker
+    with pytest.raises(TypeError, match="cannot register Plain as saveable: it has no get_params"):
+        saveable_as("PredtronClassifier")(type("Plain", (), {}))

@@ -15,13 +15,17 @@ from sphinx.application import Sphinx
 
 
 def public_bases(bases: list) -> list:
-    """``bases`` with every class whose name starts with ``_`` replaced by its public ancestors."""
+    """``bases`` with every private class (its name, or a part of its predtron module's name, starts
+    with ``_``: the estimators' cores of ``predtron._models`` and their adapter base) replaced by its
+    public ancestors."""
     result: list = []
 
     def add(base) -> None:
         if base is object:
             return
-        if getattr(base, "__name__", "").startswith("_"):
+        module = getattr(base, "__module__", "") or ""
+        private_module = module.startswith("predtron.") and any(p.startswith("_") for p in module.split("."))
+        if getattr(base, "__name__", "").startswith("_") or private_module:
             for parent in getattr(base, "__bases__", ()):
                 add(parent)
         elif base not in result:
