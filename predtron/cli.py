@@ -555,6 +555,7 @@ def fit_model(task: str, data: Dataset, params: dict, verbose: bool):
 
 def load_model(path, task: str | None = None):
     """``(task, estimator)`` from a model file; refuses other learners and a model of another task."""
+    import importlib
     import zipfile
 
     from predtron.persistence import load
@@ -565,15 +566,16 @@ def load_model(path, task: str | None = None):
         raise CommandError(f"model file not found: {path} (--model)")
     if not path.is_file() or not zipfile.is_zipfile(path):
         raise CommandError(f"{path} is not a predtron model file (not an .npz archive written by 'predtron fit')")
-    for spec in TASK_TABLE.values():  # registers the estimators (and the learners they use) for loading
-        spec.estimator_class  # noqa: B018
-    model = load(path)
+    for module in ("predtron.learners", "predtron.baselines", "predtron.pa", "predtron.reductions"):
+        importlib.import_module(module)  # registers every learner a file may name, for the message below
+    # The estimators are read as their cores (predtron._models: the same rules, no scikit-learn).
+    model = load(path, classes={spec.class_name: spec.core_class for spec in TASK_TABLE.values()})
     found = task_of_model(model)
     if found is None:
         raise CommandError(f"{path} holds a {type(model).__name__}, not a model written by 'predtron fit' "
                            f"(one of {', '.join(t.class_name for t in TASK_TABLE.values())})")
     if task is not None and task != found.name:
-        raise CommandError(f"{path} holds a {found.name} model ({type(model).__name__}), not a {task} model")
+        raise CommandError(f"{path} holds a {found.name} model ({found.class_name}), not a {task} model")
     return found.name, model
 
 

@@ -205,14 +205,15 @@ def dump(estimator, where: str = "learner") -> tuple[dict, dict]:
     return header, arrays
 
 
-def restore(header, arrays: dict, where: str = "learner", depth: int = 0):
-    """The estimator described by ``header`` (from :func:`dump`) with its state checked."""
+def restore(header, arrays: dict, where: str = "learner", depth: int = 0, classes: dict[str, type] | None = None):
+    """The estimator described by ``header`` (from :func:`dump`) with its state checked (``classes``: see
+    :func:`load`)."""
     if depth > MAX_DEPTH:
         raise ValueError(f"{where} is nested deeper than {MAX_DEPTH} levels")
     if not isinstance(header, dict) or not {"class", "params", "state"} <= set(header):
         raise ValueError(f"{where} must be a JSON object with class, params and state")
     name = header["class"]
-    classes = saveable_classes()
+    classes = saveable_classes() | (classes or {})
     if not isinstance(name, str) or name not in classes:
         raise ValueError(f"{where} names an unknown learner class {str(name)[:60]!r}")
     if not isinstance(header["params"], dict):
@@ -305,11 +306,18 @@ def _read_archive(handle, path: Path) -> tuple[np.ndarray, dict]:
     return raw, arrays
 
 
-def load(path):
+def load(path, *, classes: dict[str, type] | None = None):
     """Read a learner written by :func:`save`; it predicts and continues learning as before.
+
+    ``classes`` maps registered names to the classes to read them as, each of which is written under
+    that name (:func:`saveable_as`): the command line reads the estimators as their cores of
+    :mod:`predtron._models`, so that ``predict`` and ``evaluate`` never import scikit-learn.
 
     Raises ``ValueError`` naming the file for anything malformed (see the module notes).
     """
+    for name, cls in (classes or {}).items():
+        if _SAVED_AS.get(cls) != name:
+            raise ValueError(f"classes: {getattr(cls, '__name__', cls)!r} is not saved as {name!r} (saveable_as)")
     path = _check_path(path)
     try:
         handle = open(path, "rb")  # our handle, closed on every path (np.load leaks its own on a bad zip)
@@ -335,7 +343,7 @@ def load(path):
         if value.dtype.kind not in "biuf":
             raise ValueError(f"{path}: array {key!r} has dtype {value.dtype}; saved states hold numbers only")
     try:
-        return restore(header, arrays, "learner")
+        return restore(header, arrays, "learner", classes=classes)
     except RecursionError:
         raise ValueError(f"{path} has a header nested too deeply") from None
     except ValueError as exc:

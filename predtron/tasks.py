@@ -188,9 +188,9 @@ TASKS: dict[str, Task] = {task.name: task for task in (
 
 
 def task_of_model(model) -> Task | None:
-    """The task whose estimator ``model`` is (by class name), or ``None``."""
+    """The task whose estimator (or its core) ``model`` is (by class name), or ``None``."""
     name = type(model).__name__
-    return next((task for task in TASKS.values() if task.class_name == name), None)
+    return next((task for task in TASKS.values() if name in (task.class_name, task.core.partition(":")[2])), None)
 
 
 def metrics(task: str, model, data, ks: Sequence[int] | None = None) -> list[tuple[str, float]]:

@@ -206,3 +206,26 @@ def test_streamed_fit_imports_neither_scikit_learn_nor_scipy_stats(tmp_path, hin
     expected = PredtronClassifier(average=False, shuffle=False, standardize=False, fit_intercept=False, eta=1.0,
                                   epochs=2, tol=1e-3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.learner_.coef_, expected.learner_.coef_)
+
+
+def test_streamed_predict_and_evaluate_do_not_import_scikit_learn(tmp_path):
+    """``predict`` and ``evaluate`` read the model as its estimator's core (predtron._models): the same
+    predictions and metrics as the public estimator; with ``--stream`` (the package's own reader; the
+    in-memory svmlight reader uses scikit-learn's parser) without importing scikit-learn."""
+    stream = ["--stream"]
+    from predtron.sklearn import PredtronClassifier
+
+    X = np.round(np.random.default_rng(2).normal(size=(80, 3)), 3)
+    y = np.where(X[:, 0] + X[:, 2] > 0.3, 1, -1)
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{t} 1:{a} 2:{b} 3:{c}\n" for (a, b, c), t in zip(X, y, strict=True)))
+    model = PredtronClassifier(random_state=0, epochs=3).fit(X, y)
+    predtron.save(model, tmp_path / "m.npz")
+    imported = _imported("predict", str(data), "--model", str(tmp_path / "m.npz"), "--output",
+                         str(tmp_path / "p.txt"), *stream)
+    assert "sklearn" not in imported and "predtron" in imported
+    assert (tmp_path / "p.txt").read_text().split() == [str(v) for v in model.predict(X).tolist()]
+    result = _python(_IMPORTED, "evaluate", str(data), "--model", str(tmp_path / "m.npz"), *stream)
+    assert result.returncode == 0, result.stderr
+    assert f"accuracy: {model.score(X, y):.4f}" in result.stdout
+    assert "sklearn" not in result.stdout.split("IMPORTED", 1)[1].split()
