@@ -19,12 +19,15 @@ one; it records its estimator, hence its task, and the number of features, so ``
 
 Every hyperparameter option maps to one constructor parameter of the task's estimator (one
 table, :func:`estimator_options`); an option left out keeps the estimator's own default (the
-help shows the defaults, read from the estimator classes), except the seed, which is
+help shows the defaults, read from the estimators' cores of :mod:`predtron._models`), except the seed, which is
 ``DEFAULT_SEED`` so that a command gives the same model at every run.
 
 Start-up: ``--help`` and ``--version`` import neither scikit-learn, Dask, matplotlib nor tqdm;
-the parser of a command is built only when that command runs, and each command imports what it
-uses.  Bad input ends the command with exit status 1 (2 for a usage error) and one line on
+the parser of a command is built only when that command runs (without importing the streaming
+modules), and each command imports what it uses: the estimators' parameters, their checks, a
+``--stream`` fit and ``predict``/``evaluate`` use the estimators' cores (:mod:`predtron._models`),
+so that none of them imports scikit-learn (an in-memory fit does, and the in-memory svmlight
+reader).  Bad input ends the command with exit status 1 (2 for a usage error) and one line on
 stderr, never a traceback; outputs are checked (folder, not an input) before any work.  Ctrl-C
 at any moment runs :func:`_interrupted`: the temporary files being written are removed, one line
 is written and the process ends at once with status 130 (no unwinding through compiled code,
@@ -303,9 +306,41 @@ examples:
 """
 
 
-def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
-    from predtron.cli_stream import add_fit_options, add_read_options
+#: The number of examples per chunk of a streamed read (the readers' default).
+_DEFAULT_CHUNK_ROWS = ReadOptions().chunk_rows
 
+
+def _add_read_options(group, command: str) -> None:
+    """``--stream`` and ``--chunk-rows`` (every command); ``--cache`` (fit): the options of
+    :mod:`predtron.cli_stream`, built without importing it."""
+    group.add_argument("--stream", action="store_true",
+                       help="read the data file in chunks of whole examples (whole queries for rank), so that "
+                            "memory does not grow with the file; svmlight/LETOR chunks are sparse unless --dense" + (
+                                "; the examples are visited in file order, and --standardize / --eta auto are "
+                                "estimated from the first chunk. Without --n-features (and, for classify and "
+                                "ordinal, --classes) a first pass reads the whole file to find them: give both to "
+                                "read it once per epoch" if command == "fit" else ""))
+    group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=_DEFAULT_CHUNK_ROWS,
+                       help=f"examples per chunk with --stream (default: {_DEFAULT_CHUNK_ROWS})")
+    if command == "fit":
+        group.add_argument("--cache", metavar="FILE",
+                           help="with --stream: a binary cache of the parsed chunks, written by the first pass and "
+                                "read by later ones instead of the text (rebuilt when TRAIN changes)")
+
+
+def _add_fit_options(group) -> None:
+    """``--classes``, ``--checkpoint`` and ``--resume``."""
+    group.add_argument("--classes", nargs="+", type=label_value, metavar="LABEL",
+                       help="classify, ordinal with --stream: every label of TRAIN (default: found by a first pass "
+                            "over the file)")
+    group.add_argument("--checkpoint", metavar="DIR",
+                       help="write the model and the fit's progress to DIR after every epoch (atomically)")
+    group.add_argument("--resume", action="store_true",
+                       help="continue the fit whose checkpoint is in --checkpoint DIR (same data and options); the "
+                            "result equals an uninterrupted fit bit for bit")
+
+
+def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     group = parser.add_argument_group("data files")
     group.add_argument("--format", choices=FORMATS, default="auto",
                        help="format of the data file; auto: '.arff' (also .arff.gz) is ARFF, a known "
@@ -337,9 +372,9 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     group.add_argument("--missing", type=float, metavar="VALUE",
                        help="ARFF: the number a missing feature value '?' stands for (default: a missing value "
                             "is an error)")
-    add_read_options(parser.add_argument_group("streaming"), command)
+    _add_read_options(parser.add_argument_group("streaming"), command)
     if command == "fit":
-        add_fit_options(parser.add_argument_group("streaming and checkpoints"))
+        _add_fit_options(parser.add_argument_group("streaming and checkpoints"))
 
 
 def _add_estimator_options(parser: argparse.ArgumentParser) -> None:
@@ -426,7 +461,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     With ``command`` (a command's name, or ``""`` for none), only that command's options are
     built: the others are names without options (their options read the estimator classes,
-    which imports scikit-learn).  Without it, every command is built in full.
+    which imports the problems).  Without it, every command is built in full.
     """
     tasks = "\n".join(f"  {name:<11} {task.class_name:<29} {task.summary}" for name, task in TASK_TABLE.items())
     parser = _Parser(prog=PROG, description=_DESCRIPTION.format(tasks=tasks), epilog=_EXAMPLES,

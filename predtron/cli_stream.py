@@ -37,41 +37,8 @@ from predtron.cli_data import Dataset, ReadOptions, as_labels, label_value, posi
 from predtron.streaming import fit_passes, permuted_chunks  # light: no scikit-learn (the estimators' cores)
 from predtron.tasks import TASKS, f1_counts, multilabel_values
 
-__all__ = ["StreamFit", "add_fit_options", "add_read_options", "as_labels", "checkpointed_fit", "label_value",
-           "positive_int", "release_freed_chunks", "stream_fit", "stream_metrics", "stream_predictions"]
-
-#: The number of examples per chunk of a streamed read (the readers' default).
-DEFAULT_CHUNK_ROWS = ReadOptions().chunk_rows
-
-
-def add_read_options(group, command: str) -> None:
-    """``--stream`` and ``--chunk-rows`` (every command); ``--cache`` (fit)."""
-    group.add_argument("--stream", action="store_true",
-                       help="read the data file in chunks of whole examples (whole queries for rank), so that "
-                            "memory does not grow with the file; svmlight/LETOR chunks are sparse unless --dense" + (
-                                "; the examples are visited in file order, and --standardize / --eta auto are "
-                                "estimated from the first chunk. Without --n-features (and, for classify and "
-                                "ordinal, --classes) a first pass reads the whole file to find them: give both to "
-                                "read it once per epoch" if command == "fit" else ""))
-    group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=DEFAULT_CHUNK_ROWS,
-                       help=f"examples per chunk with --stream (default: {DEFAULT_CHUNK_ROWS})")
-    if command == "fit":
-        group.add_argument("--cache", metavar="FILE",
-                           help="with --stream: a binary cache of the parsed chunks, written by the first pass and "
-                                "read by later ones instead of the text (rebuilt when TRAIN changes)")
-
-
-def add_fit_options(group) -> None:
-    """``--classes``, ``--checkpoint`` and ``--resume``."""
-    group.add_argument("--classes", nargs="+", type=label_value, metavar="LABEL",
-                       help="classify, ordinal with --stream: every label of TRAIN (default: found by a first pass "
-                            "over the file)")
-    group.add_argument("--checkpoint", metavar="DIR",
-                       help="write the model and the fit's progress to DIR after every epoch (atomically)")
-    group.add_argument("--resume", action="store_true",
-                       help="continue the fit whose checkpoint is in --checkpoint DIR (same data and options); the "
-                            "result equals an uninterrupted fit bit for bit")
-
+__all__ = ["StreamFit", "as_labels", "checkpointed_fit", "label_value", "positive_int", "release_freed_chunks",
+           "stream_fit", "stream_metrics", "stream_predictions"]
 
 #: glibc's ``M_MMAP_THRESHOLD`` option of ``mallopt`` and the value set by :func:`release_freed_chunks`.
 _M_MMAP_THRESHOLD, _THRESHOLD = -3, 1 << 20

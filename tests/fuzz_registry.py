@@ -1391,7 +1391,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.learners.stopping.EarlyStopping": ("the stopping rule of the estimators' tol/n_iter_no_change, fuzzed "
                                                  "through every estimator's fit"),
     **{f"predtron.cli_stream.{name}": _STREAM_CLI for name in (
-        "StreamFit", "add_fit_options", "add_read_options", "checkpointed_fit", "release_freed_chunks",
+        "StreamFit", "checkpointed_fit", "release_freed_chunks",
         "stream_fit", "stream_metrics", "stream_predictions")},
     **{f"predtron.cli_data.{name}": _CLI for name in (
         "Dataset", "ReadOptions", "as_labels", "detect_format", "discard_spools", "flag_message", "label_value",

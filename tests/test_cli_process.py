@@ -229,3 +229,16 @@ def test_streamed_predict_and_evaluate_do_not_import_scikit_learn(tmp_path):
     assert result.returncode == 0, result.stderr
     assert f"accuracy: {model.score(X, y):.4f}" in result.stdout
     assert "sklearn" not in result.stdout.split("IMPORTED", 1)[1].split()
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "evaluate"])
+def test_a_command_s_help_imports_neither_scikit_learn_nor_the_streaming_modules(command):
+    """A command's parser reads the parameters' defaults from the estimators' cores and builds the streaming
+    options without importing the streaming modules."""
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "predtron", command, "--help"], env=_env(),
+                         capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0 and "--stream" in run.stdout, run.stderr[-2000:]
+    imported = _importtime_modules(run.stderr)
+    assert "predtron.cli" in imported
+    assert not {m for m in imported if m.split(".")[0] in HEAVY}
+    assert not imported & {"predtron.streaming", "predtron.cli_stream", "scipy.stats"}
