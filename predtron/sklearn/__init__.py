@@ -23,7 +23,7 @@ an estimator is Algorithm 1 of the paper as stated.
 Each estimator is a thin adapter over its core in :mod:`predtron._models` (the shared
 parameters, declared once, their checks, the rules of ``fit``/``partial_fit``, the predictions
 and the saved state, :class:`FitStatistics`; none of it imports scikit-learn, so that the command
-line's streaming fit runs the cores without it): ``_base`` adds scikit-learn's base classes, its
+line's streaming fit runs the cores without it): ``_adapter`` adds scikit-learn's base classes, its
 validation at the public boundary and its tags, and one module per estimator names the public
 class and documents it.
 """

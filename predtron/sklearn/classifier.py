@@ -1,6 +1,6 @@
 """Binary and multiclass classification, with costs or abstention: :class:`~predtron.sklearn.PredtronClassifier`,
 scikit-learn's adapter over :class:`~predtron._models.classifier.ClassifierCore` (the rules; see
-:mod:`predtron.sklearn._base`)."""
+:mod:`predtron.sklearn._adapter`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from sklearn.base import ClassifierMixin
 
 from predtron._models.classifier import ClassifierCore
 from predtron.persistence import saveable
-from predtron.sklearn._base import SklearnAdapter, adapter_params
+from predtron.sklearn._adapter import SklearnAdapter, adapter_params
 
 __all__ = ["PredtronClassifier"]
 

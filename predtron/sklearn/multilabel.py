@@ -1,5 +1,5 @@
 """Multilabel classification: :class:`~predtron.sklearn.PredtronMultilabelClassifier`, scikit-learn's adapter over
-:class:`~predtron._models.multilabel.MultilabelCore` (the rules; see :mod:`predtron.sklearn._base`)."""
+:class:`~predtron._models.multilabel.MultilabelCore` (the rules; see :mod:`predtron.sklearn._adapter`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from sklearn.base import ClassifierMixin
 
 from predtron._models.multilabel import MultilabelCore, _hamming_step_factor, _nonzero_fraction  # noqa: F401
 from predtron.persistence import saveable
-from predtron.sklearn._base import SklearnAdapter, adapter_params
+from predtron.sklearn._adapter import SklearnAdapter, adapter_params
 
 __all__ = ["PredtronMultilabelClassifier"]
 

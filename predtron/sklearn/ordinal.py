@@ -1,5 +1,5 @@
 """Ordinal regression: :class:`~predtron.sklearn.PredtronOrdinalClassifier`, scikit-learn's adapter over
-:class:`~predtron._models.ordinal.OrdinalCore` (the rules; see :mod:`predtron.sklearn._base`)."""
+:class:`~predtron._models.ordinal.OrdinalCore` (the rules; see :mod:`predtron.sklearn._adapter`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from sklearn.base import ClassifierMixin
 
 from predtron._models.ordinal import OrdinalCore
 from predtron.persistence import saveable
-from predtron.sklearn._base import SklearnAdapter, adapter_params
+from predtron.sklearn._adapter import SklearnAdapter, adapter_params
 
 __all__ = ["PredtronOrdinalClassifier"]
 

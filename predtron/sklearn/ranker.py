@@ -1,11 +1,11 @@
 """Learning to rank: :class:`~predtron.sklearn.PredtronRanker`, scikit-learn's adapter over
-:class:`~predtron._models.ranker.RankerCore` (the rules; see :mod:`predtron.sklearn._base`)."""
+:class:`~predtron._models.ranker.RankerCore` (the rules; see :mod:`predtron.sklearn._adapter`)."""
 
 from __future__ import annotations
 
 from predtron._models.ranker import RankerCore
 from predtron.persistence import saveable
-from predtron.sklearn._base import SklearnAdapter, adapter_params
+from predtron.sklearn._adapter import SklearnAdapter, adapter_params
 
 __all__ = ["PredtronRanker"]
 
