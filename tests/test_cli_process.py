@@ -242,3 +242,19 @@ def test_a_command_s_help_imports_neither_scikit_learn_nor_the_streaming_modules
     assert "predtron.cli" in imported
     assert not {m for m in imported if m.split(".")[0] in HEAVY}
     assert not imported & {"predtron.streaming", "predtron.cli_stream", "scipy.stats"}
+
+
+@pytest.mark.parametrize(("data", "flags", "cls"), [
+    ("letor-mq2008-fold1/vali.txt.gz", ["--task", "rank"], "PredtronRanker"),
+    ("mulan-emotions/emotions-train.arff.gz", ["--task", "multilabel", "--labels", "6"],
+     "PredtronMultilabelClassifier"),
+], ids=["rank", "multilabel"])
+def test_every_task_streams_without_scikit_learn(tmp_path, data, flags, cls):
+    path = ROOT / "predtron" / "data" / "files" / data
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "predtron", "fit", str(path), *flags, "--stream",
+                          "--epochs", "2", "--quiet", "--model", str(tmp_path / "m.npz")],
+                         env=_env(), capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    imported = _importtime_modules(run.stderr)
+    assert not {m for m in imported if m.split(".")[0] == "sklearn"} and "scipy.stats" not in imported
+    assert type(predtron.load(tmp_path / "m.npz")).__name__ == cls
