@@ -110,6 +110,85 @@ def _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept):
                 U[i, p] += alpha_u * gi
 
 
+#: A sparse pass copies ``W`` (and ``U``) to feature-major copies when its rows hold at least this
+#: many non-zeros per column of ``W``: the copies (forth and back) cost about ``2 d (p + 1)`` moves,
+#: and each non-zero then reads its ``d`` weights from one cache line instead of ``d`` rows far apart.
+TRANSPOSE_RATIO = 2
+
+
+@jit_inline
+def _transpose_pays(indptr, order, p, d):
+    """Whether the sparse pass over the rows ``order`` runs on feature-major copies of ``W``."""
+    if indptr.shape[0] == 0 or d < 2:
+        return False
+    entries = 0
+    for r in range(order.shape[0]):
+        row = order[r]
+        entries += indptr[row + 1] - indptr[row]
+    return entries >= TRANSPOSE_RATIO * (p + 1)
+
+
+@jit_inline
+def _feature_major(A, transposed):
+    """``A.T`` as a C-contiguous copy (``(p + 1, d)``: a feature's ``d`` weights side by side) when
+    ``transposed`` and ``A`` is not empty, else an empty matrix."""
+    if transposed and A.shape[0] > 0:
+        return np.ascontiguousarray(A.T)
+    return np.empty((0, 0))
+
+
+@jit_inline
+def _write_back(A, AT):
+    """Copy the feature-major ``AT`` back into ``A`` (nothing when ``AT`` is empty)."""
+    if AT.shape[0] > 0:
+        for j in range(AT.shape[0]):
+            for i in range(AT.shape[1]):
+                A[i, j] = AT[j, i]
+
+
+@jit_inline
+def _scores_t(t, WT, data, indices, indptr, p, row, intercept):
+    """:func:`_scores` of a CSR row on the feature-major ``WT`` (the same additions in the same
+    order, so the same scores bit for bit)."""
+    d = WT.shape[1]
+    for i in range(d):
+        t[i] = 0.0
+    for q in range(indptr[row], indptr[row + 1]):
+        j = indices[q]
+        xj = data[q]
+        for i in range(d):
+            t[i] += WT[j, i] * xj
+    if intercept:
+        for i in range(d):
+            t[i] += WT[p, i]
+    for i in range(d):
+        if not np.isfinite(t[i]):
+            return False
+    return True
+
+
+@jit_inline
+def _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
+    """:func:`_move` of a CSR row on the feature-major ``WT`` and ``UT``, in the same order (one
+    class at a time, its coefficient in a register; the row's features were just read by the
+    scores, so they are in the cache): every weight gets the same additions in the same order."""
+    averaging = UT.shape[0] > 0
+    lo, hi = indptr[row], indptr[row + 1]
+    for i in range(WT.shape[1]):
+        gi = g[i]
+        if gi == 0:  # adding alpha * (0 * x) would change nothing
+            continue
+        for q in range(lo, hi):
+            WT[indices[q], i] += alpha * (gi * data[q])
+        if averaging:
+            for q in range(lo, hi):
+                UT[indices[q], i] += alpha_u * (gi * data[q])
+        if intercept:
+            WT[p, i] += alpha * gi
+            if averaging:
+                UT[p, i] += alpha_u * gi
+
+
 @jit_inline
 def _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0):
     """Note the mistake of round ``r``; the steps ``(alpha, alpha_u)`` of its update."""
@@ -207,17 +286,30 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(d)
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    transposed = _transpose_pays(indptr, order, p, d)
+    WT, UT = _feature_major(W, transposed), _feature_major(U, transposed)
+    done, status = n, 0
     for r in range(n):
         row = order[r]
-        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
-            return finish(r, mistakes, rounds, losses, 1)
+        if transposed:
+            finite = _scores_t(t, WT, data, indices, indptr, p, row, intercept)
+        else:
+            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if not finite:
+            done, status = r, 1
+            break
         loss = _multiclass_round(t, labels[row, 0], L, correct, use_oracle, g, work)
         if loss == 0:
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
-        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    return finish(n, mistakes, rounds, losses, 0)
+        if transposed:
+            _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        else:
+            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    _write_back(W, WT)
+    _write_back(U, UT)
+    return finish(done, mistakes, rounds, losses, status)
 
 
 @jit_inline
@@ -254,17 +346,30 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * reps.shape[0])
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    transposed = _transpose_pays(indptr, order, p, d)
+    WT, UT = _feature_major(W, transposed), _feature_major(U, transposed)
+    done, status = n, 0
     for r in range(n):
         row = order[r]
-        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
-            return finish(r, mistakes, rounds, losses, 1)
+        if transposed:
+            finite = _scores_t(t, WT, data, indices, indptr, p, row, intercept)
+        else:
+            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if not finite:
+            done, status = r, 1
+            break
         loss = _finite_round(t, labels[row, 0], reps, L, correct, use_oracle, g, work)
         if loss == 0:
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
-        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    return finish(n, mistakes, rounds, losses, 0)
+        if transposed:
+            _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        else:
+            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    _write_back(W, WT)
+    _write_back(U, UT)
+    return finish(done, mistakes, rounds, losses, status)
 
 
 @jit_inline
@@ -350,14 +455,28 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * d)
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    transposed = _transpose_pays(indptr, order, p, d)
+    WT, UT = _feature_major(W, transposed), _feature_major(U, transposed)
+    done, status = n, 0
     for r in range(n):
         row = order[r]
-        if not _scores(t, W, X, data, indices, indptr, p, row, intercept):
-            return finish(r, mistakes, rounds, losses, 1)
-        loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g, work)
+        if transposed:
+            finite = _scores_t(t, WT, data, indices, indptr, p, row, intercept)
+        else:
+            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if not finite:
+            done, status = r, 1
+            break
+        loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g,
+                                 work)
         if loss == 0:
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
-        _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    return finish(n, mistakes, rounds, losses, 0)
+        if transposed:
+            _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        else:
+            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    _write_back(W, WT)
+    _write_back(U, UT)
+    return finish(done, mistakes, rounds, losses, status)
