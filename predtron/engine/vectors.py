@@ -148,16 +148,49 @@ def _write_back(A, AT):
 
 @jit_inline
 def _scores_t(t, WT, data, indices, indptr, p, row, intercept):
-    """:func:`_scores` of a CSR row on the feature-major ``WT`` (the same additions in the same
-    order, so the same scores bit for bit)."""
+    """:func:`_scores` of a CSR row on the feature-major ``WT``: the same additions in the same order
+    (each score from 0, a product per non-zero in the row's order, then the bias), so the same
+    scores bit for bit.  The scores of eight classes at a time are summed in registers in one
+    sweep of the row (a score held in memory would wait on its own store at every non-zero)."""
     d = WT.shape[1]
-    for i in range(d):
-        t[i] = 0.0
-    for q in range(indptr[row], indptr[row + 1]):
-        j = indices[q]
-        xj = data[q]
-        for i in range(d):
-            t[i] += WT[j, i] * xj
+    lo, hi = indptr[row], indptr[row + 1]
+    for base in range(0, d, 8):
+        block = WT[:, base:]
+        width = min(8, d - base)
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+        for q in range(lo, hi):
+            j = indices[q]
+            x = data[q]
+            a0 += block[j, 0] * x
+            if width > 1:
+                a1 += block[j, 1] * x
+                if width > 2:
+                    a2 += block[j, 2] * x
+                    if width > 3:
+                        a3 += block[j, 3] * x
+                        if width > 4:
+                            a4 += block[j, 4] * x
+                            if width > 5:
+                                a5 += block[j, 5] * x
+                                if width > 6:
+                                    a6 += block[j, 6] * x
+                                    if width > 7:
+                                        a7 += block[j, 7] * x
+        t[base] = a0
+        if width > 1:
+            t[base + 1] = a1
+        if width > 2:
+            t[base + 2] = a2
+        if width > 3:
+            t[base + 3] = a3
+        if width > 4:
+            t[base + 4] = a4
+        if width > 5:
+            t[base + 5] = a5
+        if width > 6:
+            t[base + 6] = a6
+        if width > 7:
+            t[base + 7] = a7
     if intercept:
         for i in range(d):
             t[i] += WT[p, i]
@@ -168,25 +201,54 @@ def _scores_t(t, WT, data, indices, indptr, p, row, intercept):
 
 
 @jit_inline
+def _sweep_two(A, c0, f0, c1, f1, data, indices, lo, hi):
+    """``A[j, c0] += f0 * x_j`` then ``A[j, c1] += f1 * x_j`` for the row's non-zeros in order (as
+    ``alpha * (g_i * x_j)`` with ``f = (alpha, g_i)``), in one sweep of the row."""
+    for q in range(lo, hi):
+        j = indices[q]
+        x = data[q]
+        A[j, c0] += f0[0] * (f0[1] * x)
+        A[j, c1] += f1[0] * (f1[1] * x)
+
+
+@jit_inline
 def _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
-    """:func:`_move` of a CSR row on the feature-major ``WT`` and ``UT``, in the same order (one
-    class at a time, its coefficient in a register; the row's features were just read by the
-    scores, so they are in the cache): every weight gets the same additions in the same order."""
+    """:func:`_move` of a CSR row on the feature-major ``WT`` and ``UT``: every weight gets the same
+    additions in the same order (a feature repeated in the row: in the row's order).  Two moved
+    classes (a multiclass mistake) share one sweep of the row; otherwise one sweep per class, its
+    coefficient in a register; the row's features were just read by the scores (in the cache)."""
     averaging = UT.shape[0] > 0
     lo, hi = indptr[row], indptr[row + 1]
-    for i in range(WT.shape[1]):
-        gi = g[i]
-        if gi == 0:  # adding alpha * (0 * x) would change nothing
-            continue
-        for q in range(lo, hi):
-            WT[indices[q], i] += alpha * (gi * data[q])
+    d = WT.shape[1]
+    count, c0, c1 = 0, 0, 0
+    for i in range(d):
+        if g[i] != 0:  # adding alpha * (0 * x) would change nothing
+            if count == 0:
+                c0 = i
+            elif count == 1:
+                c1 = i
+            count += 1
+    if count == 2:
+        _sweep_two(WT, c0, (alpha, g[c0]), c1, (alpha, g[c1]), data, indices, lo, hi)
         if averaging:
+            _sweep_two(UT, c0, (alpha_u, g[c0]), c1, (alpha_u, g[c1]), data, indices, lo, hi)
+    else:
+        for i in range(d):
+            gi = g[i]
+            if gi == 0:
+                continue
             for q in range(lo, hi):
-                UT[indices[q], i] += alpha_u * (gi * data[q])
-        if intercept:
-            WT[p, i] += alpha * gi
+                WT[indices[q], i] += alpha * (gi * data[q])
             if averaging:
-                UT[p, i] += alpha_u * gi
+                for q in range(lo, hi):
+                    UT[indices[q], i] += alpha_u * (gi * data[q])
+    if intercept:
+        for i in range(d):
+            gi = g[i]
+            if gi != 0:
+                WT[p, i] += alpha * gi
+                if averaging:
+                    UT[p, i] += alpha_u * gi
 
 
 @jit_inline
