@@ -13,8 +13,9 @@ from predtron.engine.vectors import TRANSPOSE_RATIO
 from predtron.problems import General, Multiclass, Multilabel
 from predtron.testing import reference_fit
 
-PROBLEMS = [Multiclass(4), Multilabel(5), General([[0, 1, 2], [1, 0, 1], [3, 2, 0]],
-                                                  np.random.default_rng(3).standard_normal((3, 4)))]
+# up to eight classes the scores are summed in registers, above in a loop over the classes
+PROBLEMS = [Multiclass(4), Multiclass(11), Multilabel(5), Multilabel(12),
+            General([[0, 1, 2], [1, 0, 1], [3, 2, 0]], np.random.default_rng(3).standard_normal((3, 4)))]
 OPTIONS = [{}, {"average": True, "fit_intercept": True}, {"update": "prediction", "shuffle": True, "random_state": 2},
            {"average": True, "shuffle": True, "random_state": 5}]
 
@@ -27,11 +28,12 @@ def _data(problem, n: int, p: int, per_row: int, seed: int):
     indices[::5, 1] = indices[::5, 0]  # a repeated feature: its two updates in the row's order
     data = rng.standard_normal((n, per_row))
     X = sp.csr_matrix((data.ravel(), indices.ravel(), np.arange(0, n * per_row + 1, per_row)), shape=(n, p))
-    scores = X @ rng.standard_normal((p, 4)) + 0.5 * rng.standard_normal((n, 4))
+    classes = problem.n_classes if isinstance(problem, Multiclass) else 3
+    scores = X @ rng.standard_normal((p, classes)) + 0.5 * rng.standard_normal((n, classes))
     if isinstance(problem, Multilabel):
         scores = X @ rng.standard_normal((p, problem.n_labels))
         return X, (scores > 0).astype(int)
-    return X, list(np.argmax(scores[:, :3], axis=1))
+    return X, list(np.argmax(scores, axis=1))
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "plain")
