@@ -136,30 +136,45 @@ def _transpose_pays(indptr, order, p, d):
 
 
 @jit_inline
-def _feature_major(A, transposed):
-    """``A.T`` as a C-contiguous copy (``(p + 1, d)``: a feature's ``d`` weights side by side) when
-    ``transposed`` and ``A`` is not empty, else an empty matrix."""
-    if transposed and A.shape[0] > 0:
-        return np.ascontiguousarray(A.T)
-    return np.empty((0, 0))
+def _feature_major(W, U, transposed):
+    """``[W.T, U.T]`` side by side as one C-contiguous copy when ``transposed`` (``(p + 1, d)``, or
+    ``(p + 1, 2 d)`` when averaging: a feature's ``d`` weights, then its ``d`` entries of ``U``, so
+    an update of ``U`` finds its line next to the one the scores just read), else an empty matrix."""
+    if not transposed:
+        return np.empty((0, 0))
+    d, columns = W.shape[0], W.shape[1]
+    averaging = U.shape[0] > 0
+    WU = np.empty((columns, 2 * d if averaging else d))
+    for j in range(columns):
+        for i in range(d):
+            WU[j, i] = W[i, j]
+        if averaging:
+            for i in range(d):
+                WU[j, d + i] = U[i, j]
+    return WU
 
 
 @jit_inline
-def _write_back(A, AT):
-    """Copy the feature-major ``AT`` back into ``A`` (nothing when ``AT`` is empty)."""
-    if AT.shape[0] > 0:
-        for j in range(AT.shape[0]):
-            for i in range(AT.shape[1]):
-                A[i, j] = AT[j, i]
+def _write_back(W, U, WU):
+    """Copy the feature-major ``WU`` back into ``W`` and ``U`` (nothing when ``WU`` is empty)."""
+    if WU.shape[0] > 0:
+        d = W.shape[0]
+        averaging = U.shape[0] > 0
+        for j in range(WU.shape[0]):
+            for i in range(d):
+                W[i, j] = WU[j, i]
+            if averaging:
+                for i in range(d):
+                    U[i, j] = WU[j, d + i]
 
 
 @jit_inline
-def _scores_t(t, WT, data, indices, indptr, p, row, intercept):
+def _scores_t(t, WT, d, data, indices, indptr, p, row, intercept):
     """:func:`_scores` of a CSR row on the feature-major ``WT``: the same additions in the same order
     (each score from 0, a product per non-zero in the row's order, then the bias), so the same
-    scores bit for bit.  Up to eight classes, their scores are summed in registers in one sweep of
+    scores bit for bit (``WT``: ``W``'s ``d`` columns first, as :func:`_feature_major` makes them).
+    Up to eight classes, their scores are summed in registers in one sweep of
     the row (a score held in memory would wait on its own store at every non-zero)."""
-    d = WT.shape[1]
     lo, hi = indptr[row], indptr[row + 1]
     if d > 8:  # a feature's weights span lines: one vectorised loop over them per non-zero
         for i in range(d):
@@ -225,14 +240,25 @@ def _sweep_two(A, c0, f0, c1, f1, data, indices, lo, hi):
 
 
 @jit_inline
-def _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
-    """:func:`_move` of a CSR row on the feature-major ``WT`` and ``UT``: every weight gets the same
-    additions in the same order (a feature repeated in the row: in the row's order).  Two moved
-    classes (a multiclass mistake) share one sweep of the row; otherwise one sweep per class, its
-    coefficient in a register; the row's features were just read by the scores (in the cache)."""
-    averaging = UT.shape[0] > 0
+def _sweep_four(A, c0, c1, d, alpha, alpha_u, g0, g1, data, indices, lo, hi):
+    """:func:`_sweep_two` of ``W``'s columns ``c0``, ``c1`` and ``U``'s (``d`` further) in one sweep."""
+    for q in range(lo, hi):
+        j = indices[q]
+        x = data[q]
+        A[j, c0] += alpha * (g0 * x)
+        A[j, c1] += alpha * (g1 * x)
+        A[j, d + c0] += alpha_u * (g0 * x)
+        A[j, d + c1] += alpha_u * (g1 * x)
+
+
+@jit_inline
+def _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
+    """:func:`_move` of a CSR row on the feature-major ``WU`` (``W``'s ``d`` columns, then ``U``'s
+    when ``averaging``): every weight gets the same additions in the same order (a feature repeated
+    in the row: in the row's order).  Two moved classes (a multiclass mistake) share one sweep of
+    the row, with their ``U`` entries; otherwise one sweep per class, its coefficient in a
+    register; the row's features were just read by the scores (in the cache)."""
     lo, hi = indptr[row], indptr[row + 1]
-    d = WT.shape[1]
     count, c0, c1 = 0, 0, 0
     for i in range(d):
         if g[i] != 0:  # adding alpha * (0 * x) would change nothing
@@ -242,26 +268,27 @@ def _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
                 c1 = i
             count += 1
     if count == 2:
-        _sweep_two(WT, c0, (alpha, g[c0]), c1, (alpha, g[c1]), data, indices, lo, hi)
         if averaging:
-            _sweep_two(UT, c0, (alpha_u, g[c0]), c1, (alpha_u, g[c1]), data, indices, lo, hi)
+            _sweep_four(WU, c0, c1, d, alpha, alpha_u, g[c0], g[c1], data, indices, lo, hi)
+        else:
+            _sweep_two(WU, c0, (alpha, g[c0]), c1, (alpha, g[c1]), data, indices, lo, hi)
     else:
         for i in range(d):
             gi = g[i]
             if gi == 0:
                 continue
             for q in range(lo, hi):
-                WT[indices[q], i] += alpha * (gi * data[q])
+                WU[indices[q], i] += alpha * (gi * data[q])
             if averaging:
                 for q in range(lo, hi):
-                    UT[indices[q], i] += alpha_u * (gi * data[q])
+                    WU[indices[q], d + i] += alpha_u * (gi * data[q])
     if intercept:
         for i in range(d):
             gi = g[i]
             if gi != 0:
-                WT[p, i] += alpha * gi
+                WU[p, i] += alpha * gi
                 if averaging:
-                    UT[p, i] += alpha_u * gi
+                    WU[p, d + i] += alpha_u * gi
 
 
 @jit_inline
@@ -362,12 +389,12 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(d)
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
     transposed = _transpose_pays(indptr, order, p, d)
-    WT, UT = _feature_major(W, transposed), _feature_major(U, transposed)
+    WU = _feature_major(W, U, transposed)
     done, status = n, 0
     for r in range(n):
         row = order[r]
         if transposed:
-            finite = _scores_t(t, WT, data, indices, indptr, p, row, intercept)
+            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
@@ -379,11 +406,10 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
         if transposed:
-            _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, WT)
-    _write_back(U, UT)
+    _write_back(W, U, WU)
     return finish(done, mistakes, rounds, losses, status)
 
 
@@ -422,12 +448,12 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * reps.shape[0])
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
     transposed = _transpose_pays(indptr, order, p, d)
-    WT, UT = _feature_major(W, transposed), _feature_major(U, transposed)
+    WU = _feature_major(W, U, transposed)
     done, status = n, 0
     for r in range(n):
         row = order[r]
         if transposed:
-            finite = _scores_t(t, WT, data, indices, indptr, p, row, intercept)
+            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
@@ -439,11 +465,10 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
         if transposed:
-            _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, WT)
-    _write_back(U, UT)
+    _write_back(W, U, WU)
     return finish(done, mistakes, rounds, losses, status)
 
 
@@ -531,12 +556,12 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * d)
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
     transposed = _transpose_pays(indptr, order, p, d)
-    WT, UT = _feature_major(W, transposed), _feature_major(U, transposed)
+    WU = _feature_major(W, U, transposed)
     done, status = n, 0
     for r in range(n):
         row = order[r]
         if transposed:
-            finite = _scores_t(t, WT, data, indices, indptr, p, row, intercept)
+            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
@@ -549,9 +574,8 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
         if transposed:
-            _move_t(WT, UT, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, WT)
-    _write_back(U, UT)
+    _write_back(W, U, WU)
     return finish(done, mistakes, rounds, losses, status)
