@@ -1,4 +1,4 @@
-"""Whole-array scans: finiteness with the largest magnitude, and a running sum in order."""
+"""Whole-array scans: finiteness with the largest magnitude, a running sum in order, exact column sums."""
 
 from __future__ import annotations
 
