@@ -1344,6 +1344,9 @@ EXCLUDED: dict[str, str] = {
     "predtron.engine.run.run_pass": _ENGINE,
     "predtron.engine.scans._finite_max_abs": _ENGINE,
     "predtron.engine.scans._running_sum": _ENGINE,
+    "predtron.engine.scans.exact_bins": ("exact column sums behind ExactSums (the estimators' finite, validated "
+                                         "inputs): tests/test_exact_sums.py checks every path against the "
+                                         "reference and Fraction on arrays of every scale"),
     "predtron.engine.spec.EngineSpec": _ENGINE,
     "predtron.engine.spec.Kind": _ENGINE,
     "predtron.engine.vectors.finish": _ENGINE,

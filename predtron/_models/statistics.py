@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from predtron._exact import ExactSums, exact_square
+from predtron._exact import ExactSums
 from predtron.bounds import squared_norms, theorem1_step_of
 
 __all__ = ["FitStatistics"]
@@ -101,8 +101,7 @@ class FitStatistics:
             self._sums, self._squares = ExactSums(p), ExactSums(p)
             self._zero_one, self._has_one, self._has_zero = np.ones(p, bool), np.zeros(p, bool), np.zeros(p, bool)
         self._sums.add(X)
-        square, error = exact_square(X)
-        self._squares.add(square).add(error)
+        self._squares.add_squares(X)
         if X.shape[0]:
             low, high = X.min(axis=0), X.max(axis=0)
             self._min = low if self._min is None else np.minimum(self._min, low)

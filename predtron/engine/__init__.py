@@ -20,7 +20,8 @@ Modules, one job each (none imports anything else of predtron):
 * :mod:`~predtron.engine.grade_dp`: the grade dynamic programme (Lemma 3's argmax) and its
   cost model;
 * :mod:`~predtron.engine.fbeta`: the F-beta loss and its loss-augmented argmax;
-* :mod:`~predtron.engine.scans`: whole-array scans (finiteness, running sums);
+* :mod:`~predtron.engine.scans`: whole-array scans (finiteness, running sums, the exact column sums
+  behind ``predtron._exact.ExactSums``);
 * :mod:`~predtron.engine.run`: :func:`run_pass`, from a spec and the inputs to a kernel.
 
 Exactness: ``tests/test_fast_loop.py`` checks every compiled pass against

@@ -708,7 +708,11 @@ class PrimalLearner(OnlineLearner):
     def _finish_pass(self) -> None:
         T = self._trace.n_rounds
         if self._u is not None and T > 0:
-            self._params = self._w + (self._w - self._u) / T
+            # w + (w - u) / T with one temporary (the same operations: the sum is commutative)
+            params = np.subtract(self._w, self._u)
+            params /= T
+            params += self._w
+            self._params = params
         else:
             self._params = self._w
         self._coef_views(self._params)
