@@ -16,9 +16,9 @@ Dominance.  When ``b`` is non-increasing (every loss of the package), an item ``
 value ``c`` and a strictly higher score than an item ``i`` comes before it in every optimal
 ranking: exchanging the two changes the objective by
 ``(t_i' - t_i)(f_j - f_j') + (c_i - c_i')(b_j - b_j') > 0`` (``j < j'``).  The same exchange
-inside the first positions shows that the best path to a state whose placed items are not
-closed under this order is strictly worse than the best path to it through closed states,
-so the programme visits the closed states only: for each count of the grades above 0, the
+among the first positions shows that a path through a state whose placed items are not
+closed under this order is strictly worse than one through closed states only, so the
+programme visits the closed states only: for each count of the grades above 0, the
 grade-0 counts from the number of grade-0 items that must already be placed (on MQ2008
 queries, a fifth to a quarter of the grid).  Exact ties (equal scores) are not pruned, so
 the ranking, ties included, is that of the full grid (tested).
