@@ -186,6 +186,7 @@ def ranking(repeat: int) -> list[dict]:
 
 def _ranking_rows(f: str, X, y, group, qid, repeat: int) -> list[dict]:
     from predtron.problems import ranking as ranking_module
+    from predtron.problems import ranking_measures
 
     oracle = "grade dynamic-programming oracle" if f == "linear" else "sort oracle"
     built = SubsetRanking(f=f)
@@ -193,7 +194,8 @@ def _ranking_rows(f: str, X, y, group, qid, repeat: int) -> list[dict]:
     first = []
 
     def first_problem():
-        ranking_module._SIZE_TABLES.clear()  # as in a new process
+        ranking_module._SIZE_TABLES.clear()  # the tables shared by the problems, as in a new process
+        ranking_measures._WEIGHTS.clear()
         start = time.perf_counter()
         Predtron(SubsetRanking(f=f)).partial_fit(X, y, qid=qid)
         first.append(time.perf_counter() - start)
