@@ -18,6 +18,7 @@ import numpy as np
 from predtron._ragged import Ragged
 from predtron._validation import (
     MAX_ABS_INPUT,
+    MAX_DENSE_ENTRIES,
     as_finite_array,
     as_label_array,
     check_choice,
@@ -179,7 +180,7 @@ class RankingProblem(Problem):
     def sort_exact(self, m: int) -> bool:
         """Whether the sort oracle is exact for ``m`` items (``f`` affine in the weights ``b``, or
         ``b`` constant so that the loss does not depend on the ranking)."""
-        return self._sizes(check_int(m, "m", minimum=1))[2] is not None
+        return self._sizes(check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES))[2] is not None
 
     # ------------------------------------------------------------------ checks
     def _check_sigma(self, sigma, m: int | None = None, name: str = "sigma") -> np.ndarray:
