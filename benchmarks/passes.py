@@ -168,7 +168,9 @@ def ranking(repeat: int) -> list[dict]:
     ``group=``, and a pass reusing a problem whose per-query-size tables are built, with
     ``group=`` and the record off (the figure of earlier rounds).  A new problem finds the
     tables of an earlier problem with the same ``f``, loss and cut-off (they are shared by
-    the process); ``first problem of the process`` times the very first one, tables included.
+    the process); ``first problem of the process`` times the very first one, tables included
+    (built per query size present, without checks for a named ``f``; with ``f="discount"`` each
+    size still solves a small least-squares fit for the slope of its exact sort).
     """
     from predtron.data import load_letor
 

@@ -513,7 +513,7 @@ def _named_sort_rule(f: str, loss: RankingLoss, fvals: np.ndarray, b: np.ndarray
     if m == 1 or (loss.name == "precision" and cut == m):
         return 0.0
     if m == 2 or (f == "discount" and loss.name == "ndcg" and cut == m):
-        return _sort_rule(fvals, b)
+        return _solved_rule(fvals, b)  # the closed-form fit of _sort_rule would pass: straight to the solve
     return None
 
 
@@ -535,6 +535,13 @@ def _sort_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:
     spread = fvals - slope * b
     if np.sqrt(np.mean((spread - spread.mean()) ** 2)) > 1e-6 * (1.0 + np.abs(fvals).max()):
         return None
+    return _solved_rule(fvals, b)
+
+
+def _solved_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:
+    """The least-squares part of :func:`_sort_rule`: ``alpha`` of the fit ``fvals = alpha b +
+    beta`` when it is positive and exact to rounding, else ``None``."""
+    m = len(fvals)
     design = np.column_stack([b, np.ones(m)])
     (alpha, beta), *_ = np.linalg.lstsq(design, fvals, rcond=None)
     residual = np.abs(design @ np.array([alpha, beta]) - fvals).max()
