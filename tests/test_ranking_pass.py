@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from predtron import Predtron
 from predtron.engine import grade_dp
+from predtron.engine import ranking as ranking_engine
 from predtron.problems import SubsetRanking
 from predtron.problems.ranking_measures import assignment_argmax
 from predtron.testing import reference_fit
@@ -85,27 +86,46 @@ def test_grade_dp_into_asks_for_larger_scratch_and_then_agrees():
     n_ints, n_floats = grade_dp.scratch_sizes(m)
     ints, floats = np.zeros(n_ints, dtype=np.int64), np.zeros(n_floats)
     sigma = np.full(m, -1, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
     done, need_ints, need_floats, states = grade_dp.grade_dp_into(
-        t, c, f, b, m, sigma, ints, floats, np.zeros(3), np.zeros(3, dtype=np.int8))
+        t, c, f, b, m, sigma, ints, floats, np.zeros(3), np.zeros(3, dtype=np.int8), none)
     assert not done and states == np.prod(np.bincount(c.astype(int)) + 1)
     assert (sigma == -1).all()  # nothing written
     ints = np.zeros(max(need_ints, n_ints), dtype=np.int64)
     floats = np.zeros(max(need_floats, n_floats))
     done, *_ = grade_dp.grade_dp_into(t, c, f, b, m, sigma, ints, floats, np.zeros(states),
-                                      np.zeros(states, dtype=np.int8))
+                                      np.zeros(states, dtype=np.int8), none)
     assert done
     np.testing.assert_array_equal(sigma, grade_dp._argmax(t, c, f, b))
+    # the order of the scores given by the caller (as the pass does) instead of sorted here
+    given = np.full(m, -1, dtype=np.int64)
+    done, *_ = grade_dp.grade_dp_into(t, c, f, b, m, given, ints, floats, np.zeros(states),
+                                      np.zeros(states, dtype=np.int8), np.argsort(-t, kind="stable"))
+    assert done
+    np.testing.assert_array_equal(given, sigma)
 
 
-def _queries(seed, top_grade):
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3) | st.integers(0, 200), min_size=1, max_size=60), st.integers(0, 5))
+def test_grade_order_is_the_stable_sort_of_the_negated_grades(grades, a):
+    """Counting (grades up to 63) or sorting (larger grades): sigma_y of the pass."""
+    y = np.concatenate([np.full(a, 9), grades]).astype(np.int64)
+    m = len(grades)
+    out, keys, buf = (np.zeros(m, dtype=np.int64), np.zeros(m), np.zeros(m, dtype=np.int64))
+    tally = np.zeros(ranking_engine._FEW_GRADES + 1, dtype=np.int64)
+    ranking_engine._grade_order(y, a, m, out, keys, buf, tally)
+    np.testing.assert_array_equal(out, np.argsort(-np.array(grades), kind="stable"))
+
+
+def _queries(seed, top_grade, step=1):
     """Queries of 1-70 documents (so the sorts merge and the programme prunes), grades from a
-    noisy linear score, a few duplicated documents (equal scores)."""
+    noisy linear score (multiples of ``step``), a few duplicated documents (equal scores)."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 71, size=18)
     X = rng.standard_normal((int(sizes.sum()), 6))
     X[5:9] = X[0]
     y = np.digitize(X @ rng.standard_normal(6) + rng.standard_normal(len(X)),
-                    np.linspace(0.3, 2.0, top_grade)).astype(int)
+                    np.linspace(0.3, 2.0, top_grade)).astype(int) * step
     return X, y, sizes
 
 
@@ -116,15 +136,16 @@ PROBLEMS = [
     lambda: SubsetRanking(f="discount"),
     lambda: SubsetRanking(f="square", gain="linear"),
     lambda: SubsetRanking(loss="precision", k=4),
+    lambda: SubsetRanking(gain="linear", oracle="dp"),
 ]
 
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("average", [False, True])
-@pytest.mark.parametrize("top_grade", [2, 4])
+@pytest.mark.parametrize("top_grade,step", [(2, 1), (4, 1), (4, 30)])  # grades up to 120: sigma_y sorted
 @pytest.mark.parametrize("make", PROBLEMS, ids=lambda make: repr(make()))
-def test_pass_equals_the_reference_loop_on_large_queries(make, top_grade, average, sparse):
-    X, y, sizes = _queries(top_grade, top_grade)
+def test_pass_equals_the_reference_loop_on_large_queries(make, top_grade, step, average, sparse):
+    X, y, sizes = _queries(top_grade, top_grade, step)
     data = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
     fast = Predtron(make(), average=average).fit(data, y, group=sizes, epochs=2)
     slow = reference_fit(Predtron(make(), average=average), data, y, group=sizes, epochs=2)

@@ -215,11 +215,13 @@ def scratch_sizes(m):
 
 
 @jit
-def grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move):
+def grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move, by_score):
     """The programme of the module on ``t[:m]``, ``c[:m]``, ``f[:m]``, ``b[:m]``, writing the
     ranking into ``sigma[:m]``, with no allocation: ``ints`` (int64) and ``floats`` (float64)
     are scratch of at least :func:`scratch_sizes` entries, ``best`` (float64) and ``move``
-    (int8) hold the states.  Returns ``(done, ints, floats, states)``: when some scratch is too
+    (int8) hold the states.  ``by_score`` is either empty or the items in decreasing ``t``,
+    ties by index (what :func:`sort_desc` gives on ``t``), which a caller that has it passes
+    to save the sort.  Returns ``(done, ints, floats, states)``: when some scratch is too
     small, ``done`` is false, nothing is written to ``sigma``, and the other three are the
     sizes to allocate before calling again.
 
@@ -284,7 +286,11 @@ def grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move):
     move_t = floats[G + 2 * m:2 * G + 2 * m]
     move_c = floats[2 * G + 2 * m:3 * G + 2 * m]
     # items of each grade in decreasing t, ties by index (a stable sort of -t), grade by grade
-    sort_desc(t, m, by_t, buf)
+    if by_score.shape[0] >= m:
+        for q in range(m):
+            by_t[q] = by_score[q]
+    else:
+        sort_desc(t, m, by_t, buf)
     for gidx in range(G):
         fill[gidx] = starts[gidx]
     for q in range(m):
@@ -412,8 +418,9 @@ def _argmax(t, c, f, b):
     floats = np.empty(4 * m + 2)
     best = np.empty(0)
     move = np.empty(0, dtype=np.int8)
+    by_score = np.empty(0, dtype=np.int64)
     while True:
-        done, n_ints, n_floats, n_states = grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move)
+        done, n_ints, n_floats, n_states = grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move, by_score)
         if done:
             return sigma
         if n_ints > ints.shape[0]:

@@ -16,6 +16,37 @@ from predtron.engine.jit import jit
 from predtron.engine.spec import TIE_TOLERANCE
 from predtron.engine.vectors import _dot, finish
 
+#: Largest grade for which :func:`_grade_order` counts instead of sorting.
+_FEW_GRADES = 63
+
+
+@jit
+def _grade_order(y, a, m, out, keys, buf, tally):
+    """``out[:m]``: the documents ``a .. a + m - 1`` by decreasing grade ``y``, ties in document
+    order (the stable sort of ``-y``): a counting sort when the grades are at most
+    :data:`_FEW_GRADES`, else :func:`sort_desc`."""
+    top = 0
+    for i in range(m):
+        top = max(top, y[a + i])
+    if top > _FEW_GRADES:
+        for i in range(m):
+            keys[i] = y[a + i]
+        sort_desc(keys, m, out, buf)
+        return
+    for g in range(top + 1):
+        tally[g] = 0
+    for i in range(m):
+        tally[y[a + i]] += 1
+    start = 0
+    for g in range(top, -1, -1):  # the first slot of each grade, highest grade first
+        count = tally[g]
+        tally[g] = start
+        start += count
+    for i in range(m):
+        g = y[a + i]
+        out[tally[g]] = i
+        tally[g] += 1
+
 
 @jit
 def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
@@ -47,6 +78,8 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
     chosen = np.zeros(width, dtype=np.int64)
     sigma = np.zeros(width, dtype=np.int64)
     sort_buf = np.zeros(width, dtype=np.int64)
+    no_order = np.zeros(0, dtype=np.int64)
+    tally = np.zeros(_FEW_GRADES + 1, dtype=np.int64)
     n_ints, n_floats = scratch_sizes(width)
     ints = np.zeros(n_ints, dtype=np.int64)
     floats = np.zeros(n_floats)
@@ -72,9 +105,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
             if not np.isfinite(t[i]):
                 return finish(r, mistakes, rounds, losses, 1)
         # sigma_y (the stable sort of y decreasingly) and the ideal DCG, summed in position order
-        for i in range(m):
-            keys[i] = y[a + i]
-        sort_desc(keys, m, by_grade, sort_buf)
+        _grade_order(y, a, m, by_grade, keys, sort_buf, tally)
         ideal = 0.0
         for pos in range(m):
             ideal += v[a + by_grade[pos]] * b[pos]
@@ -90,6 +121,11 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         for i in range(m):
             keys[i] = np.rint(t[i] / unit)
         sort_desc(keys, m, by_pred, sort_buf)
+        distinct = True  # rounded scores all different: by_pred is also the order of t itself
+        for pos in range(1, m):
+            if keys[by_pred[pos]] == keys[by_pred[pos - 1]]:
+                distinct = False
+                break
         dcg = 0.0
         for pos in range(m):
             dcg += v[a + by_pred[pos]] * b[pos]
@@ -103,7 +139,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                 c[i] = v[a + i] / ideal
             while True:
                 done, need_ints, need_floats, need_states = grade_dp_into(
-                    t, c, f_flat[fs:fs + m], b, m, sigma, ints, floats, best, move)
+                    t, c, f_flat[fs:fs + m], b, m, sigma, ints, floats, best, move, by_pred if distinct else no_order)
                 if done:
                     break
                 if need_ints > ints.shape[0]:
