@@ -1,7 +1,8 @@
 """Speed of one online pass of the learners against scikit-learn, measured in the same run.
 
 Every row times the same data through a predtron learner and through the peer named in
-the row (best of ``repeat`` runs, five for the full sizes, single-threaded BLAS; the runs of
+the row (best of ``repeat`` runs, five for the full sizes and at least fifteen for the
+millisecond ranking passes, single-threaded BLAS; the runs of
 the two alternate, so that changes of the machine's load reach both alike), and prints the
 ratio ``peer time / predtron time`` (above 1: predtron is faster) next to the goal of the
 performance issue.
@@ -183,6 +184,7 @@ def ranking(repeat: int) -> list[dict]:
         data = load_letor(path, n_features=46)
     X, y, group = data.X, data.y, data.group
     qid = np.repeat(np.arange(len(group)), group)
+    repeat = max(repeat, 15)  # a pass takes about a millisecond: more runs cost nothing and outlast load spikes
     return _ranking_rows("linear", X, y, group, qid, repeat) + _ranking_rows("discount", X, y, group, qid, repeat)
 
 
