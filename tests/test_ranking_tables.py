@@ -7,7 +7,7 @@ import pytest
 
 from predtron.problems import SubsetRanking
 from predtron.problems import ranking as ranking_module
-from predtron.problems.ranking_measures import F_CHOICES, RankingLoss, position_values
+from predtron.problems.ranking_measures import F_CHOICES, RankingLoss, discount, position_values
 
 
 def _lstsq_rule(fvals, b):
@@ -67,3 +67,34 @@ def test_compiled_spec_of_a_fresh_problem_equals_a_used_one():
     fresh = Predtron(SubsetRanking()).fit(X, y, group=sizes)
     np.testing.assert_array_equal(used._w, fresh._w)
     np.testing.assert_array_equal(used.loss_history_, fresh.loss_history_)
+
+
+@pytest.mark.parametrize("f", list(F_CHOICES))
+@pytest.mark.parametrize("loss,k", [("ndcg", None), ("ndcg", 1), ("ndcg", 2), ("ndcg", 3), ("ndcg", 7),
+                                    ("ndcg", 10), ("ndcg", 100), ("precision", 1), ("precision", 2),
+                                    ("precision", 3), ("precision", 10), ("precision", 100)])
+def test_named_sort_rule_equals_the_computed_one(f, loss, k):
+    """The case analysis of _named_sort_rule against _sort_rule (itself tested against the solve)."""
+    weights = RankingLoss(loss, k)
+    for m in [*range(1, 130), 200, 257, 500, 1000]:
+        fvals = position_values(f, m)
+        fvals = fvals / np.linalg.norm(fvals)
+        b = weights._position_weights(m)
+        assert ranking_module._named_sort_rule(f, weights, fvals, b) == ranking_module._sort_rule(fvals, b), (m, k)
+
+
+@pytest.mark.parametrize("f", list(F_CHOICES))
+@pytest.mark.parametrize("loss,k", [("ndcg", None), ("ndcg", 3), ("precision", 2)])
+def test_named_tables_equal_the_checked_construction(f, loss, k):
+    """The unchecked tables of a named f are bit for bit those of position_values and discount."""
+    weights = RankingLoss(loss, k)
+    for m in [1, 2, 3, 17, 118, 300]:
+        fvals, b, alpha = ranking_module._named_entry(f, weights, m)
+        expected = position_values(f, m)
+        np.testing.assert_array_equal(fvals, expected / np.linalg.norm(expected))
+        cut = m if k is None else min(k, m)
+        want_b = np.zeros(m)
+        want_b[:cut] = 1.0 if loss == "precision" else discount(np.arange(1, cut + 1))
+        np.testing.assert_array_equal(b, want_b)
+        assert alpha == ranking_module._sort_rule(fvals, b)
+        assert not fvals.flags.writeable and not b.flags.writeable

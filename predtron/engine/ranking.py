@@ -11,67 +11,41 @@ from __future__ import annotations
 
 import numpy as np
 
-from predtron.engine.grade_dp import _argmax as _grade_dp_argmax
+from predtron.engine.grade_dp import grade_dp_into, scratch_sizes, sort_desc
 from predtron.engine.jit import jit
 from predtron.engine.spec import TIE_TOLERANCE
 from predtron.engine.vectors import _dot, finish
 
-
-@jit
-def _stable_order_desc(values, m):
-    """Indices sorting ``values[:m]`` in decreasing order; ties keep index order."""
-    keys = np.empty(m)
-    for i in range(m):
-        keys[i] = -values[i]
-    return np.argsort(keys, kind="mergesort")
+#: Largest grade for which :func:`_grade_order` counts instead of sorting.
+_FEW_GRADES = 63
 
 
 @jit
-def _ranking_round(t, y, v, m, f, alpha, b, use_oracle, g, tmp):
-    """Loss of ``pred(t)`` for one query and, when non-zero, ``g = rep(sigma~) - rep(sigma_y)``."""
-    scale = 0.0
+def _grade_order(y, a, m, out, keys, buf, tally):
+    """``out[:m]``: the documents ``a .. a + m - 1`` by decreasing grade ``y``, ties in document
+    order (the stable sort of ``-y``): a counting sort when the grades are at most
+    :data:`_FEW_GRADES`, else :func:`sort_desc`."""
+    top = 0
     for i in range(m):
-        a = -t[i] if t[i] < 0 else t[i]
-        if a > scale:
-            scale = a
-    unit = scale * TIE_TOLERANCE if scale > 0 else 1.0
+        top = max(top, y[a + i])
+    if top > _FEW_GRADES:
+        for i in range(m):
+            keys[i] = y[a + i]
+        sort_desc(keys, m, out, buf)
+        return
+    for g in range(top + 1):
+        tally[g] = 0
     for i in range(m):
-        tmp[i] = np.rint(t[i] / unit)
-    order = _stable_order_desc(tmp, m)
-    dcg = 0.0
-    for pos in range(m):
-        dcg += v[order[pos]] * b[pos]
-    ideal_values = np.sort(v[:m])[::-1]
-    ideal = 0.0
-    for pos in range(m):
-        ideal += ideal_values[pos] * b[pos]
-    if ideal == 0:
-        return 0.0
-    loss = max(0.0, (ideal - dcg) / ideal)
-    if loss == 0:
-        return 0.0
-    if use_oracle and np.isnan(alpha):  # no exact sort for this size: dynamic programming
-        c = np.empty(m)
-        for i in range(m):
-            c[i] = v[i] / ideal
-        positions = _grade_dp_argmax(t[:m].copy(), c, f, b[:m].copy())
-        chosen_order = np.empty(m, dtype=np.int64)
-        for i in range(m):
-            chosen_order[positions[i]] = i
-    elif use_oracle:
-        for i in range(m):
-            tmp[i] = t[i] if alpha == 0 else alpha * t[i] - v[i] / ideal
-        chosen_order = _stable_order_desc(tmp, m)
-    else:
-        chosen_order = order
+        tally[y[a + i]] += 1
+    start = 0
+    for g in range(top, -1, -1):  # the first slot of each grade, highest grade first
+        count = tally[g]
+        tally[g] = start
+        start += count
     for i in range(m):
-        tmp[i] = y[i]
-    correct_order = _stable_order_desc(tmp, m)
-    for pos in range(m):
-        g[chosen_order[pos]] = f[pos]
-    for pos in range(m):
-        g[correct_order[pos]] -= f[pos]
-    return loss
+        g = y[a + i]
+        out[tally[g]] = i
+        tally[g] += 1
 
 
 @jit
@@ -79,7 +53,17 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                    use_oracle, loss_driven, tau0):
     """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``): the
     dense ``X`` or, when ``indptr`` is not empty, the CSR matrix ``(data, indices, indptr)``
-    with ``p`` columns (the other form passed empty); returns what the vector passes do."""
+    with ``p`` columns (the other form passed empty); returns what the vector passes do.
+
+    The round of ``RankingProblem._round`` on each query, with every work array allocated
+    once per pass: the ideal DCG first (a query without a relevant document has loss 0 for
+    every ranking and ends there), then the prediction's DCG, and on a mistake the oracle
+    and ``g = rep(sigma~) - rep(sigma_y)``; the update ``X_q^T g`` adds the rows with
+    ``g_i != 0`` (the others add zeros), each column's terms in document order.  ``v`` must
+    be a non-decreasing function of the grades ``y`` (every loss of
+    :class:`~predtron.problems.ranking.RankingLoss` is), so that ``v`` in the order of
+    ``sigma_y`` is ``v`` sorted decreasingly, the order of the ideal DCG.
+    """
     sparse = indptr.shape[0] > 0
     n = order.shape[0]
     width = 1
@@ -87,8 +71,21 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         width = max(width, offsets[q + 1] - offsets[q])
     t = np.zeros(width)
     g = np.zeros(width)
-    tmp = np.zeros(width)
-    adj = np.zeros(p if sparse else 0)
+    keys = np.zeros(width)
+    c = np.zeros(width)
+    by_pred = np.zeros(width, dtype=np.int64)
+    by_grade = np.zeros(width, dtype=np.int64)
+    chosen = np.zeros(width, dtype=np.int64)
+    sigma = np.zeros(width, dtype=np.int64)
+    sort_buf = np.zeros(width, dtype=np.int64)
+    no_order = np.zeros(0, dtype=np.int64)
+    tally = np.zeros(_FEW_GRADES + 1, dtype=np.int64)
+    n_ints, n_floats = scratch_sizes(width)
+    ints = np.zeros(n_ints, dtype=np.int64)
+    floats = np.zeros(n_floats)
+    best = np.zeros(0)
+    move = np.zeros(0, dtype=np.int8)
+    adj = np.zeros(p)
     rounds = np.zeros(n, dtype=np.int64)
     losses = np.zeros(n)
     mistakes = 0
@@ -107,10 +104,64 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                 t[i] = _dot(X[a + i], w, p)
             if not np.isfinite(t[i]):
                 return finish(r, mistakes, rounds, losses, 1)
-        fs = f_start[m]
-        loss = _ranking_round(t, y[a:e], v[a:e], m, f_flat[fs:fs + m], alphas[m], b, use_oracle, g, tmp)
+        # sigma_y (the stable sort of y decreasingly) and the ideal DCG, summed in position order
+        _grade_order(y, a, m, by_grade, keys, sort_buf, tally)
+        ideal = 0.0
+        for pos in range(m):
+            ideal += v[a + by_grade[pos]] * b[pos]
+        if ideal == 0:
+            continue
+        # pred(t): sort the scores rounded to the relative tie tolerance, ties to the lower document
+        scale = 0.0
+        for i in range(m):
+            s = -t[i] if t[i] < 0 else t[i]
+            if s > scale:
+                scale = s
+        unit = scale * TIE_TOLERANCE if scale > 0 else 1.0
+        for i in range(m):
+            keys[i] = np.rint(t[i] / unit)
+        sort_desc(keys, m, by_pred, sort_buf)
+        distinct = True  # rounded scores all different: by_pred is also the order of t itself
+        for pos in range(1, m):
+            if keys[by_pred[pos]] == keys[by_pred[pos - 1]]:
+                distinct = False
+                break
+        dcg = 0.0
+        for pos in range(m):
+            dcg += v[a + by_pred[pos]] * b[pos]
+        loss = max(0.0, (ideal - dcg) / ideal)
         if loss == 0:
             continue
+        fs = f_start[m]
+        alpha = alphas[m]
+        if use_oracle and np.isnan(alpha):  # no exact sort for this size: dynamic programming
+            for i in range(m):
+                c[i] = v[a + i] / ideal
+            while True:
+                done, need_ints, need_floats, need_states = grade_dp_into(
+                    t, c, f_flat[fs:fs + m], b, m, sigma, ints, floats, best, move, by_pred if distinct else no_order)
+                if done:
+                    break
+                if need_ints > ints.shape[0]:
+                    ints = np.zeros(need_ints, dtype=np.int64)
+                if need_floats > floats.shape[0]:
+                    floats = np.zeros(need_floats)
+                if need_states > best.shape[0]:
+                    best = np.zeros(max(need_states, 2 * best.shape[0]))
+                    move = np.zeros(best.shape[0], dtype=np.int8)
+            for i in range(m):
+                chosen[sigma[i]] = i
+        elif use_oracle:
+            for i in range(m):
+                keys[i] = t[i] if alpha == 0 else alpha * t[i] - v[a + i] / ideal
+            sort_desc(keys, m, chosen, sort_buf)
+        else:
+            for i in range(m):
+                chosen[i] = by_pred[i]
+        for pos in range(m):
+            g[chosen[pos]] = f_flat[fs + pos]
+        for pos in range(m):
+            g[by_grade[pos]] -= f_flat[fs + pos]
         rounds[mistakes] = r + 1
         losses[mistakes] = loss
         mistakes += 1
@@ -132,11 +183,17 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                             u[j] += alpha_u * value
                         adj[j] = 0.0
         else:
+            # X_q^T g row by row: column j gets its terms in document order, as in a column loop
+            # (a row with g_i = 0 adds signed zeros, which change no sum that starts at +0.0)
             for j in range(p):
-                acc = 0.0
-                for i in range(m):
-                    acc += X[a + i, j] * g[i]
-                w[j] += alpha * acc
+                adj[j] = 0.0
+            for i in range(m):
+                gi = g[i]
+                if gi != 0:
+                    for j in range(p):
+                        adj[j] += X[a + i, j] * gi
+            for j in range(p):
+                w[j] += alpha * adj[j]
                 if averaging:
-                    u[j] += alpha_u * acc
+                    u[j] += alpha_u * adj[j]
     return finish(n, mistakes, rounds, losses, 0)

@@ -18,6 +18,7 @@ import numpy as np
 from predtron._ragged import Ragged
 from predtron._validation import (
     MAX_ABS_INPUT,
+    MAX_DENSE_ENTRIES,
     as_finite_array,
     as_label_array,
     check_choice,
@@ -146,7 +147,8 @@ class RankingProblem(Problem):
         self.ranking_loss = RankingLoss(loss, k, gain)
         check_choice(oracle, "oracle", ORACLES)
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, float | None]] = {}
-        position_values(f, 2)  # fail early on a bad name or a callable that cannot run
+        if not isinstance(f, str) or f not in F_CHOICES:
+            position_values(f, 2)  # fail early on a bad name or a callable that cannot run
 
     # ------------------------------------------------------------ per-size data
     def _sizes(self, m: int) -> tuple[np.ndarray, np.ndarray, float | None]:
@@ -154,27 +156,31 @@ class RankingProblem(Problem):
 
         The arrays are read-only.  For ``f`` given by name they are shared by every problem of
         the process with the same ``f``, loss and cut-off (what determines them), so a new
-        problem (a user's first fit, a stream's next chunk) finds them built.
+        problem (a user's first fit, a stream's next chunk) finds them built, and they are
+        built without the checks a callable needs (:func:`_named_entry`).
         """
         entry = self._cache.get(m)
         if entry is None:
             key = (self.f, self.loss_name, self.k, m) if isinstance(self.f, str) else None
             entry = _SIZE_TABLES.get(key) if key is not None else None
             if entry is None:
-                fvals = position_values(self.f, m)
-                fvals = fvals / np.linalg.norm(fvals)
-                fvals.flags.writeable = False
-                b = self.ranking_loss._position_weights(m)
-                entry = (fvals, b, _sort_rule(fvals, b))
-                if key is not None and len(_SIZE_TABLES) < _MAX_SIZE_TABLES:
-                    _SIZE_TABLES[key] = entry
+                if key is not None:
+                    entry = _named_entry(self.f, self.ranking_loss, m)
+                    if len(_SIZE_TABLES) < _MAX_SIZE_TABLES:
+                        _SIZE_TABLES[key] = entry
+                else:
+                    fvals = position_values(self.f, m)
+                    fvals = fvals / np.linalg.norm(fvals)
+                    fvals.flags.writeable = False
+                    b = self.ranking_loss._position_weights(m)
+                    entry = (fvals, b, _sort_rule(fvals, b))
             self._cache[m] = entry
         return entry
 
     def sort_exact(self, m: int) -> bool:
         """Whether the sort oracle is exact for ``m`` items (``f`` affine in the weights ``b``, or
         ``b`` constant so that the loss does not depend on the ranking)."""
-        return self._sizes(check_int(m, "m", minimum=1))[2] is not None
+        return self._sizes(check_int(m, "m", minimum=1, maximum=MAX_DENSE_ENTRIES))[2] is not None
 
     # ------------------------------------------------------------------ checks
     def _check_sigma(self, sigma, m: int | None = None, name: str = "sigma") -> np.ndarray:
@@ -476,6 +482,41 @@ class RankingProblem(Problem):
         return None if y is None else math.factorial(len(y))
 
 
+def _named_entry(f: str, loss: RankingLoss, m: int) -> tuple[np.ndarray, np.ndarray, float | None]:
+    """``(f / Z, b, alpha)`` of :meth:`RankingProblem._sizes` for ``f`` given by name: the
+    arithmetic of :func:`position_values` without its checks (a named ``f`` is finite and
+    strictly decreasing at every size) and the sort rule from :func:`_named_sort_rule`."""
+    raw = np.asarray(F_CHOICES[f](np.arange(1, m + 1, dtype=float)), dtype=float)
+    fvals = raw / np.linalg.norm(raw)
+    fvals.flags.writeable = False
+    b = loss._position_weights(m)
+    return fvals, b, _named_sort_rule(f, loss, fvals, b)
+
+
+def _named_sort_rule(f: str, loss: RankingLoss, fvals: np.ndarray, b: np.ndarray) -> float | None:
+    """:func:`_sort_rule` for ``f`` given by name, deciding from the case which sizes need its solve.
+
+    ``b`` is constant only for one item or precision@k with ``k >= m`` (``alpha = 0``).  Two
+    points always lie on a line.  From three items on, a named ``f`` is an affine function of
+    the weights only for ``f = "discount"`` under the uncut NDCG (``f`` is then the discount
+    over ``Z``): a cut ``k < m - 1`` gives weight 0 to two positions whose ``f`` differ; a cut
+    ``k = m - 1`` puts the last position off the line through the others (for the discount the
+    line through the origin, for the others none, or for ``k = 2`` a line that misses it);
+    precision@k (``k < m``) gives one weight to two positions whose ``f`` differ (two of the
+    top ``k``, or two below it); the other named ``f`` are not affine in ``1 / log2(1 + i)``
+    on three positions.  The affine
+    cases keep the least-squares solve, so ``alpha`` is the same number;
+    ``tests/test_ranking_tables.py`` checks the rule against the solve.
+    """
+    m = len(fvals)
+    cut = m if loss.k is None else min(loss.k, m)
+    if m == 1 or (loss.name == "precision" and cut == m):
+        return 0.0
+    if m == 2 or (f == "discount" and loss.name == "ndcg" and cut == m):
+        return _solved_rule(fvals, b)  # the closed-form fit of _sort_rule would pass: straight to the solve
+    return None
+
+
 def _sort_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:
     """The slope ``alpha`` when the oracle's profit has product form, else ``None``.
 
@@ -494,6 +535,13 @@ def _sort_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:
     spread = fvals - slope * b
     if np.sqrt(np.mean((spread - spread.mean()) ** 2)) > 1e-6 * (1.0 + np.abs(fvals).max()):
         return None
+    return _solved_rule(fvals, b)
+
+
+def _solved_rule(fvals: np.ndarray, b: np.ndarray) -> float | None:
+    """The least-squares part of :func:`_sort_rule`: ``alpha`` of the fit ``fvals = alpha b +
+    beta`` when it is positive and exact to rounding, else ``None``."""
+    m = len(fvals)
     design = np.column_stack([b, np.ones(m)])
     (alpha, beta), *_ = np.linalg.lstsq(design, fvals, rcond=None)
     residual = np.abs(design @ np.array([alpha, beta]) - fvals).max()

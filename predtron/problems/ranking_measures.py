@@ -107,6 +107,11 @@ def discount(positions) -> np.ndarray:
     p = check_vector(positions, "positions")
     if np.any(p < 1):
         raise ValueError(f"positions must be 1-based (>= 1); got {excerpt(p)}")
+    return _discount(p)
+
+
+def _discount(p: np.ndarray) -> np.ndarray:
+    """Unchecked :func:`discount` of float 1-based positions."""
     return 1.0 / np.log2(1.0 + p)
 
 
@@ -230,6 +235,12 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
 
 
 # ------------------------------------------------------------------- losses
+#: ``(m, loss name, k) -> b`` of :meth:`RankingLoss._position_weights` (read-only arrays), shared
+#: by the losses of the process; at most :data:`_MAX_WEIGHTS` entries.
+_WEIGHTS: dict[tuple, np.ndarray] = {}
+_MAX_WEIGHTS = 1 << 14
+
+
 class RankingLoss:
     """A loss ``L(sigma, y) = 1 - sum_i v_i b_{sigma[i]} / I(y)`` (see the module notes).
 
@@ -275,17 +286,17 @@ class RankingLoss:
 
     def _position_weights(self, m: int) -> np.ndarray:
         """Unchecked :meth:`position_weights`, cached per ``m`` (read-only: the online loop asks
-        for them at every round)."""
-        cache = self.__dict__.setdefault("_weights_cache", {})
+        for them at every round) and shared by the losses of the process with the same name
+        and cut-off, which is all they depend on (a new problem finds them built)."""
         key = (m, self.name, self.k)
-        b = cache.get(key)
+        b = _WEIGHTS.get(key)
         if b is None:
             cut = m if self.k is None else min(self.k, m)
             b = np.zeros(m)
-            b[:cut] = 1.0 if self.name == "precision" else discount(np.arange(1, cut + 1))
+            b[:cut] = 1.0 if self.name == "precision" else _discount(np.arange(1, cut + 1, dtype=float))
             b.flags.writeable = False
-            if len(cache) < 4096:
-                cache[key] = b
+            if len(_WEIGHTS) < _MAX_WEIGHTS:
+                _WEIGHTS[key] = b
         return b
 
     def ideal(self, v: np.ndarray, b: np.ndarray) -> float:

@@ -126,7 +126,8 @@ class SubsetRanking(RankingProblem):
         :func:`predtron.engine.grade_dp_is_cheap`)."""
         if not isinstance(labels, Ragged) or self.oracle_method not in ("auto", "dp") or len(labels) == 0:
             return None
-        present = np.flatnonzero(np.bincount(labels.sizes)).tolist()  # the query sizes, increasing
+        sizes = labels.sizes
+        present = np.flatnonzero(np.bincount(sizes)).tolist()  # the query sizes, increasing
         top = present[-1]
         f_start = np.zeros(top + 1, dtype=np.int64)
         alphas = np.full(top + 1, np.nan)
@@ -134,15 +135,16 @@ class SubsetRanking(RankingProblem):
         for m in present:
             fvals, _, alpha = self._sizes(m)
             f_start[m] = start
-            alphas[m] = np.nan if alpha is None else alpha
+            if alpha is not None:
+                alphas[m] = alpha
             chunks.append(fvals)
             start += m
-        gains = self.ranking_loss.item_values(labels.values)
-        needed = np.isnan(alphas[labels.sizes])  # queries whose size has no exact sort
-        if not grade_dp_covers(gains, labels.offsets, needed, self.oracle_method == "auto"):
+        gains = self.ranking_loss._item_values(labels.values)  # check_labels checked the grades
+        needed = np.isnan(alphas[sizes])  # queries whose size has no exact sort
+        if needed.any() and not grade_dp_covers(gains, labels.offsets, needed, self.oracle_method == "auto"):
             return None  # some query's dynamic programme is too large (or, for "auto", too slow)
         return EngineSpec.ranking(labels.values, gains, np.concatenate(chunks), f_start, alphas,
-                                  self.ranking_loss.position_weights(top))
+                                  self.ranking_loss._position_weights(top).copy())
 
     def _score_shape(self, y=None) -> tuple[int, ...] | None:
         return None if y is None else (len(y),)
