@@ -43,8 +43,10 @@ def assert_same_csr(A, B):
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    """Read 64 bytes at a time, so lines straddle block boundaries."""
+    """Read 64 bytes at a time, so lines straddle block boundaries, and parse every buffer of 100 bytes or
+    more with two threads."""
     monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(stream_module, "SPLIT_BYTES", 100)
 
 
 # ------------------------------------------------------------------ real files

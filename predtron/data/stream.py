@@ -73,6 +73,9 @@ DEFAULT_CHUNK_ROWS = 65_536
 #: Bytes read from the file at a time (more when a chunk's lines need more).
 BLOCK_BYTES = 1 << 22
 
+#: Buffers of at least this many bytes are parsed by two threads (see :meth:`_Parser.parse`).
+SPLIT_BYTES = 1 << 20
+
 
 class SvmlightChunk(NamedTuple):
     """Consecutive examples of an svmlight file.
@@ -170,6 +173,25 @@ class _Block(NamedTuple):
     next_line: int
 
 
+def _join(head: _Block, tail: _Block, max_rows: int, shift: int) -> _Block:
+    """The rows of ``head`` then those of ``tail`` (at most ``max_rows`` in all), ``shift`` added to
+    ``tail``'s line numbers (the lines before its part of the buffer)."""
+    take = min(len(tail.labels), max_rows - len(head.labels))
+    if take < len(tail.labels):  # the rows beyond max_rows are parsed again with the next chunk
+        next_pos, next_line = int(tail.starts[take]), int(tail.lines[take]) + shift
+    else:
+        next_pos, next_line = tail.next_pos, tail.next_line + shift
+    nnz = int(tail.indptr[take])
+    qid = None if head.qid is None and tail.qid is None else np.concatenate(
+        [head.qid if head.qid is not None else np.zeros(len(head.labels), dtype=np.int64),
+         tail.qid[:take] if tail.qid is not None else np.zeros(take, dtype=np.int64)])
+    return _Block(np.concatenate([head.labels, tail.labels[:take]]),
+                  np.concatenate([head.indptr, tail.indptr[1:take + 1] + head.indptr[-1]]),
+                  np.concatenate([head.indices, tail.indices[:nnz]]), np.concatenate([head.values, tail.values[:nnz]]),
+                  qid, np.concatenate([head.lines, tail.lines[:take] + shift]),
+                  np.concatenate([head.starts, tail.starts[:take]]), next_pos, next_line)
+
+
 def _grow(array: np.ndarray, at_least: int = 0) -> np.ndarray:
     """``array`` copied into one twice as long (or ``at_least`` long)."""
     grown = np.empty(max(2 * array.size, at_least), dtype=array.dtype)
@@ -189,8 +211,61 @@ class _Parser:
 
     def parse(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int) -> _Block:
         """The rows of the complete lines of ``buf`` (at most ``max_rows``; ``newlines`` is the
-        number of newlines in ``buf``, ``nnz_hint`` a guess of the values the rows hold)."""
-        data = np.frombuffer(buf, dtype=np.uint8)
+        number of newlines in ``buf``, ``nnz_hint`` a guess of the values the rows hold).
+
+        With the compiled kernel, a buffer of :data:`SPLIT_BYTES` or more is cut at a line boundary
+        near its middle and a second thread parses the second part while this one parses the first
+        (the kernel releases the GIL).  The rows are the serial parse's: the second part's line
+        numbers are shifted by the first part's lines, and a second part that stopped early (an
+        error, a last line without its newline) is parsed again after the first, serially, so
+        that the first error and its line are the serial parse's."""
+        mid = buf.find(b"\n", len(buf) // 2) + 1 if len(buf) >= SPLIT_BYTES and self.qid_mode >= 0 else 0
+        if mid <= 0 or mid >= len(buf) or not self._compiled(eof, max_rows, line):
+            return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint)
+        second = _Parser(self.path, self.zero_based, None, None)
+        second.__dict__.update(self.__dict__)
+        outcome: list = []
+
+        def work():
+            try:
+                outcome.append(second._parse_range(buf, eof, max_rows, 0, newlines, nnz_hint // 2 + 1, start=mid))
+            except BaseException:  # parsed again below, serially, to report it with its line
+                outcome.append(None)
+
+        helper = threading.Thread(target=work, name="predtron-parse", daemon=True)
+        helper.start()
+        try:
+            head = self._parse_range(buf, False, max_rows, line, newlines, nnz_hint // 2 + 1, stop=mid)
+        finally:
+            helper.join()
+        rows = len(head.labels)
+        if rows >= max_rows:
+            return head
+        tail = outcome[0] if outcome else None
+        if tail is not None and eof and len(tail.labels) < max_rows and tail.next_pos < len(buf):
+            tail = None  # the second part stopped before the file's end: the serial parse decides
+        if tail is None:
+            tail = self._parse_range(buf, eof, max_rows - rows, head.next_line, newlines, nnz_hint // 2 + 1,
+                                     start=mid)
+            return _join(head, tail, max_rows, 0)
+        self.qid_mode = second.qid_mode
+        return _join(head, tail, max_rows, head.next_line)
+
+    def _compiled(self, eof: bool, max_rows: int, line: int) -> bool:
+        """Whether the compile policy gives the compiled kernel for a call of these types."""
+        f8, i8 = np.empty(0), np.empty(0, dtype=np.int64)
+        probe = (np.empty(0, dtype=np.uint8), 0, eof, max_rows, self.first, min(self.limit.columns, 2**62),
+                 self.qid_mode, line, 0, 0, 0, f8, i8, np.empty(0, dtype=np.int32), f8, i8, i8, i8, i8,
+                 np.empty(0, dtype=np.int8), i8, i8, kernel._POW10)
+        return kernel.parse_block.compiled(probe)
+
+    def _parse_range(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int,
+                     start: int = 0, stop: int | None = None) -> _Block:
+        """The rows of the complete lines of ``buf[start:stop]`` (at most ``max_rows``; ``newlines``
+        bounds the number of newlines there, ``nnz_hint`` is a guess of the values the rows hold;
+        ``stop`` is the end of the buffer or a position just after a newline)."""
+        end = len(buf) if stop is None else stop
+        data = np.frombuffer(buf, dtype=np.uint8, count=end)
         rows_bound = min(max_rows, newlines + 1)
         capacity = max(nnz_hint, 1024)
         labels = np.empty(rows_bound)
@@ -202,7 +277,7 @@ class _Parser:
         starts = np.empty(rows_bound, dtype=np.int64)
         slow_at, slow_kind = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int8)
         slow_start, slow_end = np.empty(1024, dtype=np.int64), np.empty(1024, dtype=np.int64)
-        pos = rows = nnz = n_slow = 0
+        pos, rows, nnz, n_slow = start, 0, 0, 0
         limit = min(self.limit.columns, 2**62)
         args = (data, pos, eof, max_rows, self.first, limit, self.qid_mode, line, rows, nnz, n_slow, labels, indptr,
                 indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, kernel._POW10)
@@ -214,21 +289,21 @@ class _Parser:
                 indptr, indices, values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end,
                 kernel._POW10)
             if status == kernel.FULL:  # room for the whole line not taken, then go on from it
-                stop = buf.find(b"\n", pos)
-                pairs = buf.count(b":", pos, stop if stop >= 0 else len(buf))
+                stop = buf.find(b"\n", pos, end)
+                pairs = buf.count(b":", pos, stop if stop >= 0 else end)
                 if nnz + pairs > indices.size:
                     indices, values = _grow(indices, nnz + pairs), _grow(values, nnz + pairs)
                 if n_slow + pairs + 1 > slow_at.size:
                     slow_at, slow_kind, slow_start, slow_end = (_grow(a, n_slow + pairs + 1) for a in
                                                                 (slow_at, slow_kind, slow_start, slow_end))
                 continue
-            if status == kernel.OK or rows >= max_rows or pos >= len(buf):
+            if status == kernel.OK or rows >= max_rows or pos >= end:
                 break
-            stop = buf.find(b"\n", pos)
+            stop = buf.find(b"\n", pos, end)
             if stop < 0:
                 if not eof:
                     break
-                stop = len(buf)
+                stop = end
             raw = bytes(buf[pos:stop])
             need = raw.count(b":") + nnz
             if need > indices.size:
@@ -245,7 +320,7 @@ class _Parser:
         self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
                            slow_start, slow_end)
         return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
-                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, len(buf)),
+                      qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, end),
                       line)
 
     def _resolve_slow(self, buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
@@ -398,23 +473,34 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     reader = _Reader(path, digest=identity is not None)
     buf = bytearray()
     line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
+    # A plain file's newlines are not counted once a chunk gave the bytes per row: the reads then
+    # stop at the bytes the next chunk should need (a compressed file counts them for its messages).
+    counting, per_row_bytes = reader.handle is not reader.raw, 0.0
 
-    def read_more():
+    def read_more(size: int = 0):
         nonlocal eof, newlines, reported
-        more = reader.read(BLOCK_BYTES, line + newlines)
+        more = reader.read(min(size, BLOCK_BYTES) if size > 0 else BLOCK_BYTES, line + newlines)
         eof = not more
         buf.extend(more)
-        newlines += more.count(b"\n")
+        if counting or not per_row_bytes:
+            newlines += more.count(b"\n")
         if on_progress is not None:
             position = reader.position
             on_progress(position - reported)
             reported = position
 
+    def missing() -> int:
+        """Bytes to read before the next parse (0: enough; -1: read a block)."""
+        if counting or not per_row_bytes:
+            return 0 if newlines >= want else -1
+        return max(int(want * per_row_bytes * 1.02) + 256 - len(buf), 0)
+
     try:
         while True:
-            while not eof and newlines < want:
-                read_more()
-            block = parser.parse(buf, eof, want, line, newlines, int(per_row * min(want, newlines + 1) * 1.25))
+            while not eof and (size := missing()):
+                read_more(max(size, 1 << 16) if size > 0 else 0)
+            bound = newlines if counting or not per_row_bytes else want
+            block = parser.parse(buf, eof, want, line, bound, int(per_row * min(want, bound + 1) * 1.25))
             rows = len(block.labels)
             if rows == 0:
                 if eof:
@@ -435,6 +521,8 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
                 start, next_line = int(block.starts[take]), int(block.lines[take])
             else:
                 start, next_line = block.next_pos, block.next_line
+            if not counting:
+                per_row_bytes = max(start / take, 1.0)
             del block
             del buf[:start]
             newlines -= next_line - line
