@@ -11,6 +11,7 @@ import bz2
 import gzip
 import itertools
 import os
+import threading
 import warnings
 from pathlib import Path
 
@@ -558,6 +559,36 @@ def test_the_label_scan_finds_the_loaders_labels_rows_and_width(tmp_path, small_
         scan_labels(bad)
     with pytest.raises(ValueError, match="contains no data lines"):
         scan_labels(write(tmp_path, ["# only a comment"], name="empty.svm"))
+
+
+@pytest.mark.parametrize("bad", [[], [3], [70], [3, 70], [99]])
+def test_the_label_scan_by_two_threads_finds_what_one_finds(tmp_path, monkeypatch, bad):
+    from predtron.data.stream import scan_labels
+
+    lines = [f"{k % 5 - 2} {k % 7 + 1}:1 {k % 11 + 9}:0.5" if k % 9 else "# 99:1" for k in range(100)]
+    for k in bad:
+        lines[k] = "inf 1:1"
+    path = write(tmp_path, lines)
+
+    def outcome():
+        try:
+            scan = scan_labels(path)
+        except ValueError as exc:
+            return str(exc)
+        return scan.labels.tolist(), scan.n_rows, scan.n_features
+
+    monkeypatch.setattr(stream_module, "SPLIT_SCAN_BYTES", 1 << 40)  # one thread
+    serial = outcome()
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(stream_module, "SPLIT_SCAN_BYTES", 100)
+    threads, thread = [], threading.Thread
+    monkeypatch.setattr(stream_module.threading, "Thread",
+                        lambda *args, **kwargs: threads.append(1) or thread(*args, **kwargs))
+    assert outcome() == serial and threads
+    if bad:
+        assert f"line {bad[0] + 1}: " in serial
+    else:
+        assert serial == ([-2.0, -1.0, 0.0, 1.0, 2.0], 88, 19)
 
 
 @pytest.mark.parametrize("compress", ["gz", "bz2"])

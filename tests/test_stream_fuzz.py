@@ -110,12 +110,13 @@ def test_streamed_chunks_equal_the_loader_and_scikit_learn(file, compress, block
         if qid:
             assert np.array_equal(np.concatenate([c.qid for c in chunks]), peer[2])
         # the label scan
-        saved = stream_module.BLOCK_BYTES, jit.POLICY
-        stream_module.BLOCK_BYTES, jit.POLICY = block, policy  # the compiled scan or its Python twin
+        saved = stream_module.BLOCK_BYTES, stream_module.SPLIT_SCAN_BYTES, jit.POLICY
+        # the compiled scan (by two threads from ``split`` bytes) or its Python twin
+        stream_module.BLOCK_BYTES, stream_module.SPLIT_SCAN_BYTES, jit.POLICY = block, split, policy
         try:
             scan = scan_labels(path, zero_based=zero_based)
         finally:
-            stream_module.BLOCK_BYTES, jit.POLICY = saved
+            stream_module.BLOCK_BYTES, stream_module.SPLIT_SCAN_BYTES, jit.POLICY = saved
         assert np.array_equal(scan.labels, np.unique(ref.y))
         assert scan.n_rows == len(ref.y) and scan.n_features == width
 

@@ -131,14 +131,6 @@ def _number(buf, i, pow10):
 
 
 @_jit
-def _skip_line(buf, i, n):
-    """Position of the newline ending the line at ``i`` (``n`` if none)."""
-    while i < n and buf[i] != 10:
-        i += 1
-    return i
-
-
-@_jit
 def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
                 values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
     """Parse the complete lines of ``buf[pos:]`` into CSR rows.
@@ -283,16 +275,50 @@ def _last_index(buf, start, end):
     return index
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+
+
 @_jit
-def _scan_block(buf, labels, odd, pow10):
-    """The labels (fast spellings) and the largest feature index of the complete lines of ``buf``.
+def _find(buf, words, i, first, second):
+    """The first position from ``i`` holding byte ``first`` or ``second``; ``buf`` ends with
+    ``first`` (a newline), and ``words`` is ``buf`` read eight bytes at a time, so that the
+    search tests a word per step (a word holds a byte ``b`` when ``w ^ b * ones`` has a zero
+    byte: ``(x - ones) & ~x & highs`` is non-zero exactly then)."""
+    while i & 7:
+        c = buf[i]
+        if c == first or c == second:
+            return i
+        i += 1
+    k = i >> 3
+    a = _ONES * np.uint64(first)
+    b = _ONES * np.uint64(second)
+    while k < words.size:
+        w = words[k]
+        x = w ^ a
+        y = w ^ b
+        if ((x - _ONES) & ~x | (y - _ONES) & ~y) & _HIGHS:
+            break
+        k += 1
+    i = k << 3
+    while True:
+        c = buf[i]
+        if c == first or c == second:
+            return i
+        i += 1
+
+
+@_jit
+def _scan_block(buf, words, labels, odd, pow10):
+    """The labels (fast spellings) and the largest feature index of the lines of ``buf``, which
+    ends with a newline (``words``: its bytes eight at a time, see :func:`_find`).
 
     Writes each data line's label to ``labels`` (NaN where the label is not a fast decimal; the
     line's start then goes to ``odd``) and returns ``(rows, n_odd, largest, lines)``: ``largest``
     is the largest last ``index:`` of a line (-1 when no line gives a feature; an index of more
     than 18 digits counts as ``2**62``), ``lines`` the number of lines.  Indices increase along a
-    valid line, so only each line's last token is read: the bytes in between are only searched
-    for the line's end."""
+    valid line, so only each line's label and last token are read: the bytes in between are only
+    searched, a word at a time, for the line's end (or its comment)."""
     n = buf.size
     rows = 0
     n_odd = 0
@@ -301,12 +327,10 @@ def _scan_block(buf, labels, odd, pow10):
     pos = 0
     while pos < n:
         i = pos
-        while i < n and _is_space(buf[i]):
+        while _is_space(buf[i]):
             i += 1
-        if i >= n:
-            break
         if buf[i] == 10 or buf[i] == 35:
-            pos = _skip_line(buf, i, n) + 1
+            pos = _find(buf, words, i, 10, 10) + 1
             lines += 1
             continue
         ok, fast, value, i = _number(buf, i, pow10)
@@ -317,9 +341,7 @@ def _scan_block(buf, labels, odd, pow10):
             odd[n_odd] = pos
             n_odd += 1
         rows += 1
-        end = i
-        while end < n and buf[end] != 10 and buf[end] != 35:
-            end += 1
+        end = _find(buf, words, i, 10, 35)
         index = _last_index(buf, i, end)
         if index < 0:  # an unusual last token (a qid: alone, a malformed line): every token is looked at
             t = i
@@ -335,7 +357,9 @@ def _scan_block(buf, labels, odd, pow10):
                 t = u
         if index > largest:
             largest = index
-        pos = _skip_line(buf, end, n) + 1
+        if buf[end] != 10:
+            end = _find(buf, words, end, 10, 10)
+        pos = end + 1
         lines += 1
     return rows, n_odd, largest, lines
 
@@ -367,20 +391,20 @@ parse_block = Tiered(_parse_block, _parse_block_twin, _lines_of_block, BUDGET_LI
 
 
 
-def _scan_block_twin(buf, labels, odd, pow10):
+def _scan_block_twin(buf, words, labels, odd, pow10):
     """The Python twin of :func:`_scan_block`: every label is left to the caller (NaN, its line in
     ``odd``), which converts it as it converts the kernel's unusual labels; the same largest index."""
     rows = n_odd = 0
     largest = -1
     pos = 0
     for raw in bytes(buf).split(b"\n"):
-        words = raw.partition(b"#")[0].split()
-        if words:
+        tokens = raw.partition(b"#")[0].split()
+        if tokens:
             labels[rows] = np.nan
             odd[n_odd] = pos
             n_odd += 1
             rows += 1
-            for word in words[1:]:
+            for word in tokens[1:]:
                 index, colon, _ = word.partition(b":")
                 if colon and index.isdigit() and index.isascii():
                     largest = max(largest, int(index) if len(index) <= 18 else 2**62)

@@ -766,48 +766,162 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
     path = check_file(path, "svmlight")
     zero_based = check_flag(zero_based, "zero_based")
     reader = _Reader(path)
-    distinct: set[float] = set()
-    carry = b""
-    n_rows, largest, line = 0, -1, 1
     try:
-        while True:
-            more = reader.read(BLOCK_BYTES, line)
-            block = carry + more
-            if not more:
-                if not block:
-                    break
-                block += b"\n"
-            stop = block.rfind(b"\n") + 1
-            carry, block = block[stop:], block[:stop]
-            if block:
-                data = np.frombuffer(block, dtype=np.uint8)
-                bound = len(block) // 2 + 1  # a data line holds a label and a newline (np.empty commits no memory)
-                labels, odd = np.empty(bound), np.empty(bound, dtype=np.int64)
-                args = (data, labels, odd, kernel._POW10)
-                scan = kernel.scan_block.kernel if kernel.scan_block.compiled(args) else kernel.scan_block.twin
-                rows, n_odd, top, lines = scan(*args)
-                for row, start in zip(np.flatnonzero(np.isnan(labels[:rows])).tolist(), odd[:n_odd].tolist(),
-                                      strict=True):
-                    token = block[start:block.find(b"\n", start)].partition(b"#")[0].split()[0]
-                    try:
-                        value = float(token)
-                    except ValueError:
-                        value = math.nan
-                    if not math.isfinite(value):
-                        raise ValueError(_label_problem(path, line + block.count(b"\n", 0, start), token))
-                    labels[row] = value
-                distinct.update(np.unique(labels[:rows] + 0.0).tolist())
-                n_rows += rows
-                largest = max(largest, top)
-                line += lines
-            if not more:
-                break
+        cut = _scan_cut(reader) if reader.handle is reader.raw and _scan_compiled() else 0
+        if cut:  # two threads, one on each side of a line boundary near the middle of the file
+            head, tail = _ScanPart(), _ScanPart()
+            helper = threading.Thread(target=_scan_range, args=(path, cut, reader.size, tail, True),
+                                      name="predtron-scan", daemon=True)
+            helper.start()
+            try:
+                _scan_range(path, 0, cut, head, True)
+            finally:
+                helper.join()
+            if head.problem is None and tail.problem is not None:
+                line, token = tail.problem
+                head.problem = (line + head.lines, token)
+            head.join(tail)
+        else:
+            head = _ScanPart()
+            _scan_blocks(_read_into(reader), head, False)
     finally:
         reader.close()
-    if n_rows == 0:
+    if head.problem is not None:
+        line, token = head.problem
+        raise ValueError(_label_problem(path, line, token))
+    if head.rows == 0:
         raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
-    width = largest + 1 if zero_based else max(largest, 0)
-    return LabelScan(np.array(sorted(distinct), dtype=np.float64), n_rows, width)
+    width = head.largest + 1 if zero_based else max(head.largest, 0)
+    distinct = np.unique(np.concatenate(head.labels)) if head.labels else np.empty(0)
+    return LabelScan(np.asarray(distinct, dtype=np.float64), head.rows, width)
+
+
+#: Plain files of at least this many bytes are scanned by two threads (see :func:`scan_labels`).
+SPLIT_SCAN_BYTES = 1 << 23
+
+
+class _ScanPart:
+    """What the scan of one part of a file found: distinct labels (arrays), rows, the largest
+    index, lines, and the first label that is not a finite number (its line in the part, its token)."""
+
+    def __init__(self) -> None:
+        self.labels: list[np.ndarray] = []
+        self.rows, self.largest, self.lines = 0, -1, 0
+        self.problem: tuple[int, bytes] | None = None
+
+    def join(self, other: _ScanPart) -> None:
+        """Add the next part's findings."""
+        self.labels += other.labels
+        self.rows += other.rows
+        self.largest = max(self.largest, other.largest)
+        self.lines += other.lines
+
+
+def _scan_compiled() -> bool:
+    """Whether the compile policy gives the compiled scan (asked with empty arrays of its types)."""
+    probe = np.empty(0, dtype=np.uint8)
+    return kernel.scan_block.compiled((probe, probe.view(np.uint64), np.empty(0), np.empty(0, dtype=np.int64),
+                                       kernel._POW10))
+
+
+def _scan_cut(reader: _Reader) -> int:
+    """The position just after the first newline from the middle of a plain file of at least
+    :data:`SPLIT_SCAN_BYTES` bytes (0: scan it in one thread)."""
+    if reader.size < SPLIT_SCAN_BYTES:
+        return 0
+    at = reader.size // 2
+    reader.raw.seek(at)
+    try:
+        while True:
+            piece = reader.raw.read(1 << 16)
+            if not piece:
+                return 0
+            found = piece.find(b"\n")
+            if found >= 0:
+                cut = at + found + 1
+                return cut if cut < reader.size else 0
+            at += len(piece)
+    finally:
+        reader.raw.seek(0)
+
+
+def _scan_range(path: Path, start: int, stop: int, part: _ScanPart, compiled: bool) -> None:
+    """Scan the bytes ``start:stop`` of a plain file (``start`` at a line's start) into ``part``."""
+    with path.open("rb") as handle:
+        handle.seek(start)
+        left = stop - start
+
+        def readinto(view: memoryview, line: int) -> int:
+            nonlocal left
+            got = handle.readinto(view[:min(len(view), left)]) if left > 0 else 0
+            left -= got
+            return got
+
+        _scan_blocks(readinto, part, compiled)
+
+
+def _read_into(reader: _Reader) -> Callable[[memoryview, int], int]:
+    """``readinto(view, line)`` over :meth:`_Reader.read` (which reports a damaged file with ``line``)."""
+
+    def readinto(view: memoryview, line: int) -> int:
+        more = reader.read(len(view), line)
+        view[:len(more)] = more
+        return len(more)
+
+    return readinto
+
+
+def _scan_blocks(readinto: Callable[[memoryview, int], int], part: _ScanPart, compiled: bool) -> None:
+    """Scan the bytes ``readinto(view, line)`` puts in a buffer, a block of whole lines at a time, into
+    ``part`` (``compiled``: the compiled kernel for every block; else the compile policy decides)."""
+    buf = bytearray(BLOCK_BYTES)
+    have, line = 0, 1
+    while part.problem is None:
+        if have == len(buf):  # a line longer than the buffer
+            buf.extend(bytes(len(buf)))
+        with memoryview(buf) as view:
+            got = readinto(view[have:], line)
+        n = have + got
+        if got == 0:
+            if n == 0:
+                break
+            if buf[n - 1] != 10:  # a last line without its newline
+                buf[n:n + 1] = b"\n"
+                n += 1
+            stop = n
+        else:
+            stop = buf.rfind(b"\n", 0, n) + 1
+            if stop == 0:
+                have = n
+                continue
+        data = np.frombuffer(buf, dtype=np.uint8, count=stop)
+        words = data[:stop // 8 * 8].view(np.uint64)
+        bound = stop // 2 + 1  # a data line holds a label and a newline (np.empty commits no memory)
+        labels, odd = np.empty(bound), np.empty(bound, dtype=np.int64)
+        args = (data, words, labels, odd, kernel._POW10)
+        scan = kernel.scan_block.kernel if compiled or kernel.scan_block.compiled(args) else kernel.scan_block.twin
+        rows, n_odd, top, lines = scan(*args)
+        del data, words, args
+        for row, start in zip(np.flatnonzero(np.isnan(labels[:rows])).tolist(), odd[:n_odd].tolist(), strict=True):
+            token = bytes(buf[start:buf.find(b"\n", start)]).partition(b"#")[0].split()[0]
+            try:
+                value = float(token)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                part.problem = (line + buf.count(b"\n", 0, start), token)
+                rows = row
+                break
+            labels[row] = value
+        part.labels.append(np.unique(labels[:rows] + 0.0))
+        part.rows += rows
+        part.largest = max(part.largest, top)
+        part.lines += lines
+        line += lines
+        buf[:n - stop] = buf[stop:n]
+        have = n - stop
+        if got == 0:
+            break
 
 
 def _label_problem(path: Path, line: int, token: bytes) -> str:
