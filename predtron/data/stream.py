@@ -25,7 +25,11 @@ The parser.  Lines are parsed by a compiled kernel
 lines at a time; partial lines at a block's end are carried into the next block.  The kernel
 takes the common syntax and hands any other line to the line-by-line Python reader of
 :mod:`predtron.data.svmlight` (which accepts it as the loader does, or reports it), so the two
-readers agree on every file; ``benchmarks/streaming.py`` measures the speed.
+readers agree on every file.  The kernel releases the GIL: a chunk's bytes of
+:data:`SPLIT_BYTES` or more are cut at a line near their middle and parsed by two threads, and
+:func:`prefetch` parses the next chunk while the caller learns on the current one (so a
+streamed fit uses both cores of a small machine); ``benchmarks/streaming.py`` and
+``benchmarks/reader_checks.py`` measure the speed.
 
 Chunks hold CSR matrices by default (``sparse=True``); ``sparse=False`` gives dense arrays.
 Without ``n_features`` a chunk is as wide as its own largest feature index, as a file read
@@ -736,9 +740,11 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
 
     A label is the first token of a data line and a line's largest feature index is its last
     ``index:`` (indices increase along a line), so both are found by one scan of the bytes that
-    builds no rows (a compiled kernel under the engine's compile policy, with a Python twin), at
-    several times the speed of :func:`iter_svmlight` (``benchmarks/reader_checks.py`` measures
-    the ratio).  This is what a
+    builds no rows (a compiled kernel under the engine's compile policy, with a Python twin): it
+    parses each line's label and last index, and looks for the line's end eight bytes at a time.
+    A plain file of :data:`SPLIT_SCAN_BYTES` or more is scanned by two threads, one on each side
+    of a line near its middle.  It runs at about memory speed, several times the speed of
+    :func:`iter_svmlight` (``benchmarks/reader_checks.py`` measures the ratio).  This is what a
     streaming fit needs before its first ``partial_fit`` (the classes, and a width), without a
     second full parse.
 
