@@ -186,14 +186,24 @@ def _join(head: _Block, tail: _Block, max_rows: int, shift: int) -> _Block:
     else:
         next_pos, next_line = tail.next_pos, tail.next_line + shift
     nnz = int(tail.indptr[take])
-    qid = None if head.qid is None and tail.qid is None else np.concatenate(
-        [head.qid if head.qid is not None else np.zeros(len(head.labels), dtype=np.int64),
-         tail.qid[:take] if tail.qid is not None else np.zeros(take, dtype=np.int64)])
-    return _Block(np.concatenate([head.labels, tail.labels[:take]]),
-                  np.concatenate([head.indptr, tail.indptr[1:take + 1] + head.indptr[-1]]),
-                  np.concatenate([head.indices, tail.indices[:nnz]]), np.concatenate([head.values, tail.values[:nnz]]),
-                  qid, np.concatenate([head.lines, tail.lines[:take] + shift]),
-                  np.concatenate([head.starts, tail.starts[:take]]), next_pos, next_line)
+    qid = None if head.qid is None else _append(head.qid, tail.qid[:take])
+    indptr = _append(head.indptr, tail.indptr[1:take + 1] + head.indptr[-1])
+    return _Block(_append(head.labels, tail.labels[:take]), indptr,
+                  _append(head.indices, tail.indices[:nnz]), _append(head.values, tail.values[:nnz]), qid,
+                  _append(head.lines, tail.lines[:take] + shift), _append(head.starts, tail.starts[:take]), next_pos,
+                  next_line)
+
+
+def _append(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
+    """``head`` followed by ``tail``: written into the room after ``head`` in the array it views when
+    there is room (pages of ``np.empty`` not yet written cost no memory), else a new array."""
+    base = head.base
+    n, m = head.size, tail.size
+    if (isinstance(base, np.ndarray) and base.ndim == 1 and base.dtype == head.dtype and base.size >= n + m
+            and base.ctypes.data == head.ctypes.data):
+        base[n:n + m] = tail
+        return base[:n + m]
+    return np.concatenate([head, tail])
 
 
 def _grow(array: np.ndarray, at_least: int = 0) -> np.ndarray:
@@ -239,7 +249,7 @@ class _Parser:
         helper = threading.Thread(target=work, name="predtron-parse", daemon=True)
         helper.start()
         try:
-            head = self._parse_range(buf, False, max_rows, line, newlines, nnz_hint // 2 + 1, stop=mid)
+            head = self._parse_range(buf, False, max_rows, line, newlines, nnz_hint, stop=mid)  # room for both
         finally:
             helper.join()
         rows = len(head.labels)
