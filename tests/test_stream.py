@@ -606,3 +606,21 @@ def test_a_cache_of_a_compressed_file_records_its_bytes_on_disk(tmp_path, monkey
         again = list(iter_svmlight(path, chunk_rows=64, cache=cache))
     for a, b in zip(first, again, strict=True):
         assert_same_csr(a.X, b.X)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 100_001])
+def test_the_source_is_identified_by_the_sha256_of_each_half_read_or_hashed_again(tmp_path, monkeypatch, size):
+    import hashlib
+
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes()
+    path = tmp_path / "data.bin"
+    path.write_bytes(data)
+    half = size // 2
+    expected = {"size": size, "half": half,
+                "sha256": [hashlib.sha256(data[:half]).hexdigest(), hashlib.sha256(data[half:]).hexdigest()]}
+    monkeypatch.setattr(cache_module, "_READ", 1000)  # reads that straddle the middle
+    with path.open("rb") as handle:
+        hashing = cache_module.HashingFile(handle)
+        hashing.read(min(size, 5))
+        assert hashing.identity() == expected
+    assert cache_module.source_identity(path) == expected
