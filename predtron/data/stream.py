@@ -41,6 +41,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import itertools
 import math
 import queue
 import threading
@@ -77,8 +78,10 @@ DEFAULT_CHUNK_ROWS = 65_536
 #: Bytes read from the file at a time (more when a chunk's lines need more).
 BLOCK_BYTES = 1 << 22
 
-#: Buffers of at least this many bytes are parsed by two threads (see :meth:`_Parser.parse`).
+#: Buffers of at least this many bytes are parsed by two threads, in :data:`PIECES` pieces (see
+#: :meth:`_Parser.parse`).
 SPLIT_BYTES = 1 << 20
+PIECES = 8
 
 
 class SvmlightChunk(NamedTuple):
@@ -224,46 +227,64 @@ class _Parser:
         self.qid_mode = -1
 
     def parse(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int) -> _Block:
-        """The rows of the complete lines of ``buf`` (at most ``max_rows``; ``newlines`` is the
-        number of newlines in ``buf``, ``nnz_hint`` a guess of the values the rows hold).
+        """The rows of the complete lines of ``buf`` (at most ``max_rows``; ``newlines`` bounds the
+        number of newlines in ``buf``, ``nnz_hint`` is a guess of the values the rows hold).
 
-        With the compiled kernel, a buffer of :data:`SPLIT_BYTES` or more is cut at a line boundary
-        near its middle and a second thread parses the second part while this one parses the first
-        (the kernel releases the GIL).  The rows are the serial parse's: the second part's line
-        numbers are shifted by the first part's lines, and a second part that stopped early (an
-        error, a last line without its newline) is parsed again after the first, serially, so
-        that the first error and its line are the serial parse's."""
-        mid = buf.find(b"\n", len(buf) // 2) + 1 if len(buf) >= SPLIT_BYTES and self.qid_mode >= 0 else 0
-        if mid <= 0 or mid >= len(buf) or not self._compiled(eof, max_rows, line):
+        With the compiled kernel, a buffer of :data:`SPLIT_BYTES` or more is cut at line
+        boundaries into :data:`PIECES` pieces, which this thread and a second one parse, each
+        taking the next piece not taken (the kernel releases the GIL; on a busy machine, where
+        the second thread gets little time, this one parses most pieces).  The rows are the
+        serial parse's: each piece's line numbers are shifted by the lines before it, and from
+        a piece that raised (a bad line), the rest is parsed again serially, so that the first
+        error and its line are the serial parse's."""
+        n = len(buf)
+        if n < SPLIT_BYTES or self.qid_mode < 0 or not self._compiled(eof, max_rows, line):
             return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint)
+        bounds = [0]
+        for k in range(1, PIECES):
+            at = buf.find(b"\n", max(bounds[-1], n * k // PIECES)) + 1
+            if at == 0 or at >= n:
+                break
+            if at > bounds[-1]:
+                bounds.append(at)
+        bounds.append(n)
+        pieces = len(bounds) - 1
+        if pieces < 2:
+            return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint)
+        results: list = [None] * pieces
+        order = itertools.count()  # next() is atomic: each piece is taken by one thread
+
+        def work(parser: _Parser) -> None:
+            for k in iter(order.__next__, None):
+                if k >= pieces:
+                    return
+                last = k == pieces - 1
+                hint = nnz_hint if k == 0 else int(nnz_hint * (bounds[k + 1] - bounds[k]) / n * 1.25) + 1024
+                try:
+                    results[k] = parser._parse_range(buf, eof and last, max_rows, line if k == 0 else 0, newlines,
+                                                     hint, start=bounds[k], stop=None if last else bounds[k + 1])
+                except BaseException:  # parsed again below, serially, to report it with its line
+                    results[k] = False
+
         second = _Parser(self.path, self.zero_based, None, None)
         second.__dict__.update(self.__dict__)
-        outcome: list = []
-
-        def work():
-            try:
-                outcome.append(second._parse_range(buf, eof, max_rows, 0, newlines, nnz_hint // 2 + 1, start=mid))
-            except BaseException:  # parsed again below, serially, to report it with its line
-                outcome.append(None)
-
-        helper = threading.Thread(target=work, name="predtron-parse", daemon=True)
+        helper = threading.Thread(target=work, args=(second,), name="predtron-parse", daemon=True)
         helper.start()
         try:
-            head = self._parse_range(buf, False, max_rows, line, newlines, nnz_hint, stop=mid)  # room for both
+            work(self)
         finally:
             helper.join()
-        rows = len(head.labels)
-        if rows >= max_rows:
-            return head
-        tail = outcome[0] if outcome else None
-        if tail is not None and eof and len(tail.labels) < max_rows and tail.next_pos < len(buf):
-            tail = None  # the second part stopped before the file's end: the serial parse decides
-        if tail is None:
-            tail = self._parse_range(buf, eof, max_rows - rows, head.next_line, newlines, nnz_hint // 2 + 1,
-                                     start=mid)
-            return _join(head, tail, max_rows, 0)
-        self.qid_mode = second.qid_mode
-        return _join(head, tail, max_rows, head.next_line)
+        block = None
+        for k, piece in enumerate(results):
+            if not isinstance(piece, _Block):
+                rest = self._parse_range(buf, eof, max_rows - (0 if block is None else len(block.labels)),
+                                         line if block is None else block.next_line, newlines, nnz_hint,
+                                         start=bounds[k])
+                return rest if block is None else _join(block, rest, max_rows, 0)
+            block = piece if block is None else _join(block, piece, max_rows, block.next_line)
+            if len(block.labels) >= max_rows:
+                break
+        return block
 
     def _compiled(self, eof: bool, max_rows: int, line: int) -> bool:
         """Whether the compile policy gives the compiled kernel for a call of these types."""
