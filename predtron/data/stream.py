@@ -773,11 +773,11 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
     ``index:`` (indices increase along a line), so both are found by one scan of the bytes that
     builds no rows (a compiled kernel under the engine's compile policy, with a Python twin): it
     parses each line's label and last index, and looks for the line's end eight bytes at a time.
-    A plain file of :data:`SPLIT_SCAN_BYTES` or more is scanned by two threads, one on each side
-    of a line near its middle.  It runs at about memory speed, several times the speed of
-    :func:`iter_svmlight` (``benchmarks/reader_checks.py`` measures the ratio).  This is what a
-    streaming fit needs before its first ``partial_fit`` (the classes, and a width), without a
-    second full parse.
+    A plain file of :data:`SPLIT_SCAN_BYTES` or more is cut at line boundaries into
+    :data:`PIECES` pieces, scanned by two threads that each take the next piece not taken.  It
+    runs at about memory speed, several times the speed of :func:`iter_svmlight`
+    (``benchmarks/reader_checks.py`` measures the ratio).  This is what a streaming fit needs
+    before its first ``partial_fit`` (the classes, and a width), without a second full parse.
 
     It is a scan, not a check: the lines are not validated (the reading pass reports a malformed
     line with its file and line), except that every label must be a finite number.
@@ -804,20 +804,30 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
     zero_based = check_flag(zero_based, "zero_based")
     reader = _Reader(path)
     try:
-        cut = _scan_cut(reader) if reader.handle is reader.raw and _scan_compiled() else 0
-        if cut:  # two threads, one on each side of a line boundary near the middle of the file
-            head, tail = _ScanPart(), _ScanPart()
-            helper = threading.Thread(target=_scan_range, args=(path, cut, reader.size, tail, True),
-                                      name="predtron-scan", daemon=True)
+        bounds = _scan_bounds(reader) if reader.handle is reader.raw and _scan_compiled() else []
+        if bounds:  # two threads, each scanning the next piece not taken
+            parts = [_ScanPart() for _ in bounds[1:]]
+            order = itertools.count()
+
+            def work() -> None:
+                for k in iter(order.__next__, None):
+                    if k >= len(parts):
+                        return
+                    _scan_range(path, bounds[k], bounds[k + 1], parts[k], True)
+
+            helper = threading.Thread(target=work, name="predtron-scan", daemon=True)
             helper.start()
             try:
-                _scan_range(path, 0, cut, head, True)
+                work()
             finally:
                 helper.join()
-            if head.problem is None and tail.problem is not None:
-                line, token = tail.problem
-                head.problem = (line + head.lines, token)
-            head.join(tail)
+            head = _ScanPart()
+            for part in parts:
+                if part.problem is not None:
+                    line, token = part.problem
+                    head.problem = (line + head.lines, token)
+                    break
+                head.join(part)
         else:
             head = _ScanPart()
             _scan_blocks(_read_into(reader), head, False)
@@ -861,25 +871,31 @@ def _scan_compiled() -> bool:
                                        kernel._POW10))
 
 
-def _scan_cut(reader: _Reader) -> int:
-    """The position just after the first newline from the middle of a plain file of at least
-    :data:`SPLIT_SCAN_BYTES` bytes (0: scan it in one thread)."""
-    if reader.size < SPLIT_SCAN_BYTES:
-        return 0
-    at = reader.size // 2
-    reader.raw.seek(at)
+def _scan_bounds(reader: _Reader) -> list[int]:
+    """Where the pieces of a plain file of at least :data:`SPLIT_SCAN_BYTES` bytes start (each just
+    after a newline) and the file's end: :data:`PIECES` pieces of about equal size ([]: too small,
+    scan it in one thread)."""
+    size = reader.size
+    if size < SPLIT_SCAN_BYTES:
+        return []
+    bounds = [0]
     try:
-        while True:
-            piece = reader.raw.read(1 << 16)
-            if not piece:
-                return 0
-            found = piece.find(b"\n")
-            if found >= 0:
-                cut = at + found + 1
-                return cut if cut < reader.size else 0
-            at += len(piece)
+        for k in range(1, PIECES):
+            at = max(bounds[-1], size * k // PIECES)
+            reader.raw.seek(at)
+            while True:
+                piece = reader.raw.read(1 << 16)
+                found = piece.find(b"\n")
+                if not piece or found >= 0:
+                    break
+                at += len(piece)
+            if not piece or at + found + 1 >= size:
+                break
+            if at + found + 1 > bounds[-1]:
+                bounds.append(at + found + 1)
     finally:
         reader.raw.seek(0)
+    return [*bounds, size] if len(bounds) > 1 else []
 
 
 def _scan_range(path: Path, start: int, stop: int, part: _ScanPart, compiled: bool) -> None:
