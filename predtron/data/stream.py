@@ -41,6 +41,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import io
 import itertools
 import math
 import queue
@@ -156,6 +157,14 @@ class _Reader:
             raise ValueError(damaged_message(self.path, line - 1 + complete, exc)) from None
         return b"".join(pieces)
 
+    def readinto(self, view: memoryview, line: int) -> int:
+        """Read into ``view`` as :meth:`read` reads (fewer bytes only at the end); the count read."""
+        if self.handle is self.raw and isinstance(self.raw, io.BufferedReader):
+            return self.raw.readinto(view)
+        more = self.read(len(view), line)
+        view[:len(more)] = more
+        return len(more)
+
     @property
     def position(self) -> int:
         return self.raw.tell()
@@ -226,9 +235,11 @@ class _Parser:
         self.limit = _limit(n_features, max_features)
         self.qid_mode = -1
 
-    def parse(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int) -> _Block:
-        """The rows of the complete lines of ``buf`` (at most ``max_rows``; ``newlines`` bounds the
-        number of newlines in ``buf``, ``nnz_hint`` is a guess of the values the rows hold).
+    def parse(self, buf: bytearray, eof: bool, max_rows: int, line: int, newlines: int, nnz_hint: int,
+              size: int | None = None) -> _Block:
+        """The rows of the complete lines of ``buf[:size]`` (at most ``max_rows``; ``newlines`` bounds
+        the number of newlines there, ``nnz_hint`` is a guess of the values the rows hold; ``size``
+        defaults to the whole buffer).
 
         With the compiled kernel, a buffer of :data:`SPLIT_BYTES` or more is cut at line
         boundaries into :data:`PIECES` pieces, which this thread and a second one parse, each
@@ -237,12 +248,12 @@ class _Parser:
         serial parse's: each piece's line numbers are shifted by the lines before it, and from
         a piece that raised (a bad line), the rest is parsed again serially, so that the first
         error and its line are the serial parse's."""
-        n = len(buf)
+        n = len(buf) if size is None else size
         if n < SPLIT_BYTES or self.qid_mode < 0 or not self._compiled(eof, max_rows, line):
-            return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint)
+            return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint, stop=n)
         bounds = [0]
         for k in range(1, PIECES):
-            at = buf.find(b"\n", max(bounds[-1], n * k // PIECES)) + 1
+            at = buf.find(b"\n", max(bounds[-1], n * k // PIECES), n) + 1
             if at == 0 or at >= n:
                 break
             if at > bounds[-1]:
@@ -250,7 +261,7 @@ class _Parser:
         bounds.append(n)
         pieces = len(bounds) - 1
         if pieces < 2:
-            return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint)
+            return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint, stop=n)
         results: list = [None] * pieces
         order = itertools.count()  # next() is atomic: each piece is taken by one thread
 
@@ -262,7 +273,7 @@ class _Parser:
                 hint = nnz_hint if k == 0 else int(nnz_hint * (bounds[k + 1] - bounds[k]) / n * 1.25) + 1024
                 try:
                     results[k] = parser._parse_range(buf, eof and last, max_rows, line if k == 0 else 0, newlines,
-                                                     hint, start=bounds[k], stop=None if last else bounds[k + 1])
+                                                     hint, start=bounds[k], stop=bounds[k + 1])
                 except BaseException:  # parsed again below, serially, to report it with its line
                     results[k] = False
 
@@ -279,7 +290,7 @@ class _Parser:
             if not isinstance(piece, _Block):
                 rest = self._parse_range(buf, eof, max_rows - (0 if block is None else len(block.labels)),
                                          line if block is None else block.next_line, newlines, nnz_hint,
-                                         start=bounds[k])
+                                         start=bounds[k], stop=n)
                 return rest if block is None else _join(block, rest, max_rows, 0)
             block = piece if block is None else _join(block, piece, max_rows, block.next_line)
             if len(block.labels) >= max_rows:
@@ -347,18 +358,18 @@ class _Parser:
                 rows, nnz = self._python_line(raw, line, pos, rows, nnz, labels, indptr, indices, values, qids,
                                               lines, starts)
             except ValueError:  # an earlier line's slow number may be the first fault of the file
-                self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
-                                   slow_start, slow_end)
+                self._resolve_slow(buf, end, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at,
+                                   slow_kind, slow_start, slow_end)
                 raise
             pos, line = stop + 1, line + 1
         del data
-        self._resolve_slow(buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+        self._resolve_slow(buf, end, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
                            slow_start, slow_end)
         return _Block(labels[:rows], indptr[:rows + 1], indices[:nnz], values[:nnz],
                       qids[:rows] if self.qid_mode == 1 else None, lines[:rows], starts[:rows], min(pos, end),
                       line)
 
-    def _resolve_slow(self, buf, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
+    def _resolve_slow(self, buf, end, n_slow, rows, nnz, labels, indptr, values, lines, starts, slow_at, slow_kind,
                       slow_start, slow_end) -> None:
         """Convert the numbers the kernel left to ``float``; raise for the first row holding a
         non-finite one (an overflow such as ``1e400``)."""
@@ -369,7 +380,7 @@ class _Parser:
             else:
                 values[slow_at[k]] = value
         if n_slow and (not np.all(np.isfinite(labels[:rows])) or not np.all(np.isfinite(values[:nnz]))):
-            self._raise_nonfinite(bytes(buf), labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows],
+            self._raise_nonfinite(bytes(buf[:end]), labels[:rows], indptr[:rows + 1], values[:nnz], lines[:rows],
                                   starts[:rows])
 
     def _python_line(self, raw: bytes, line: int, pos: int, rows, nnz, labels, indptr, indices, values, qids, lines,
@@ -506,19 +517,25 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     size and SHA-256 of the file's bytes once the last chunk is out."""
     parser = _Parser(path, zero_based, n_features, max_features)
     reader = _Reader(path, digest=identity is not None)
-    buf = bytearray()
+    # The bytes read and not yet parsed are buf[:filled]; buf is reused (read into in place, the rest
+    # of a chunk moved to its front), so that no chunk allocates (and faults in) a new buffer.
+    buf, filled = bytearray(), 0
     line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
     # A plain file's newlines are not counted once a chunk gave the bytes per row: the reads then
     # stop at the bytes the next chunk should need (a compressed file counts them for its messages).
     counting, per_row_bytes = reader.handle is not reader.raw, 0.0
 
     def read_more(size: int = 0):
-        nonlocal eof, newlines, reported
-        more = reader.read(min(size, BLOCK_BYTES) if size > 0 else BLOCK_BYTES, line + newlines)
-        eof = not more
-        buf.extend(more)
+        nonlocal eof, newlines, reported, filled
+        size = min(size, BLOCK_BYTES) if size > 0 else BLOCK_BYTES
+        if filled + size > len(buf):
+            buf.extend(bytes(max(filled + size - len(buf), len(buf))))
+        with memoryview(buf) as view:
+            got = reader.readinto(view[filled:filled + size], line + newlines)
+        eof = got == 0
         if counting or not per_row_bytes:
-            newlines += more.count(b"\n")
+            newlines += buf.count(b"\n", filled, filled + got)
+        filled += got
         if on_progress is not None:
             position = reader.position
             on_progress(position - reported)
@@ -528,14 +545,14 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
         """Bytes to read before the next parse (0: enough; -1: read a block)."""
         if counting or not per_row_bytes:
             return 0 if newlines >= want else -1
-        return max(int(want * per_row_bytes * 1.02) + 256 - len(buf), 0)
+        return max(int(want * per_row_bytes * 1.02) + 256 - filled, 0)
 
     try:
         while True:
             while not eof and (size := missing()):
                 read_more(max(size, 1 << 16) if size > 0 else 0)
             bound = newlines if counting or not per_row_bytes else want
-            block = parser.parse(buf, eof, want, line, bound, int(per_row * min(want, bound + 1) * 1.25))
+            block = parser.parse(buf, eof, want, line, bound, int(per_row * min(want, bound + 1) * 1.25), filled)
             rows = len(block.labels)
             if rows == 0:
                 if eof:
@@ -545,7 +562,7 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
             if rows < want and not eof:  # blank or comment lines left the buffer short of rows: read on
                 read_more()
                 continue
-            take = cut(block, rows, eof and block.next_pos >= len(buf), chunk_rows)
+            take = cut(block, rows, eof and block.next_pos >= filled, chunk_rows)
             if take == 0:  # one query longer than the rows parsed: parse more of it
                 want *= 2
                 continue
@@ -559,12 +576,13 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
             if not counting:
                 per_row_bytes = max(start / take, 1.0)
             del block
-            del buf[:start]
+            buf[:filled - start] = buf[start:filled]
+            filled -= start
             newlines -= next_line - line
             line = next_line
             want = chunk_rows
             yield chunk
-            if eof and not buf.strip():
+            if eof and not buf[:filled].strip():
                 break
         if total == 0:
             raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
