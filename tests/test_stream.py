@@ -624,3 +624,20 @@ def test_the_source_is_identified_by_the_sha256_of_each_half_read_or_hashed_agai
         hashing.read(min(size, 5))
         assert hashing.identity() == expected
     assert cache_module.source_identity(path) == expected
+
+
+def test_an_interrupt_while_two_threads_parse_reaches_the_caller(tmp_path, monkeypatch):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(2000)])
+    monkeypatch.setattr(stream_module, "SPLIT_BYTES", 100)  # every chunk after the first in pieces, on two threads
+    original, raised = stream_module._Parser._parse_range, []
+
+    def interrupted(self, *args, **kwargs):
+        if self.qid_mode >= 0 and not raised and threading.current_thread() is threading.main_thread():
+            raised.append(True)  # once: a reader that swallowed it would parse the piece again and go on
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(stream_module._Parser, "_parse_range", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        list(iter_svmlight(path, chunk_rows=500))
+    assert raised

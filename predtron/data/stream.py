@@ -264,8 +264,9 @@ class _Parser:
             return self._parse_range(buf, eof, max_rows, line, newlines, nnz_hint, stop=n)
         results: list = [None] * pieces
         order = itertools.count()  # next() is atomic: each piece is taken by one thread
+        done = {"block": None, "next": 0, "full": False}
 
-        def work(parser: _Parser) -> None:
+        def work(parser: _Parser, after: Callable[[], None] | None = None) -> None:
             for k in iter(order.__next__, None):
                 if k >= pieces:
                     return
@@ -274,28 +275,37 @@ class _Parser:
                 try:
                     results[k] = parser._parse_range(buf, eof and last, max_rows, line if k == 0 else 0, newlines,
                                                      hint, start=bounds[k], stop=bounds[k + 1])
-                except BaseException:  # parsed again below, serially, to report it with its line
+                except Exception:  # parsed again below, serially, to report it with its line
                     results[k] = False
+                if after is not None:
+                    after()
+
+        def assemble() -> None:
+            """Join the pieces parsed so far, in order, and let them go (this thread only)."""
+            while not done["full"] and done["next"] < pieces and isinstance(results[done["next"]], _Block):
+                piece, results[done["next"]] = results[done["next"]], None
+                block = done["block"]
+                done["block"] = piece if block is None else _join(block, piece, max_rows, block.next_line)
+                done["next"] += 1
+                done["full"] = len(done["block"].labels) >= max_rows
 
         second = _Parser(self.path, self.zero_based, None, None)
         second.__dict__.update(self.__dict__)
         helper = threading.Thread(target=work, args=(second,), name="predtron-parse", daemon=True)
         helper.start()
         try:
-            work(self)
+            work(self, assemble)
         finally:
             helper.join()
-        block = None
-        for k, piece in enumerate(results):
-            if not isinstance(piece, _Block):
-                rest = self._parse_range(buf, eof, max_rows - (0 if block is None else len(block.labels)),
-                                         line if block is None else block.next_line, newlines, nnz_hint,
-                                         start=bounds[k], stop=n)
-                return rest if block is None else _join(block, rest, max_rows, 0)
-            block = piece if block is None else _join(block, piece, max_rows, block.next_line)
-            if len(block.labels) >= max_rows:
-                break
-        return block
+        assemble()
+        block, k = done["block"], done["next"]
+        if done["full"] or k == pieces:
+            return block
+        # piece k raised: the rest is parsed serially, for the first error and its line
+        rest = self._parse_range(buf, eof, max_rows - (0 if block is None else len(block.labels)),
+                                 line if block is None else block.next_line, newlines, nnz_hint, start=bounds[k],
+                                 stop=n)
+        return rest if block is None else _join(block, rest, max_rows, 0)
 
     def _compiled(self, eof: bool, max_rows: int, line: int) -> bool:
         """Whether the compile policy gives the compiled kernel for a call of these types."""
@@ -831,7 +841,10 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
                 for k in iter(order.__next__, None):
                     if k >= len(parts):
                         return
-                    _scan_range(path, bounds[k], bounds[k + 1], parts[k], True)
+                    try:
+                        _scan_range(path, bounds[k], bounds[k + 1], parts[k], True)
+                    except Exception:  # scanned again below, in one thread, to raise it there
+                        parts[k] = None
 
             helper = threading.Thread(target=work, name="predtron-scan", daemon=True)
             helper.start()
@@ -840,6 +853,9 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
             finally:
                 helper.join()
             head = _ScanPart()
+            if None in parts:
+                parts = []
+                _scan_blocks(_read_into(reader), head, False)
             for part in parts:
                 if part.problem is not None:
                     line, token = part.problem
