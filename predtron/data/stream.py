@@ -538,8 +538,8 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     def read_more(size: int = 0):
         nonlocal eof, newlines, reported, filled
         size = min(size, BLOCK_BYTES) if size > 0 else BLOCK_BYTES
-        if filled + size > len(buf):
-            buf.extend(bytes(max(filled + size - len(buf), len(buf))))
+        if filled + size > len(buf):  # by what is missing only (each byte added is written, so it counts)
+            buf.extend(bytes(filled + size - len(buf)))
         with memoryview(buf) as view:
             got = reader.readinto(view[filled:filled + size], line + newlines)
         eof = got == 0
