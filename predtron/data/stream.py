@@ -26,7 +26,8 @@ lines at a time; partial lines at a block's end are carried into the next block.
 takes the common syntax and hands any other line to the line-by-line Python reader of
 :mod:`predtron.data.svmlight` (which accepts it as the loader does, or reports it), so the two
 readers agree on every file.  The kernel releases the GIL: a chunk's bytes of
-:data:`SPLIT_BYTES` or more are cut at a line near their middle and parsed by two threads, and
+:data:`SPLIT_BYTES` or more are cut at line boundaries into :data:`PIECES` pieces parsed by two
+threads (the rows, values, line numbers and first error are the serial parse's), and
 :func:`prefetch` parses the next chunk while the caller learns on the current one (so a
 streamed fit uses both cores of a small machine); ``benchmarks/streaming.py`` and
 ``benchmarks/reader_checks.py`` measure the speed.
