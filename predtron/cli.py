@@ -318,8 +318,9 @@ def _add_read_options(group, command: str) -> None:
                             "memory does not grow with the file; svmlight/LETOR chunks are sparse unless --dense" + (
                                 "; the examples are visited in file order, and --standardize / --eta auto are "
                                 "estimated from the first chunk. Without --n-features (and, for classify and "
-                                "ordinal, --classes) a first pass reads the whole file to find them: give both to "
-                                "read it once per epoch" if command == "fit" else ""))
+                                "ordinal, --classes) a first pass reads the whole file to find them (svmlight/LETOR: a "
+                                "scan of each line's label and last index, a fraction of a parse, on two threads; "
+                                "ARFF: a parse): give both to read it once per epoch" if command == "fit" else ""))
     group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=_DEFAULT_CHUNK_ROWS,
                        help=f"examples per chunk with --stream (default: {_DEFAULT_CHUNK_ROWS})")
     if command == "fit":

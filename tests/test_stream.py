@@ -11,6 +11,7 @@ import bz2
 import gzip
 import itertools
 import os
+import threading
 import warnings
 from pathlib import Path
 
@@ -43,8 +44,10 @@ def assert_same_csr(A, B):
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    """Read 64 bytes at a time, so lines straddle block boundaries."""
+    """Read 64 bytes at a time, so lines straddle block boundaries, and parse every buffer of 100 bytes or
+    more with two threads."""
     monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(stream_module, "SPLIT_BYTES", 100)
 
 
 # ------------------------------------------------------------------ real files
@@ -558,6 +561,36 @@ def test_the_label_scan_finds_the_loaders_labels_rows_and_width(tmp_path, small_
         scan_labels(write(tmp_path, ["# only a comment"], name="empty.svm"))
 
 
+@pytest.mark.parametrize("bad", [[], [3], [70], [3, 70], [99]])
+def test_the_label_scan_by_two_threads_finds_what_one_finds(tmp_path, monkeypatch, bad):
+    from predtron.data.stream import scan_labels
+
+    lines = [f"{k % 5 - 2} {k % 7 + 1}:1 {k % 11 + 9}:0.5" if k % 9 else "# 99:1" for k in range(100)]
+    for k in bad:
+        lines[k] = "inf 1:1"
+    path = write(tmp_path, lines)
+
+    def outcome():
+        try:
+            scan = scan_labels(path)
+        except ValueError as exc:
+            return str(exc)
+        return scan.labels.tolist(), scan.n_rows, scan.n_features
+
+    monkeypatch.setattr(stream_module, "SPLIT_SCAN_BYTES", 1 << 40)  # one thread
+    serial = outcome()
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(stream_module, "SPLIT_SCAN_BYTES", 100)
+    threads, thread = [], threading.Thread
+    monkeypatch.setattr(stream_module.threading, "Thread",
+                        lambda *args, **kwargs: threads.append(1) or thread(*args, **kwargs))
+    assert outcome() == serial and threads
+    if bad:
+        assert f"line {bad[0] + 1}: " in serial
+    else:
+        assert serial == ([-2.0, -1.0, 0.0, 1.0, 2.0], 88, 19)
+
+
 @pytest.mark.parametrize("compress", ["gz", "bz2"])
 def test_a_cache_of_a_compressed_file_records_its_bytes_on_disk(tmp_path, monkeypatch, compress):
     path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(300)], name=f"data.{compress}", compress=compress)
@@ -573,3 +606,38 @@ def test_a_cache_of_a_compressed_file_records_its_bytes_on_disk(tmp_path, monkey
         again = list(iter_svmlight(path, chunk_rows=64, cache=cache))
     for a, b in zip(first, again, strict=True):
         assert_same_csr(a.X, b.X)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 100_001])
+def test_the_source_is_identified_by_the_sha256_of_each_half_read_or_hashed_again(tmp_path, monkeypatch, size):
+    import hashlib
+
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes()
+    path = tmp_path / "data.bin"
+    path.write_bytes(data)
+    half = size // 2
+    expected = {"size": size, "half": half,
+                "sha256": [hashlib.sha256(data[:half]).hexdigest(), hashlib.sha256(data[half:]).hexdigest()]}
+    monkeypatch.setattr(cache_module, "_READ", 1000)  # reads that straddle the middle
+    with path.open("rb") as handle:
+        hashing = cache_module.HashingFile(handle)
+        hashing.read(min(size, 5))
+        assert hashing.identity() == expected
+    assert cache_module.source_identity(path) == expected
+
+
+def test_an_interrupt_while_two_threads_parse_reaches_the_caller(tmp_path, monkeypatch):
+    path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(2000)])
+    monkeypatch.setattr(stream_module, "SPLIT_BYTES", 100)  # every chunk after the first in pieces, on two threads
+    original, raised = stream_module._Parser._parse_range, []
+
+    def interrupted(self, *args, **kwargs):
+        if self.qid_mode >= 0 and not raised and threading.current_thread() is threading.main_thread():
+            raised.append(True)  # once: a reader that swallowed it would parse the piece again and go on
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(stream_module._Parser, "_parse_range", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        list(iter_svmlight(path, chunk_rows=500))
+    assert raised

@@ -3,7 +3,8 @@
 Each example writes a random valid file (random rows, rows longer than the parser's first
 buffers, comments and blank lines, ``qid:``, zero- or one-based indices, numbers in many
 spellings; plain or gzip) and reads it with :func:`~predtron.data.stream.iter_svmlight` under a
-random read-block size, chunk size and compile policy (the compiled parser or its Python twin).
+random read-block size, chunk size, size from which a buffer is parsed by two threads and compile
+policy (the compiled parser or its Python twin).
 The chunks must equal the in-memory loader and scikit-learn's ``load_svmlight_file`` bit for bit,
 and :func:`~predtron.data.stream.scan_labels` must find the loader's labels, rows and width.  A
 second property puts one overflowing value (``1e400``) on a random line, and sometimes a malformed
@@ -71,25 +72,27 @@ def _write(text: str, compress: bool, folder: str) -> Path:
     return path
 
 
-def _read(path, policy, block, **options):
-    saved = stream_module.BLOCK_BYTES, jit.POLICY
-    stream_module.BLOCK_BYTES, jit.POLICY = block, policy
+def _read(path, policy, block, split=1 << 20, **options):
+    """The chunks read with read blocks of ``block`` bytes, buffers of ``split`` bytes or more parsed by
+    two threads, under the compile ``policy``."""
+    saved = stream_module.BLOCK_BYTES, stream_module.SPLIT_BYTES, jit.POLICY
+    stream_module.BLOCK_BYTES, stream_module.SPLIT_BYTES, jit.POLICY = block, split, policy
     try:
         return list(iter_svmlight(path, **options))
     finally:
-        stream_module.BLOCK_BYTES, jit.POLICY = saved
+        stream_module.BLOCK_BYTES, stream_module.SPLIT_BYTES, jit.POLICY = saved
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(svmlight_files(), st.booleans(), st.integers(8, 5000), st.integers(1, 50),
-       st.sampled_from(["always", "never"]))
-def test_streamed_chunks_equal_the_loader_and_scikit_learn(file, compress, block, chunk_rows, policy):
+       st.sampled_from(["always", "never"]), st.integers(2, 4000))
+def test_streamed_chunks_equal_the_loader_and_scikit_learn(file, compress, block, chunk_rows, policy, split):
     text, zero_based, qid = file
     with tempfile.TemporaryDirectory() as folder:
         path = _write(text, compress, folder)
         ref = load_svmlight(path, sparse=True, zero_based=zero_based, max_features=None)
         width = ref.X.shape[1]
-        chunks = _read(path, policy, block, chunk_rows=chunk_rows, n_features=width, zero_based=zero_based,
+        chunks = _read(path, policy, block, split, chunk_rows=chunk_rows, n_features=width, zero_based=zero_based,
                        queries=qid)
         X = sp.vstack([c.X for c in chunks]).tocsr()
         assert np.array_equal(X.indptr, ref.X.indptr) and np.array_equal(X.indices, ref.X.indices)
@@ -107,19 +110,21 @@ def test_streamed_chunks_equal_the_loader_and_scikit_learn(file, compress, block
         if qid:
             assert np.array_equal(np.concatenate([c.qid for c in chunks]), peer[2])
         # the label scan
-        saved = stream_module.BLOCK_BYTES, jit.POLICY
-        stream_module.BLOCK_BYTES, jit.POLICY = block, policy  # the compiled scan or its Python twin
+        saved = stream_module.BLOCK_BYTES, stream_module.SPLIT_SCAN_BYTES, jit.POLICY
+        # the compiled scan (by two threads from ``split`` bytes) or its Python twin
+        stream_module.BLOCK_BYTES, stream_module.SPLIT_SCAN_BYTES, jit.POLICY = block, split, policy
         try:
             scan = scan_labels(path, zero_based=zero_based)
         finally:
-            stream_module.BLOCK_BYTES, jit.POLICY = saved
+            stream_module.BLOCK_BYTES, stream_module.SPLIT_SCAN_BYTES, jit.POLICY = saved
         assert np.array_equal(scan.labels, np.unique(ref.y))
         assert scan.n_rows == len(ref.y) and scan.n_features == width
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(svmlight_files(), st.data(), st.integers(8, 300), st.integers(1, 20), st.sampled_from(["always", "never"]))
-def test_an_overflowing_value_is_reported_with_its_line(file, data, block, chunk_rows, policy):
+@given(svmlight_files(), st.data(), st.integers(8, 300), st.integers(1, 20), st.sampled_from(["always", "never"]),
+       st.integers(2, 600))
+def test_an_overflowing_value_is_reported_with_its_line(file, data, block, chunk_rows, policy, split):
     text, zero_based, _ = file
     lines = text.split("\n")
     rows = [k for k, line in enumerate(lines) if line.partition("#")[0].strip()]
@@ -142,7 +147,7 @@ def test_an_overflowing_value_is_reported_with_its_line(file, data, block, chunk
             raise AssertionError("the loader accepted 1e400")
         assert f", line {k + 1}:" in expected
         try:
-            _read(path, policy, block, chunk_rows=chunk_rows, zero_based=zero_based, max_features=None)
+            _read(path, policy, block, split, chunk_rows=chunk_rows, zero_based=zero_based, max_features=None)
         except ValueError as exc:
             assert str(exc) == expected
         else:

@@ -47,80 +47,80 @@ def _is_space(c) -> bool:
 
 
 @_jit
-def _ends_token(buf, i, n) -> bool:
-    """Whether a token ends at ``i`` (whitespace, a comment, the line's or the buffer's end)."""
-    if i >= n:
-        return True
-    c = buf[i]
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12 or c == 10 or c == 35
+def _ends_token(c) -> bool:
+    """Whether byte ``c`` ends a token (whitespace, a newline or a comment's ``#``)."""
+    return c == 32 or c == 10 or c == 9 or c == 35 or c == 13 or c == 11 or c == 12
 
 
 @_jit
-def _number(buf, i, n, pow10):
+def _digits(buf, i):
+    """The decimal digits at ``buf[i:]``: ``(value, end)`` (``value`` wraps beyond 18 digits)."""
+    value = 0
+    while True:
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            return value, i
+        value = value * 10 + d
+        i += 1
+
+
+@_jit
+def _number(buf, i, pow10):
     """Parse a decimal number starting at ``buf[i]`` and running to the end of its token.
 
-    Returns ``(ok, fast, value, end)``: ``ok`` False for a token that is not the common
-    decimal syntax; ``fast`` False when the value must be converted by ``float`` (not exact
-    here); ``end`` the position after the token.
+    The caller guarantees a newline at or after ``i`` in ``buf`` (every loop stops there, so no
+    byte is read past it).  Returns ``(ok, fast, value, end)``: ``ok`` False for a token that is
+    not the common decimal syntax; ``fast`` False when the value must be converted by ``float``
+    (more than 18 digits, a mantissa beyond ``2^53`` or a power of ten beyond 22: not exact here);
+    ``end`` the position after the token.
     """
-    negative = False
-    if i < n and (buf[i] == 45 or buf[i] == 43):
-        negative = buf[i] == 45
+    c = buf[i]
+    negative = c == 45
+    if c == 45 or c == 43:
         i += 1
-    mantissa = 0
-    digits = 0  # significant digits kept in the mantissa
-    seen = 0  # digits seen at all
+    start = i
+    mantissa, i = _digits(buf, i)
+    digits = i - start
     exp10 = 0
-    overflow = False
-    while i < n and 48 <= buf[i] <= 57:
-        d = np.int64(buf[i]) - 48
-        seen += 1
-        if digits > 0 or d != 0:
-            if digits < 18:
-                mantissa = mantissa * 10 + d
-                digits += 1
-            else:
-                overflow = True
-                exp10 += 1
+    if buf[i] == 46:
         i += 1
-    if i < n and buf[i] == 46:
-        i += 1
-        while i < n and 48 <= buf[i] <= 57:
+        fraction = i
+        while True:
             d = np.int64(buf[i]) - 48
-            seen += 1
-            if digits > 0 or d != 0:
-                if digits < 18:
-                    mantissa = mantissa * 10 + d
-                    digits += 1
-                    exp10 -= 1
-                else:
-                    overflow = True
-            else:
-                exp10 -= 1
+            if d < 0 or d > 9:
+                break
+            mantissa = mantissa * 10 + d
             i += 1
-    if seen == 0:
+        exp10 = fraction - i
+        digits += i - fraction
+    if digits == 0:
         return False, False, 0.0, i
-    if i < n and (buf[i] == 101 or buf[i] == 69):
+    c = buf[i]
+    if c == 101 or c == 69:
         i += 1
-        eneg = False
-        if i < n and (buf[i] == 45 or buf[i] == 43):
-            eneg = buf[i] == 45
+        c = buf[i]
+        eneg = c == 45
+        if c == 45 or c == 43:
             i += 1
-        edigits = 0
+        first = i
         e = 0
-        while i < n and 48 <= buf[i] <= 57:
+        while True:
+            d = np.int64(buf[i]) - 48
+            if d < 0 or d > 9:
+                break
             if e < 100000:
-                e = e * 10 + (np.int64(buf[i]) - 48)
-            edigits += 1
+                e = e * 10 + d
             i += 1
-        if edigits == 0:
+        if i == first:
             return False, False, 0.0, i
         exp10 += -e if eneg else e
-    if not _ends_token(buf, i, n):
+    if not _ends_token(buf[i]):
         return False, False, 0.0, i
-    if mantissa == 0 and not overflow:
+    if digits > 18:
+        return True, False, 0.0, i
+    if mantissa == 0:
         return True, True, -0.0 if negative else 0.0, i
-    if overflow or mantissa > _TWO53 or exp10 > 22 or exp10 < -22:
+    if mantissa > _TWO53 or exp10 > 22 or exp10 < -22:
         return True, False, 0.0, i
     value = float(mantissa)
     if exp10 >= 0:
@@ -131,128 +131,99 @@ def _number(buf, i, n, pow10):
 
 
 @_jit
-def _integer(buf, i, n, allow_sign, stop_byte):
-    """A decimal integer of at most 18 digits at ``buf[i]``, ending at ``stop_byte`` (58, a colon)
-    or at the end of its token (``stop_byte`` -1): ``(ok, value, end)``."""
-    negative = False
-    if allow_sign and i < n and buf[i] == 45:
-        negative = True
-        i += 1
-    start = i
-    value = 0
-    while i < n and 48 <= buf[i] <= 57:
-        value = value * 10 + (np.int64(buf[i]) - 48)
-        i += 1
-    if i == start or i - start > 18:
-        return False, 0, i
-    if stop_byte >= 0:
-        if i >= n or buf[i] != stop_byte:
-            return False, 0, i
-    elif not _ends_token(buf, i, n):
-        return False, 0, i
-    return True, -value if negative else value, i
-
-
-@_jit
-def _skip_line(buf, i, n):
-    """Position of the newline ending the line at ``i`` (``n`` if none)."""
-    while i < n and buf[i] != 10:
-        i += 1
-    return i
-
-
-@_jit
 def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nnz, n_slow, labels, indptr, indices,
                 values, qids, lines, starts, slow_at, slow_kind, slow_start, slow_end, pow10):
-    """Parse the complete lines of ``buf[pos:]`` (the last, unterminated one only if ``eof``).
+    """Parse the complete lines of ``buf[pos:]`` into CSR rows.
 
     Stops after ``max_rows`` examples in all.  ``first`` is the first feature index (0 or 1),
     ``limit`` the number of columns allowed, ``qid_mode`` -1 (not known yet), 0 (no line has
     ``qid:``) or 1 (every line has); ``line`` is the number of the line at ``pos``; ``rows``,
     ``nnz`` and ``n_slow`` are how much of the output arrays is already filled (``indptr[rows]``
-    is set).  One pass over the bytes: tokens are parsed where they stand.
+    is set).  One pass over the bytes: tokens are parsed where they stand.  Only the bytes up to
+    the last newline are read token by token (so no loop tests the buffer's end); a last line
+    without a newline (``eof``) is left to the caller as :data:`ODD`.
 
     Returns ``(status, rows, nnz, n_slow, next_pos, next_line, qid_mode)``: with
     :data:`ODD` (or :data:`FULL`: no room left in ``indices``/``values`` or the slow arrays),
     ``next_pos``/``next_line`` locate the line not taken and nothing of it is in the arrays.
     """
     n = buf.size
-    while pos < n and rows < max_rows:
+    end = n
+    while end > pos and buf[end - 1] != 10:
+        end -= 1
+    capacity = indices.size
+    slots = slow_at.size
+    while pos < end and rows < max_rows:
         i = pos
-        while i < n and _is_space(buf[i]):
-            i += 1
-        if i >= n:
-            if not eof:
-                break
-            pos = n
-            break
         c = buf[i]
+        while _is_space(c):
+            i += 1
+            c = buf[i]
         if c == 10 or c == 35:  # blank or comment line
-            stop = _skip_line(buf, i, n)
-            if stop >= n and not eof:
-                break
-            pos = stop + 1
+            while buf[i] != 10:
+                i += 1
+            pos = i + 1
             line += 1
             continue
         row_nnz = nnz
         row_slow = n_slow
-        ok, fast, value, i = _number(buf, i, n, pow10)
+        token = i
+        ok, fast, label, i = _number(buf, i, pow10)
         if not ok:
-            if i >= n and not eof:
-                break
             return ODD, rows, nnz, n_slow, pos, line, qid_mode
         if not fast:
-            if n_slow >= slow_at.size:
+            if n_slow >= slots:
                 return FULL, rows, nnz, n_slow, pos, line, qid_mode
             slow_at[n_slow] = rows
             slow_kind[n_slow] = SLOW_LABEL
-            slow_start[n_slow] = -1  # the token's start is found again below
+            slow_start[n_slow] = token
+            slow_end[n_slow] = i
             n_slow += 1
-        label = value
-        while i < n and _is_space(buf[i]):
+        while _is_space(buf[i]):
             i += 1
-        here = 0
-        if i + 3 <= n and buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100:
-            here = 1
+        here = 1 if buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100 else 0
         if qid_mode >= 0 and here != qid_mode:
-            if _skip_line(buf, i, n) >= n and not eof:
-                n_slow = row_slow  # the row (and its slow label) is parsed again with the next block
-                break
             return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
         q = 0
         if here == 1:
-            if i + 4 > n or buf[i + 3] != 58:
-                if _skip_line(buf, i, n) >= n and not eof:
-                    n_slow = row_slow
-                    break
+            if buf[i + 3] != 58:
                 return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-            ok, q, i = _integer(buf, i + 4, n, True, -1)
-            if not ok:
-                if i >= n and not eof:
-                    n_slow = row_slow
-                    break
-                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-        previous = first - 1
-        odd = False
-        full = False
-        while True:
-            while i < n and _is_space(buf[i]):
+            i += 4
+            negative = buf[i] == 45
+            if negative:
                 i += 1
-            if i >= n or buf[i] == 10 or buf[i] == 35:
+            start = i
+            q, i = _digits(buf, i)
+            if i == start or i - start > 18 or not _ends_token(buf[i]):
+                return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
+            if negative:
+                q = -q
+        previous = first - 1
+        status = OK
+        while True:
+            c = buf[i]
+            while _is_space(c):
+                i += 1
+                c = buf[i]
+            if c == 10 or c == 35:
                 break
-            ok, index, i = _integer(buf, i, n, False, 58)
-            if not ok or index <= previous or index - first >= limit:
-                odd = True
+            start = i
+            index, i = _digits(buf, i)
+            if i == start or i - start > 18 or buf[i] != 58 or index <= previous or index - first >= limit:
+                status = ODD
                 break
             t = i + 1
-            ok, fast, value, i = _number(buf, t, n, pow10)
+            ok, fast, value, i = _number(buf, t, pow10)
             if not ok:
-                odd = True
+                status = ODD
                 break
-            if nnz >= indices.size or (not fast and n_slow >= slow_at.size):
-                full = True
+            if nnz >= capacity:
+                status = FULL
                 break
             if not fast:
+                if n_slow >= slots:
+                    status = FULL
+                    break
                 slow_at[n_slow] = nnz
                 slow_kind[n_slow] = SLOW_VALUE
                 slow_start[n_slow] = t
@@ -262,24 +233,10 @@ def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nn
             values[nnz] = value
             nnz += 1
             previous = index
-        if full:
-            return FULL, rows, row_nnz, row_slow, pos, line, qid_mode
-        stop = _skip_line(buf, i, n)
-        if stop >= n and not eof:  # the line goes on in the next block
-            nnz = row_nnz
-            n_slow = row_slow
-            break
-        if odd:
-            return ODD, rows, row_nnz, row_slow, pos, line, qid_mode
-        if row_slow < n_slow and slow_start[row_slow] == -1:  # locate the slow label's token
-            j = pos
-            while _is_space(buf[j]):
-                j += 1
-            k = j
-            while not _ends_token(buf, k, n):
-                k += 1
-            slow_start[row_slow] = j
-            slow_end[row_slow] = k
+        if status != OK:
+            return status, rows, row_nnz, row_slow, pos, line, qid_mode
+        while buf[i] != 10:  # a comment runs to the line's end
+            i += 1
         if qid_mode < 0:
             qid_mode = here
         labels[rows] = label
@@ -288,9 +245,11 @@ def _parse_block(buf, pos, eof, max_rows, first, limit, qid_mode, line, rows, nn
         starts[rows] = pos
         rows += 1
         indptr[rows] = nnz
-        pos = stop + 1
+        pos = i + 1
         line += 1
-    return OK, rows, nnz, n_slow, min(pos, n), line, qid_mode
+    if rows < max_rows and pos >= end and end < n and eof:  # a last line without its newline
+        return ODD, rows, nnz, n_slow, pos, line, qid_mode
+    return OK, rows, nnz, n_slow, pos, line, qid_mode
 
 
 @_jit
@@ -316,16 +275,50 @@ def _last_index(buf, start, end):
     return index
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+
+
 @_jit
-def _scan_block(buf, labels, odd, pow10):
-    """The labels (fast spellings) and the largest feature index of the complete lines of ``buf``.
+def _find(buf, words, i, first, second):
+    """The first position from ``i`` holding byte ``first`` or ``second``; ``buf`` ends with
+    ``first`` (a newline), and ``words`` is ``buf`` read eight bytes at a time, so that the
+    search tests a word per step (a word holds a byte ``b`` when ``w ^ b * ones`` has a zero
+    byte: ``(x - ones) & ~x & highs`` is non-zero exactly then)."""
+    while i & 7:
+        c = buf[i]
+        if c == first or c == second:
+            return i
+        i += 1
+    k = i >> 3
+    a = _ONES * np.uint64(first)
+    b = _ONES * np.uint64(second)
+    while k < words.size:
+        w = words[k]
+        x = w ^ a
+        y = w ^ b
+        if ((x - _ONES) & ~x | (y - _ONES) & ~y) & _HIGHS:
+            break
+        k += 1
+    i = k << 3
+    while True:
+        c = buf[i]
+        if c == first or c == second:
+            return i
+        i += 1
+
+
+@_jit
+def _scan_block(buf, words, labels, odd, pow10):
+    """The labels (fast spellings) and the largest feature index of the lines of ``buf``, which
+    ends with a newline (``words``: its bytes eight at a time, see :func:`_find`).
 
     Writes each data line's label to ``labels`` (NaN where the label is not a fast decimal; the
     line's start then goes to ``odd``) and returns ``(rows, n_odd, largest, lines)``: ``largest``
     is the largest last ``index:`` of a line (-1 when no line gives a feature; an index of more
     than 18 digits counts as ``2**62``), ``lines`` the number of lines.  Indices increase along a
-    valid line, so only each line's last token is read: the bytes in between are only searched
-    for the line's end."""
+    valid line, so only each line's label and last token are read: the bytes in between are only
+    searched, a word at a time, for the line's end (or its comment)."""
     n = buf.size
     rows = 0
     n_odd = 0
@@ -334,15 +327,13 @@ def _scan_block(buf, labels, odd, pow10):
     pos = 0
     while pos < n:
         i = pos
-        while i < n and _is_space(buf[i]):
+        while _is_space(buf[i]):
             i += 1
-        if i >= n:
-            break
         if buf[i] == 10 or buf[i] == 35:
-            pos = _skip_line(buf, i, n) + 1
+            pos = _find(buf, words, i, 10, 10) + 1
             lines += 1
             continue
-        ok, fast, value, i = _number(buf, i, n, pow10)
+        ok, fast, value, i = _number(buf, i, pow10)
         if ok and fast:
             labels[rows] = value
         else:
@@ -350,9 +341,7 @@ def _scan_block(buf, labels, odd, pow10):
             odd[n_odd] = pos
             n_odd += 1
         rows += 1
-        end = i
-        while end < n and buf[end] != 10 and buf[end] != 35:
-            end += 1
+        end = _find(buf, words, i, 10, 35)
         index = _last_index(buf, i, end)
         if index < 0:  # an unusual last token (a qid: alone, a malformed line): every token is looked at
             t = i
@@ -368,7 +357,9 @@ def _scan_block(buf, labels, odd, pow10):
                 t = u
         if index > largest:
             largest = index
-        pos = _skip_line(buf, end, n) + 1
+        if buf[end] != 10:
+            end = _find(buf, words, end, 10, 10)
+        pos = end + 1
         lines += 1
     return rows, n_odd, largest, lines
 
@@ -400,20 +391,20 @@ parse_block = Tiered(_parse_block, _parse_block_twin, _lines_of_block, BUDGET_LI
 
 
 
-def _scan_block_twin(buf, labels, odd, pow10):
+def _scan_block_twin(buf, words, labels, odd, pow10):
     """The Python twin of :func:`_scan_block`: every label is left to the caller (NaN, its line in
     ``odd``), which converts it as it converts the kernel's unusual labels; the same largest index."""
     rows = n_odd = 0
     largest = -1
     pos = 0
     for raw in bytes(buf).split(b"\n"):
-        words = raw.partition(b"#")[0].split()
-        if words:
+        tokens = raw.partition(b"#")[0].split()
+        if tokens:
             labels[rows] = np.nan
             odd[n_odd] = pos
             n_odd += 1
             rows += 1
-            for word in words[1:]:
+            for word in tokens[1:]:
                 index, colon, _ = word.partition(b":")
                 if colon and index.isdigit() and index.isascii():
                     largest = max(largest, int(index) if len(index) <= 18 else 2**62)

@@ -6,14 +6,15 @@ the index's length and a trailing tag::
     PTCACHE2 | arrays of chunk 0 | arrays of chunk 1 | ... | JSON index | <uint64 length> PTCACHE2
 
 The index holds the format number, the *source* (size and SHA-256 of the data file's bytes, as
-stored on disk), the reader's options and, for every chunk, each array's name, dtype, shape,
-offset and CRC-32.  Nothing is pickled.
+stored on disk: one digest per half, so that two threads hash it at a reuse), the reader's
+options and, for every chunk, each array's name, dtype, shape, offset and CRC-32.  Nothing is
+pickled.
 
 What is checked, and what a mismatch does (a cache is never trusted on its word):
 
 * before a cache is used: the tags, the index's whole structure (every field of the right type,
   every array a known numeric dtype lying inside the file), the options, and the source: its size
-  from ``stat``, then the SHA-256 of all its bytes against the one recorded.  Any mismatch (the
+  from ``stat``, then the SHA-256 of each half of its bytes against the ones recorded.  Any mismatch (the
   data file rewritten, even with the same size and modification time; other options; a damaged or
   truncated cache; an index of the wrong structure) means *not this cache*: the pass parses the
   data file and writes the cache anew;
@@ -23,10 +24,10 @@ What is checked, and what a mismatch does (a cache is never trusted on its word)
   reader then parses the data file from the start, yields the chunks not yet yielded, and writes
   a new cache (a warning says so).
 
-The cost, measured by ``benchmarks/reader_checks.py`` (200,000 rows, 50 MB): re-hashing the source
-at each reuse takes 0.16-0.18 of a full parse of the same file (SHA-256 at some 600 MB/s), and a
-whole cached pass with every check 0.28-0.32 of a parse; the first pass hashes the bytes it reads
-anyway.  A content hash was chosen over size and times because a rewrite can keep both.
+The cost is measured by ``benchmarks/reader_checks.py`` (a cached pass with every check against a
+full parse, and the share of it spent re-hashing the source, which two threads do, one per half);
+the first pass hashes the bytes it reads anyway.  A content hash was chosen over size and times
+because a rewrite can keep both.
 
 Writing never harms a file: the cache is written under a temporary name beside it and renamed
 into place after a complete pass (:func:`predtron._files.atomic_path`, so an interrupt handler can
@@ -41,6 +42,7 @@ import hashlib
 import json
 import os
 import struct
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -51,7 +53,7 @@ from predtron._files import atomic_path, refuse_same_file
 
 __all__ = ["DamagedCache", "HashingFile", "check_cache_path", "read_cache", "source_identity", "write_cache"]
 
-FORMAT = 2
+FORMAT = 3  # 3: the source's SHA-256 per half (2: of the whole file)
 _HEAD = b"PTCACHE2"
 _TRAILER = struct.Struct("<Q8s")
 _OLD_TAG = b"PTCACHE1"  # the first format: no header, this tag at the end (read as a cache to replace)
@@ -67,17 +69,30 @@ class HashingFile:
     """A binary file read front to back, hashing (SHA-256) every byte that goes through it.
 
     Given to :mod:`gzip` / :mod:`bz2` as their ``fileobj``, it hashes the compressed bytes as
-    stored on disk, the bytes :func:`source_identity` hashes again when a cache is reused.
+    stored on disk, the bytes :func:`source_identity` hashes again when a cache is reused: the
+    first ``half`` bytes (half the file's size when it was opened) and the rest, each with its
+    own digest.
     """
 
     def __init__(self, handle) -> None:
         self.handle = handle
-        self.sha = hashlib.sha256()
+        try:
+            size = os.fstat(handle.fileno()).st_size
+        except (AttributeError, OSError, ValueError):  # not a file on disk (an in-memory stream)
+            at = handle.tell()
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(at)
+        self.half = size // 2
+        self.shas = (hashlib.sha256(), hashlib.sha256())
         self.size = 0
 
     def read(self, n: int = -1) -> bytes:
         data = self.handle.read(n)
-        self.sha.update(data)
+        head = max(0, min(len(data), self.half - self.size))
+        if head:
+            self.shas[0].update(data[:head] if head < len(data) else data)
+        if head < len(data):
+            self.shas[1].update(data[head:] if head else data)
         self.size += len(data)
         return data
 
@@ -92,16 +107,41 @@ class HashingFile:
         return self.handle.closed
 
     def identity(self) -> dict:
-        """The size and SHA-256 of the whole file (the bytes not read yet are read and hashed now)."""
+        """The size and the SHA-256 of each half of the file (the bytes not read yet are read and
+        hashed now)."""
         while self.read(_READ):
             pass
-        return {"size": self.size, "sha256": self.sha.hexdigest()}
+        return {"size": self.size, "half": self.half, "sha256": [sha.hexdigest() for sha in self.shas]}
 
 
 def source_identity(path) -> dict:
-    """The size and SHA-256 of the bytes of ``path`` (what a cache records of its source)."""
-    with Path(path).open("rb") as handle:
-        return HashingFile(handle).identity()
+    """The size and the SHA-256 of each half of the bytes of ``path`` (what a cache records of its
+    source), the halves hashed by two threads (:mod:`hashlib` releases the GIL)."""
+    path = Path(path)
+    size = path.stat().st_size
+    half = size // 2
+    digests = ["", ""]
+
+    def digest(part: int, start: int, stop: int) -> None:
+        sha = hashlib.sha256()
+        with path.open("rb") as handle:
+            handle.seek(start)
+            left = stop - start
+            while left > 0:
+                data = handle.read(min(_READ, left))
+                if not data:
+                    break
+                sha.update(data)
+                left -= len(data)
+        digests[part] = sha.hexdigest()
+
+    helper = threading.Thread(target=digest, args=(1, half, size), name="predtron-hash", daemon=True)
+    helper.start()
+    try:
+        digest(0, 0, half)
+    finally:
+        helper.join()
+    return {"size": size, "half": half, "sha256": digests}
 
 
 def _is_cache_file(path: Path) -> bool:
@@ -203,7 +243,9 @@ def _index(path: Path) -> dict | None:
             and isinstance(index.get("source"), dict) and isinstance(index.get("options"), dict)):
         return None
     source = index["source"]
-    if not (type(source.get("size")) is int and isinstance(source.get("sha256"), str)):
+    digests = source.get("sha256")
+    if not (type(source.get("size")) is int and type(source.get("half")) is int and isinstance(digests, list)
+            and len(digests) == 2 and all(isinstance(digest, str) for digest in digests)):
         return None
     if not all(_valid_entry(entry, data_end) for entry in index["chunks"]):
         return None
@@ -253,7 +295,7 @@ def write_cache(path, options: dict, chunks: Iterator[dict[str, np.ndarray]],
     """Yield ``chunks`` while writing them to the cache ``path``, committed when they end.
 
     ``source()`` is called after the last chunk and returns the source's identity (``{"size",
-    "sha256"}``, e.g. from a :class:`HashingFile` the chunks were parsed through).  The file is
+    "half", "sha256"}``, e.g. from a :class:`HashingFile` the chunks were parsed through).  The file is
     written under a temporary name (:func:`predtron._files.atomic_path`) and renamed onto ``path``
     only then: a pass that stops early (an error, an interrupt, a consumer that stops iterating)
     leaves no cache and removes the temporary file.  Check ``path`` with :func:`check_cache_path`
