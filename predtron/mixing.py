@@ -106,8 +106,13 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         An unfitted core learner with the fit's parameters.
     state : (dict, dict) or None
         ``(scalars, arrays)`` of the learner at the start of the pass.
-    shard : tuple
-        ``(X, target, split)``: the shard's prepared inputs, labels and ranking keywords.
+    shard : tuple or streamed shard
+        ``(X, target, split)``: the shard's prepared inputs, labels and ranking keywords; or a
+        streamed shard, an object with ``n_examples`` and ``chunks(begin, end)`` (the prepared
+        ``(X, target, split)`` chunks of its examples ``begin..end - 1`` in their order, e.g.
+        :class:`predtron.dask.estimators.FileStream`), visited without shuffling: the learner's
+        ``partial_fit`` over the chunks is the pass over the whole shard, so the two forms give
+        the same result bit for bit.
     orders : EpochOrders or None
         The shard's orders (``None``: no shuffling); returned advanced in the result.
     epoch : int
@@ -117,12 +122,14 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         mixing round of :func:`iterative_parameter_mixing` with ``rounds=R``); ``(0, 1)``: the
         whole pass.
     """
-    X, target, split = shard
     learner = copy.deepcopy(prototype)
     before_rounds, before_loss = 0, 0.0
     if state is not None:
         learner.set_state(*state)
         before_rounds, before_loss = learner.n_rounds_, learner.cumulative_loss_
+    if not isinstance(shard, tuple):
+        return _streamed_pass(learner, shard, orders, part, state is None, before_rounds, before_loss)
+    X, target, split = shard
     order = None
     n = _n_examples(X, split)
     if orders is not None:
@@ -140,6 +147,32 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
     scalars, arrays = learner.get_state()
     return PassResult(scalars, arrays, orders, learner.n_rounds_ - before_rounds,
                       learner.cumulative_loss_ - before_loss)
+
+
+def _streamed_pass(learner, shard, orders, part: tuple[int, int], first: bool, before_rounds: int,
+                   before_loss: float) -> PassResult:
+    """:func:`shard_pass` over a streamed shard: its examples of the round's segment (the same
+    segment of file order as an in-memory shard's), chunk by chunk through the learner's
+    ``partial_fit``, the shard never held whole."""
+    if orders is not None:
+        raise ValueError("a streamed shard is visited in file order; shuffle=False")
+    n = int(shard.n_examples)
+    begin, end = _segment(n, part)
+    if begin == end and first and part != (0, 1):
+        raise ValueError(f"a shard of {n} examples cannot be cut into {part[1]} mixing rounds; lower rounds")
+    if begin < end:
+        for X, target, split in shard.chunks(begin, end):
+            learner.partial_fit(X, target, **split)
+    scalars, arrays = learner.get_state()
+    return PassResult(scalars, arrays, None, learner.n_rounds_ - before_rounds, learner.cumulative_loss_ - before_loss)
+
+
+def _segment(n: int, part: tuple[int, int]) -> tuple[int, int]:
+    """``[begin, end)`` of the ``part[0]``-th of ``part[1]`` consecutive segments of ``n`` examples
+    (the cut of :func:`numpy.array_split`, as :func:`shard_pass` cuts an in-memory shard's order)."""
+    size, extra = divmod(n, part[1])
+    begin = part[0] * size + min(part[0], extra)
+    return begin, begin + size + (part[0] < extra)
 
 
 def _subset(X, target, split: dict, examples: np.ndarray) -> tuple:
