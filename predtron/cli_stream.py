@@ -52,13 +52,16 @@ def add_read_options(group, command: str) -> None:
                                 "; the examples are visited in file order, and --standardize / --eta auto are "
                                 "estimated from the first chunk. Without --n-features (and, for classify and "
                                 "ordinal, --classes) a first pass reads the whole file to find them: give both to "
-                                "read it once per epoch" if command == "fit" else ""))
+                                "read it once per epoch. With --workers/--scheduler, each worker streams its own "
+                                "files so (file order; each mixing round reads up to its part of the file)"
+                                if command == "fit" else ""))
     group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=DEFAULT_CHUNK_ROWS,
                        help=f"examples per chunk with --stream (default: {DEFAULT_CHUNK_ROWS})")
     if command == "fit":
         group.add_argument("--cache", metavar="FILE",
                            help="with --stream: a binary cache of the parsed chunks, written by the first pass and "
-                                "read by later ones instead of the text (rebuilt when TRAIN changes)")
+                                "read by later ones instead of the text (rebuilt when TRAIN changes); on a cluster, "
+                                "a directory holding one cache per training file")
 
 
 def add_fit_options(group) -> None:
@@ -142,14 +145,46 @@ def _check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
                          "the whole training set at the end of an in-memory fit")
 
 
+#: Estimator parameters whose flag is not ``--`` and the parameter's name with dashes.
+_PARAM_FLAGS = {"random_state": "--seed", "fit_intercept": "--intercept"}
+
+
+def _file_identity(path) -> str | None:
+    """A file as a checkpoint records it: its path, size and the SHA-256 of its bytes (a rewrite of
+    the same size and time is another file)."""
+    if path is None:
+        return None
+    from predtron.data.cache import source_identity
+
+    identity = source_identity(path)
+    return f"{Path(path).resolve()} ({identity['size']} bytes, sha256 {identity['sha256'][:16]})"
+
+
 def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -> dict:
-    """What a checkpoint must match to be resumed: the data file and every option."""
-    path = Path(request.data).resolve()
-    stat = path.stat()
-    plain = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v) for k, v in sorted(params.items())}
+    """What a checkpoint must match to be resumed, each entry under the flag that sets it (so that a
+    refusal names the flag and both values): the data file and the files read with it (path, size
+    and content), every read option, every estimator parameter, and ``extra`` (the streamed fit's)."""
+    from predtron.cli_data import check_format, mulan_xml
+
     options = request.options
-    return {"data": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "task": task, "params": plain,
-            "sparse": bool(options.sparse), "zero_based": bool(options.zero_based), **extra}
+    fmt = check_format(request.data, task, options)
+    streamed = bool(extra.get("--stream"))
+    sizes = options.group_file
+    if sizes is None and TASKS[task].queries:
+        from predtron.data.letor import find_sidecar
+
+        sizes = find_sidecar(request.data)
+    xml = options.xml if options.xml is not None or fmt != "arff" or options.labels is not None \
+        else mulan_xml(request.data)
+    run = {"TRAIN": _file_identity(request.data), "--task": task, "--format": fmt,
+           "--sparse/--dense": "sparse" if options.layout(fmt, streamed=streamed) else "dense",
+           "--zero-based": bool(options.zero_based), "--group-file": _file_identity(sizes),
+           "--labels": options.labels, "--xml": _file_identity(xml), "--missing": options.missing,
+           "--n-features": request.n_features}
+    for name, value in sorted(params.items()):
+        flag = _PARAM_FLAGS.get(name, "--" + name.replace("_", "-"))
+        run[flag] = np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
+    return {**run, **extra}
 
 
 def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict):
@@ -168,7 +203,7 @@ def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict)
     if task == "multilabel" and np.ndim(data.y) == 1:
         first = {"classes": np.unique(data.y)}
     chunks = permuted_chunks(data.X, data.y, seed, group=data.group)
-    run = _run_description(request, task, params, {"stream": False})
+    run = _run_description(request, task, params, {"--stream": False})
     return fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
 
 
@@ -265,9 +300,8 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
 
         first = {"classes": classes} if spec.classes else {}
         run = _run_description(request, task, params, {
-            "stream": True, "chunk_rows": options.chunk_rows, "n_features": int(n_features),
-            "classes": None if classes is None else np.asarray(classes).tolist(),
-            "layout": "sparse" if options.layout(spec.format, streamed=True) else "dense"})
+            "--stream": True, "--chunk-rows": options.chunk_rows, "features": int(n_features),
+            "--classes": None if classes is None else np.asarray(classes).tolist()})
         fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
     except BaseException:
         progress.close(complete=False)

@@ -42,6 +42,7 @@ import numpy as np
 
 from predtron._estimator import EpochOrders, run_epochs
 from predtron._files import atomic_path
+from predtron._state import run_differences
 from predtron._validation import check_choice, check_int, check_random_state
 
 __all__ = ["MixingResult", "PassResult", "iterative_parameter_mixing", "local_map", "mix_states", "mixing_weights",
@@ -392,15 +393,15 @@ def read_checkpoint(directory, run: dict) -> tuple[MixingResult, dict | None]:
     if missing:
         raise ValueError(f"{path} is a damaged checkpoint: it has no entry {', '.join(map(repr, missing))}")
     if progress["run"] != run:
-        saved = progress["run"] if isinstance(progress["run"], dict) else {}
-        differs = sorted(k for k in set(saved) | set(run) if saved.get(k) != run.get(k))
-        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: "
-                         f"{', '.join(differs)}); resume with the same data and options, or start afresh")
+        differs = run_differences(progress["run"], run)
+        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: {differs}); "
+                         "resume with the same data and options, or start afresh")
     epoch = progress["epoch"]
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
         raise ValueError(f"{path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
     if progress["model"] != f"mixing-{epoch}.npz" or not isinstance(progress["scalars"], dict):
         raise ValueError(f"{path}: entries 'model' and 'scalars' must name epoch {epoch}'s state")
+    _check_entries(path, progress)
     try:
         with np.load(directory / progress["model"], allow_pickle=False) as data:
             arrays = {k[len("state."):]: data[k] for k in data.files if k.startswith("state.")}
@@ -409,8 +410,38 @@ def read_checkpoint(directory, run: dict) -> tuple[MixingResult, dict | None]:
         raise ValueError(f"{directory / progress['model']} is not a readable checkpoint state ({exc})") from None
     if losses.shape != weights.shape or losses.ndim != 2 or losses.shape[0] != epoch:
         raise ValueError(f"{directory / progress['model']}: the shard losses and weights must cover {epoch} epochs")
-    orders = [None if o is None else EpochOrders.from_state(o) for o in progress["orders"]]
+    try:
+        orders = [None if o is None else EpochOrders.from_state(o) for o in progress["orders"]]
+    except ValueError as exc:
+        raise ValueError(f"{path}: entry 'orders': {exc}") from None
     totals = progress["totals"]
     result = MixingResult(progress["scalars"], arrays, losses, weights, epoch, orders,
                           (float(totals[0]), int(totals[1]), int(totals[2])), bool(progress["stopped"]))
     return result, progress["stopping"]
+
+
+def _is_number(value, integral: bool = False) -> bool:
+    kinds = (int,) if integral else (int, float)
+    return isinstance(value, kinds) and not isinstance(value, bool)
+
+
+def _check_entries(path: Path, progress: dict) -> None:
+    """The types of a mixing checkpoint's entries (a hand-edited file is refused naming the entry)."""
+    problems = []
+    if not isinstance(progress["stopped"], bool):
+        problems.append(("stopped", "true or false"))
+    orders = progress["orders"]
+    if not isinstance(orders, list) or not orders or not all(o is None or isinstance(o, dict) for o in orders):
+        problems.append(("orders", "a list of one sample order (or null) per shard"))
+    totals = progress["totals"]
+    if not (isinstance(totals, list) and len(totals) == 3 and _is_number(totals[0])
+            and _is_number(totals[1], True) and _is_number(totals[2], True)):
+        problems.append(("totals", "[cumulative loss, mistakes, updates]"))
+    stopping = progress["stopping"]
+    keys = {"best", "stall", "rounds", "total"}
+    if stopping is not None and not (isinstance(stopping, dict) and keys <= set(stopping)
+                                     and all(v is None or _is_number(v) for v in stopping.values())):
+        problems.append(("stopping", "null or the stopping rule's state (best, stall, rounds, total)"))
+    if problems:
+        name, expected = problems[0]
+        raise ValueError(f"{path}: entry {name!r} must be {expected}; got {str(progress[name])[:80]}")

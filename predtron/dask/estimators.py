@@ -516,6 +516,10 @@ class _DaskPredtron(BaseEstimator):
             if checkpoint is None:
                 raise ValueError("resume=True needs checkpoint= (the directory of the checkpoint)")
             start, stopping = read_checkpoint(checkpoint, run)
+            try:  # the saved state, checked before any epoch is sent to the workers
+                copy.deepcopy(prototype).set_state(start.scalars, start.arrays)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"the checkpoint in {checkpoint} holds a malformed state ({str(exc)[:120]})") from None
             if stopper is not None and stopping is not None:
                 stopper.restore(stopping)
             if len(start.orders) != len(shards):
