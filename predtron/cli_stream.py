@@ -150,14 +150,12 @@ _PARAM_FLAGS = {"random_state": "--seed", "fit_intercept": "--intercept"}
 
 
 def _file_identity(path) -> str | None:
-    """A file as a checkpoint records it: its path, size and the SHA-256 of its bytes (a rewrite of
-    the same size and time is another file)."""
+    """A file as a checkpoint records it (:func:`predtron.data.cache.describe_source`), or ``None``."""
     if path is None:
         return None
-    from predtron.data.cache import source_identity
+    from predtron.data.cache import describe_source
 
-    identity = source_identity(path)
-    return f"{Path(path).resolve()} ({identity['size']} bytes, sha256 {identity['sha256'][:16]})"
+    return describe_source(path)
 
 
 def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -> dict:

@@ -187,15 +187,6 @@ def _file_shards(client, files, kind: str, options: dict) -> list:
     return [client.submit(_read_file, str(f), kind, options, pure=False) for f in files]
 
 
-def _file_identity(path) -> str:
-    """What a checkpoint records of a training file: its path, size and the SHA-256 of its bytes
-    (computed by the worker that reads it: a rewrite of the same size is another file)."""
-    from predtron.data.cache import source_identity
-
-    identity = source_identity(path)
-    return f"{Path(path).resolve()} ({identity['size']} bytes, sha256 {identity['sha256'][:16]})"
-
-
 class FileStream:
     """A shard that a worker streams from its file at every pass: chunks of whole examples (whole
     queries for the ranker) read by :mod:`predtron.data`'s streaming readers, each prepared as the
@@ -508,7 +499,9 @@ class _DaskPredtron(BaseEstimator):
                "shards": [[int(s[0]), int(s[1])] for s in summaries], "eta_": float(local.eta_),
                "scale": None if local.scaler_ is None else float(np.sum(local.scaler_.scale))}
         if files and checkpoint is not None:  # the files themselves (hashed where they are) and how they are read
-            run["files"] = client.gather([client.submit(_file_identity, str(f), pure=False) for f in X])
+            from predtron.data.cache import describe_source
+
+            run["files"] = client.gather([client.submit(describe_source, str(f), pure=False) for f in X])
             run["file_options"] = {k: repr(v) for k, v in sorted((file_options or {}).items())}
             run["stream"] = bool(stream)
         start = None

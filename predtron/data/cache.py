@@ -49,7 +49,8 @@ import numpy as np
 
 from predtron._files import atomic_path, refuse_same_file
 
-__all__ = ["DamagedCache", "HashingFile", "check_cache_path", "read_cache", "source_identity", "write_cache"]
+__all__ = ["DamagedCache", "HashingFile", "check_cache_path", "describe_source", "read_cache", "source_identity",
+           "write_cache"]
 
 FORMAT = 2
 _HEAD = b"PTCACHE2"
@@ -102,6 +103,13 @@ def source_identity(path) -> dict:
     """The size and SHA-256 of the bytes of ``path`` (what a cache records of its source)."""
     with Path(path).open("rb") as handle:
         return HashingFile(handle).identity()
+
+
+def describe_source(path) -> str:
+    """``path`` as a checkpoint records a training file: resolved path, size and the start of the
+    SHA-256 of its bytes (a rewrite of the same size and time is another file)."""
+    identity = source_identity(path)
+    return f"{Path(path).resolve()} ({identity['size']} bytes, sha256 {identity['sha256'][:16]})"
 
 
 def _is_cache_file(path: Path) -> bool:
