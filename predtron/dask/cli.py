@@ -40,7 +40,9 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="fit on the running Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
     group.add_argument("--shards", type=positive_int, metavar="S",
-                       help="cut the data into S shards (default: one per worker)")
+                       help="cut the data into S shards (default: one per worker); files the workers read "
+                            "themselves (several files, a glob, or one file with --stream, --checkpoint or "
+                            "--resume) are one shard each")
     group.add_argument("--mixing", choices=("uniform", "loss"),
                        help="weights of the shards' parameters at every epoch (default: uniform)")
 
