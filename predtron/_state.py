@@ -154,3 +154,37 @@ def trace_state(trace: LossTrace, prefix: str = "trace") -> tuple[dict, dict]:
     scalars = {f"{prefix}_record": trace.record, f"{prefix}_n_rounds": trace.n_rounds, f"{prefix}_total": trace.total,
                f"{prefix}_n_nonzero": trace.n_nonzero}
     return scalars, {f"{prefix}_rounds": rounds, f"{prefix}_losses": losses}
+
+
+def run_differences(saved, run: dict) -> str:
+    """Where two descriptions of a fit (a checkpoint's and this run's) differ, one entry per
+    difference: ``name (checkpoint: A; this fit: B)``.  The entries ``params`` and
+    ``file_options`` (dicts of named values) are compared value by value, under their own
+    names; a saved description that is not a dict differs everywhere."""
+    def flat(description) -> dict:
+        out = {}
+        for key, value in (description.items() if isinstance(description, dict) else ()):
+            if key in ("params", "file_options") and isinstance(value, dict):
+                out.update({str(k): v for k, v in value.items()})
+            else:
+                out[str(key)] = value
+        return out
+
+    def shown(value) -> str:
+        text = "not given" if value is _ABSENT else value if isinstance(value, str) else repr(value)
+        return text if len(text) <= 120 else text[:117] + "..."
+
+    old, new = flat(saved), flat(run)
+    entries = []
+    for key in dict.fromkeys([*new, *old]):
+        a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
+        if a == b:
+            continue
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):  # the items that differ
+            entries += [(f"{key}[{i}]", x, y) for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        else:
+            entries.append((key, a, b))
+    return ", ".join(f"{k} (checkpoint: {shown(a)}; this fit: {shown(b)})" for k, a, b in entries) or "its layout"
+
+
+_ABSENT = object()

@@ -320,13 +320,16 @@ def _add_read_options(group, command: str) -> None:
                                 "estimated from the first chunk. Without --n-features (and, for classify and "
                                 "ordinal, --classes) a first pass reads the whole file to find them (svmlight/LETOR: a "
                                 "scan of each line's label and last index, a fraction of a parse, on two threads; "
-                                "ARFF: a parse): give both to read it once per epoch" if command == "fit" else ""))
+                                "ARFF: a parse): give both to read it once per epoch. With --workers/--scheduler, each "
+                                "worker streams its own files so (file order; each mixing round reads up to its part "
+                                "of the file)" if command == "fit" else ""))
     group.add_argument("--chunk-rows", type=positive_int, metavar="N", default=_DEFAULT_CHUNK_ROWS,
                        help=f"examples per chunk with --stream (default: {_DEFAULT_CHUNK_ROWS})")
     if command == "fit":
         group.add_argument("--cache", metavar="FILE",
                            help="with --stream: a binary cache of the parsed chunks, written by the first pass and "
-                                "read by later ones instead of the text (rebuilt when TRAIN changes)")
+                                "read by later ones instead of the text (rebuilt when TRAIN changes); on a cluster, "
+                                "a directory holding one cache per training file")
 
 
 def _add_fit_options(group) -> None:
@@ -413,7 +416,8 @@ def _add_fit(commands, full: bool) -> None:
 
     fit.add_argument("data", metavar="TRAIN", nargs="+",
                      help="the training file ('-': standard input); with --workers or --scheduler, several files "
-                          "or glob patterns that the workers read themselves (one shard per file)")
+                          "or glob patterns that the workers read themselves (one shard per file; with --stream "
+                          "each worker reads its file chunk by chunk at every pass, never holding it)")
     _add_model_option(fit, "fit")
     progress = fit.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
@@ -692,6 +696,9 @@ def _cluster_files(args) -> bool:
     from predtron.dask.cli import is_pattern
 
     several = len(args.data) > 1 or any(is_pattern(d) for d in args.data)
+    if args.data != ["-"] and (args.workers is not None or args.scheduler is not None) and (
+            args.stream or args.checkpoint is not None or args.resume):
+        return True  # one file read (or streamed) by a worker: one shard, checkpointed
     if several and args.workers is None and args.scheduler is None:
         raise CommandError(f"several training files ({len(args.data)} given) or a glob pattern need a cluster: "
                            "add --workers N or --scheduler ADDRESS (each worker then reads its own files), or give "
@@ -704,25 +711,36 @@ def _cluster_files(args) -> bool:
 def _fit_files_on_cluster(args, path) -> int:
     """``predtron fit FILE... --workers N``: the workers read their shards (one per file); the command
     holds only the mixed parameters, checkpointed after every epoch with ``--checkpoint``."""
-    from predtron.dask.cli import expand_paths, fit_files_on_cluster
+    from predtron.cli_data import check_format
+    from predtron.dask.cli import expand_paths, file_options, fit_files_on_cluster
 
-    refused = [flag for flag, value in (("--stream", args.stream), ("--cache", args.cache),
-                                        ("--classes", args.classes), ("--shards", args.shards)) if value]
+    refused = [flag for flag, value in (("--classes", args.classes), ("--shards", args.shards),
+                                        ("--cache", args.cache and not args.stream)) if value]
     if refused:
-        raise CommandError(f"{refused[0]} does not apply to a fit of several files on a cluster (one shard per file)")
+        raise CommandError(f"{refused[0]} does not apply to a fit of several files on a cluster (one shard per file"
+                           f"{'; --cache applies to --stream' if refused[0] == '--cache' else ''})")
     files = expand_paths(args.data)
     inputs = {f"the data file {f}": f for f in files}
     _check_output(path, "--model", inputs)
     _check_output(args.checkpoint, "--checkpoint", inputs, folder=True)
+    _check_output(args.cache, "--cache", {**inputs, "--model": path}, folder=True)
     _watch_temporaries(args.checkpoint, folder=True)
+    _watch_temporaries(args.cache, folder=True)
     params = estimator_params(args.task, args)
     check_params(args.task, params)
+    if args.stream:
+        if params.get("shuffle") is True:
+            raise CommandError("--shuffle does not apply to --stream: each worker reads its file in file order "
+                               "(shuffle the files beforehand)")
+        params = {**params, "shuffle": False}
     verbose = sys.stderr.isatty() if args.progress is None else args.progress
-    file_options = {"zero_based": True} if args.zero_based and args.task != "multilabel" else {}
-    if args.n_features is not None:
-        file_options["n_features"] = args.n_features
-    if args.task == "multilabel":
-        file_options = {k: v for k, v in (("n_labels", args.labels), ("xml", args.xml)) if v is not None}
+    try:
+        options = read_options(args)
+        for f in files:
+            check_format(f, args.task, options)
+        reading = file_options(args.task, options, args.n_features, args.stream)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     bar = None
     if verbose:
         from tqdm.auto import tqdm
@@ -731,8 +749,9 @@ def _fit_files_on_cluster(args, path) -> int:
                    desc="mixing", leave=True)
     try:
         model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
-                                     mixing=args.mixing or "uniform", file_options=file_options,
-                                     checkpoint=args.checkpoint, resume=args.resume,
+                                     mixing=args.mixing or "uniform", file_options=reading,
+                                     checkpoint=args.checkpoint, resume=args.resume, stream=args.stream,
+                                     cache=args.cache,
                                      progress=None if bar is None else (lambda epoch: bar.update(epoch - bar.n)))
     except ValueError as exc:
         raise CommandError(_with_flags(str(exc))) from None

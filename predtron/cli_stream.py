@@ -109,14 +109,44 @@ def _check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
                          "the whole training set at the end of an in-memory fit")
 
 
+#: Estimator parameters whose flag is not ``--`` and the parameter's name with dashes.
+_PARAM_FLAGS = {"random_state": "--seed", "fit_intercept": "--intercept"}
+
+
+def _file_identity(path) -> str | None:
+    """A file as a checkpoint records it (:func:`predtron.data.cache.describe_source`), or ``None``."""
+    if path is None:
+        return None
+    from predtron.data.cache import describe_source
+
+    return describe_source(path)
+
+
 def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -> dict:
-    """What a checkpoint must match to be resumed: the data file and every option."""
-    path = Path(request.data).resolve()
-    stat = path.stat()
-    plain = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v) for k, v in sorted(params.items())}
+    """What a checkpoint must match to be resumed, each entry under the flag that sets it (so that a
+    refusal names the flag and both values): the data file and the files read with it (path, size
+    and content), every read option, every estimator parameter, and ``extra`` (the streamed fit's)."""
+    from predtron.cli_data import check_format, mulan_xml
+
     options = request.options
-    return {"data": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "task": task, "params": plain,
-            "sparse": bool(options.sparse), "zero_based": bool(options.zero_based), **extra}
+    fmt = check_format(request.data, task, options)
+    streamed = bool(extra.get("--stream"))
+    sizes = options.group_file
+    if sizes is None and TASKS[task].queries:
+        from predtron.data.letor import find_sidecar
+
+        sizes = find_sidecar(request.data)
+    xml = options.xml if options.xml is not None or fmt != "arff" or options.labels is not None \
+        else mulan_xml(request.data)
+    run = {"TRAIN": _file_identity(request.data), "--task": task, "--format": fmt,
+           "--sparse/--dense": "sparse" if options.layout(fmt, streamed=streamed) else "dense",
+           "--zero-based": bool(options.zero_based), "--group-file": _file_identity(sizes),
+           "--labels": options.labels, "--xml": _file_identity(xml), "--missing": options.missing,
+           "--n-features": request.n_features}
+    for name, value in sorted(params.items()):
+        flag = _PARAM_FLAGS.get(name, "--" + name.replace("_", "-"))
+        run[flag] = np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
+    return {**run, **extra}
 
 
 def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict):
@@ -135,7 +165,7 @@ def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict)
     if task == "multilabel" and np.ndim(data.y) == 1:
         first = {"classes": np.unique(data.y)}
     chunks = permuted_chunks(data.X, data.y, seed, group=data.group)
-    run = _run_description(request, task, params, {"stream": False})
+    run = _run_description(request, task, params, {"--stream": False})
     return fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
 
 
@@ -232,9 +262,8 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
 
         first = {"classes": classes} if spec.classes else {}
         run = _run_description(request, task, params, {
-            "stream": True, "chunk_rows": options.chunk_rows, "n_features": int(n_features),
-            "classes": None if classes is None else np.asarray(classes).tolist(),
-            "layout": "sparse" if options.layout(spec.format, streamed=True) else "dense"})
+            "--stream": True, "--chunk-rows": options.chunk_rows, "features": int(n_features),
+            "--classes": None if classes is None else np.asarray(classes).tolist()})
         fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
     except BaseException:
         progress.close(complete=False)

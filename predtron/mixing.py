@@ -42,6 +42,7 @@ import numpy as np
 
 from predtron._estimator import EpochOrders, run_epochs
 from predtron._files import atomic_path
+from predtron._state import run_differences
 from predtron._validation import check_choice, check_int, check_random_state
 
 __all__ = ["MixingResult", "PassResult", "iterative_parameter_mixing", "local_map", "mix_states", "mixing_weights",
@@ -106,8 +107,13 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         An unfitted core learner with the fit's parameters.
     state : (dict, dict) or None
         ``(scalars, arrays)`` of the learner at the start of the pass.
-    shard : tuple
-        ``(X, target, split)``: the shard's prepared inputs, labels and ranking keywords.
+    shard : tuple or streamed shard
+        ``(X, target, split)``: the shard's prepared inputs, labels and ranking keywords; or a
+        streamed shard, an object with ``n_examples`` and ``chunks(begin, end)`` (the prepared
+        ``(X, target, split)`` chunks of its examples ``begin..end - 1`` in their order, e.g.
+        :class:`predtron.dask.estimators.FileStream`), visited without shuffling: the learner's
+        ``partial_fit`` over the chunks is the pass over the whole shard, so the two forms give
+        the same result bit for bit.
     orders : EpochOrders or None
         The shard's orders (``None``: no shuffling); returned advanced in the result.
     epoch : int
@@ -117,12 +123,14 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         mixing round of :func:`iterative_parameter_mixing` with ``rounds=R``); ``(0, 1)``: the
         whole pass.
     """
-    X, target, split = shard
     learner = copy.deepcopy(prototype)
     before_rounds, before_loss = 0, 0.0
     if state is not None:
         learner.set_state(*state)
         before_rounds, before_loss = learner.n_rounds_, learner.cumulative_loss_
+    if not isinstance(shard, tuple):
+        return _streamed_pass(learner, shard, orders, part, state is None, before_rounds, before_loss)
+    X, target, split = shard
     order = None
     n = _n_examples(X, split)
     if orders is not None:
@@ -140,6 +148,32 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
     scalars, arrays = learner.get_state()
     return PassResult(scalars, arrays, orders, learner.n_rounds_ - before_rounds,
                       learner.cumulative_loss_ - before_loss)
+
+
+def _streamed_pass(learner, shard, orders, part: tuple[int, int], first: bool, before_rounds: int,
+                   before_loss: float) -> PassResult:
+    """:func:`shard_pass` over a streamed shard: its examples of the round's segment (the same
+    segment of file order as an in-memory shard's), chunk by chunk through the learner's
+    ``partial_fit``, the shard never held whole."""
+    if orders is not None:
+        raise ValueError("a streamed shard is visited in file order; shuffle=False")
+    n = int(shard.n_examples)
+    begin, end = _segment(n, part)
+    if begin == end and first and part != (0, 1):
+        raise ValueError(f"a shard of {n} examples cannot be cut into {part[1]} mixing rounds; lower rounds")
+    if begin < end:
+        for X, target, split in shard.chunks(begin, end):
+            learner.partial_fit(X, target, **split)
+    scalars, arrays = learner.get_state()
+    return PassResult(scalars, arrays, None, learner.n_rounds_ - before_rounds, learner.cumulative_loss_ - before_loss)
+
+
+def _segment(n: int, part: tuple[int, int]) -> tuple[int, int]:
+    """``[begin, end)`` of the ``part[0]``-th of ``part[1]`` consecutive segments of ``n`` examples
+    (the cut of :func:`numpy.array_split`, as :func:`shard_pass` cuts an in-memory shard's order)."""
+    size, extra = divmod(n, part[1])
+    begin = part[0] * size + min(part[0], extra)
+    return begin, begin + size + (part[0] < extra)
 
 
 def _subset(X, target, split: dict, examples: np.ndarray) -> tuple:
@@ -359,15 +393,15 @@ def read_checkpoint(directory, run: dict) -> tuple[MixingResult, dict | None]:
     if missing:
         raise ValueError(f"{path} is a damaged checkpoint: it has no entry {', '.join(map(repr, missing))}")
     if progress["run"] != run:
-        saved = progress["run"] if isinstance(progress["run"], dict) else {}
-        differs = sorted(k for k in set(saved) | set(run) if saved.get(k) != run.get(k))
-        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: "
-                         f"{', '.join(differs)}); resume with the same data and options, or start afresh")
+        differs = run_differences(progress["run"], run)
+        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: {differs}); "
+                         "resume with the same data and options, or start afresh")
     epoch = progress["epoch"]
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
         raise ValueError(f"{path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
     if progress["model"] != f"mixing-{epoch}.npz" or not isinstance(progress["scalars"], dict):
         raise ValueError(f"{path}: entries 'model' and 'scalars' must name epoch {epoch}'s state")
+    _check_entries(path, progress)
     try:
         with np.load(directory / progress["model"], allow_pickle=False) as data:
             arrays = {k[len("state."):]: data[k] for k in data.files if k.startswith("state.")}
@@ -376,8 +410,38 @@ def read_checkpoint(directory, run: dict) -> tuple[MixingResult, dict | None]:
         raise ValueError(f"{directory / progress['model']} is not a readable checkpoint state ({exc})") from None
     if losses.shape != weights.shape or losses.ndim != 2 or losses.shape[0] != epoch:
         raise ValueError(f"{directory / progress['model']}: the shard losses and weights must cover {epoch} epochs")
-    orders = [None if o is None else EpochOrders.from_state(o) for o in progress["orders"]]
+    try:
+        orders = [None if o is None else EpochOrders.from_state(o) for o in progress["orders"]]
+    except ValueError as exc:
+        raise ValueError(f"{path}: entry 'orders': {exc}") from None
     totals = progress["totals"]
     result = MixingResult(progress["scalars"], arrays, losses, weights, epoch, orders,
                           (float(totals[0]), int(totals[1]), int(totals[2])), bool(progress["stopped"]))
     return result, progress["stopping"]
+
+
+def _is_number(value, integral: bool = False) -> bool:
+    kinds = (int,) if integral else (int, float)
+    return isinstance(value, kinds) and not isinstance(value, bool)
+
+
+def _check_entries(path: Path, progress: dict) -> None:
+    """The types of a mixing checkpoint's entries (a hand-edited file is refused naming the entry)."""
+    problems = []
+    if not isinstance(progress["stopped"], bool):
+        problems.append(("stopped", "true or false"))
+    orders = progress["orders"]
+    if not isinstance(orders, list) or not orders or not all(o is None or isinstance(o, dict) for o in orders):
+        problems.append(("orders", "a list of one sample order (or null) per shard"))
+    totals = progress["totals"]
+    if not (isinstance(totals, list) and len(totals) == 3 and _is_number(totals[0])
+            and _is_number(totals[1], True) and _is_number(totals[2], True)):
+        problems.append(("totals", "[cumulative loss, mistakes, updates]"))
+    stopping = progress["stopping"]
+    keys = {"best", "stall", "rounds", "total"}
+    if stopping is not None and not (isinstance(stopping, dict) and keys <= set(stopping)
+                                     and all(v is None or _is_number(v) for v in stopping.values())):
+        problems.append(("stopping", "null or the stopping rule's state (best, stall, rounds, total)"))
+    if problems:
+        name, expected = problems[0]
+        raise ValueError(f"{path}: entry {name!r} must be {expected}; got {str(progress[name])[:80]}")

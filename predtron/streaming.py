@@ -29,6 +29,7 @@ import numpy as np
 
 from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
+from predtron._state import run_differences
 from predtron._validation import check_int
 from predtron.persistence import load, save
 
@@ -89,10 +90,9 @@ def read_checkpoint(directory, run: dict):
     if not isinstance(progress, dict) or progress.get("format") not in (CHECKPOINT_FORMAT, _FORMAT_1):
         raise ValueError(f"{progress_path} is not a predtron checkpoint (format {CHECKPOINT_FORMAT!r})")
     if progress.get("run") != run:
-        saved = progress.get("run") or {}
-        differs = sorted(k for k in set(saved) | set(run) if saved.get(k) != run.get(k))
-        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: "
-                         f"{', '.join(differs)}); resume with the same data and options, or start afresh")
+        differs = run_differences(progress.get("run"), run)
+        raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: {differs}); "
+                         "resume with the same data and options, or start afresh")
     missing = [key for key in ("epoch", "stopped", "stopping") if key not in progress]
     if missing:
         raise ValueError(f"{progress_path} is a damaged checkpoint: it has no entry {', '.join(map(repr, missing))}; "

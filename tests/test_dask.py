@@ -238,8 +238,15 @@ def test_command_line_on_a_cluster(client, tmp_path):
                  "--shards", "3", "--mixing", "loss"]) == 0
     assert load(tmp_path / "three.npz").score(np.round(X, 4), y) > 0.7
     assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--shards", "2"]) == 1
-    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--stream", "--workers", "2"]) == 1
+    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--classes", "0", "1", "2", "--workers",
+                 "2"]) == 1
     assert not (tmp_path / "x.npz").exists()
+    # one file streamed by one worker (one shard): the serial fit in file order
+    in_order = [*common, "--no-shuffle", "--sparse"]
+    assert main(["fit", *in_order, "--model", str(tmp_path / "serial-order.npz")]) == 0
+    assert main(["fit", *in_order, "--model", str(tmp_path / "streamed.npz"), "--stream", "--chunk-rows", "70",
+                 "--scheduler", client.scheduler.address]) == 0
+    _assert_same(load(tmp_path / "streamed.npz"), load(tmp_path / "serial-order.npz"))
     # --sparse: the shards stay CSR on the workers (scaled, not centred), one shard is the serial fit
     sparse = [*common, "--sparse"]
     assert main(["fit", *sparse, "--model", str(tmp_path / "serial-csr.npz")]) == 0

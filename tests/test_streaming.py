@@ -313,7 +313,8 @@ def test_resume_refuses_another_run(tmp_path, capsys, monkeypatch):
         _kill_after(m, 1)
         assert main(["fit", str(path), "--model", str(tmp_path / "m.npz"), *options]) == 130
     assert main(["fit", str(path), "--model", str(tmp_path / "m.npz"), *options, "--eta", "0.3", "--resume"]) == 1
-    assert "was written by another fit (it differs in: params)" in capsys.readouterr().err
+    assert "was written by another fit (it differs in: --eta (checkpoint: not given; this fit: 0.3))" in \
+        capsys.readouterr().err
 
 
 def test_a_fit_killed_by_a_signal_resumes_to_the_same_model(tmp_path):

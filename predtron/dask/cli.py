@@ -1,13 +1,15 @@
 """``predtron fit ... --workers N`` and ``--scheduler ADDRESS``: the command line on Dask.
 
 :func:`fit_files_on_cluster` fits on several files (or a glob) that the workers read
-themselves, one shard per file, with checkpoints; the command line is to call it for several
-files.  :func:`fit_on_cluster` (one file read by the command, cut into shards of consecutive
-rows, whole queries for ranking, one per worker unless ``--shards`` says otherwise) is the
-older path.  Both fit by iterative parameter mixing (:mod:`predtron.mixing`); the saved model is the
-``to_local()`` estimator, the same file ``predtron fit`` writes without Dask.
-``--workers N`` starts a local cluster of ``N`` worker processes on 127.0.0.1 (one thread
-each) and closes it at the end; ``--scheduler ADDRESS`` uses a running cluster.
+themselves, one shard per file, with checkpoints; with ``--stream`` each worker reads its file
+chunk by chunk at every pass (``--cache DIR``: one cache per file in DIR), so that neither the
+command nor a worker holds the data.  :func:`fit_on_cluster` (one file read by the command, cut
+into shards of consecutive rows, whole queries for ranking, one per worker unless ``--shards``
+says otherwise) is the older path.  Both fit by iterative parameter mixing
+(:mod:`predtron.mixing`); the saved model is the ``to_local()`` estimator, the same file
+``predtron fit`` writes without Dask.  ``--workers N`` starts a local cluster of ``N`` worker
+processes on 127.0.0.1 (one thread each) and closes it at the end; ``--scheduler ADDRESS`` uses
+a running cluster.
 """
 
 from __future__ import annotations
@@ -38,9 +40,52 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="fit on the running Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
     group.add_argument("--shards", type=positive_int, metavar="S",
-                       help="cut the data into S shards (default: one per worker)")
+                       help="cut the data into S shards (default: one per worker); files the workers read "
+                            "themselves (several files, a glob, or one file with --stream, --checkpoint or "
+                            "--resume) are one shard each")
     group.add_argument("--mixing", choices=("uniform", "loss"),
                        help="weights of the shards' parameters at every epoch (default: uniform)")
+
+
+def file_options(task: str, options, n_features: int | None = None, stream: bool = False) -> dict:
+    """The keyword arguments of the workers' reader of a fit on files, from the command line's typed
+    read options (:class:`predtron.cli_data.ReadOptions`): the same layout (``--sparse``/``--dense``,
+    by default dense in memory and sparse streamed for svmlight/LETOR, as for one file),
+    ``--zero-based``, ``--n-features``; ARFF's ``--labels``, ``--xml`` and ``--missing``;
+    ``--chunk-rows`` with ``stream``.  ``--group-file`` is refused: it gives one file's query
+    sizes (put ``qid:`` in the files, or a ``FILE.query`` sidecar beside each)."""
+    if options.group_file is not None:
+        raise ValueError("--group-file gives the query sizes of one file; with several files put qid: in every "
+                         "line, or a FILE.query file of sizes beside each file")
+    fmt = TASKS[task].format
+    out: dict = {"sparse": bool(options.layout(fmt, streamed=stream))}
+    if fmt == "arff":
+        out.update({k: v for k, v in (("n_labels", options.labels), ("xml", options.xml)) if v is not None})
+        if options.missing is not None:
+            out["missing"] = options.missing
+    else:
+        out["zero_based"] = bool(options.zero_based)
+        if n_features is not None:
+            out["n_features"] = int(n_features)
+    if stream:
+        out["chunk_rows"] = int(options.chunk_rows)
+    return out
+
+
+#: The reader's and the Dask estimators' names in a refused checkpoint's message, and their flags.
+_FLAGS = {"files": "TRAIN", "file_options": "the read options", "stream": "--stream", "sparse": "--sparse/--dense",
+          "zero_based": "--zero-based", "n_features": "--n-features", "n_labels": "--labels", "xml": "--xml",
+          "missing": "--missing", "chunk_rows": "--chunk-rows", "mixing": "--mixing", "shards": "the files' rows"}
+
+
+def with_flags(message: str) -> str:
+    """A refused checkpoint's message with the entries named by their flags (``zero_based (checkpoint: ...``
+    becomes ``--zero-based (checkpoint: ...``)."""
+    import re
+
+    for name, flag in _FLAGS.items():
+        message = re.sub(rf"(?<![\w.-]){name}(?=(\[\d+\])? \(checkpoint: )", flag, message)
+    return message
 
 
 def cluster_requested(args) -> bool:
@@ -130,7 +175,7 @@ def expand_paths(paths) -> list[str]:
 def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None = None,
                          scheduler: str | None = None, client=None, mixing: str = "uniform",
                          mixing_rounds: int = 8, file_options: dict | None = None, checkpoint=None,
-                         resume: bool = False, progress=None):
+                         resume: bool = False, progress=None, stream: bool = False, cache=None):
     """Fit the estimator of ``task`` on files that the workers read themselves (one shard per
     file; the command never holds the data); returns the in-memory estimator (``to_local()``).
 
@@ -152,14 +197,23 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
         Keyword arguments of the reader (``n_features``, ``n_labels``, ...).
     checkpoint, resume, progress
         The mixed parameters after every epoch in the directory ``checkpoint``; continue from
-        them; ``progress(epoch)`` after every epoch (see the Dask estimators' ``fit``).
+        them (refused, naming the difference, when the files, their content, the read options or
+        the parameters differ); ``progress(epoch)`` after every epoch (see the Dask estimators' ``fit``).
+    stream, cache
+        Every worker reads its file chunk by chunk at every pass instead of holding it (file order:
+        ``params`` must not shuffle); ``cache``: a directory for each file's cache of parsed chunks.
     """
 
     files = expand_paths(paths)
     where = contextlib.nullcontext(client) if client is not None else cluster_client(workers, scheduler)
     with where as active:
         model = TASKS[task].dask_estimator_class(**params, mixing=mixing, mixing_rounds=mixing_rounds, client=active)
-        model.fit(files, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
+        extra = {"stream": True, **({} if cache is None else {"cache": cache})} if stream else {}
+        try:
+            model.fit(files, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress,
+                      **extra)
+        except ValueError as exc:
+            raise ValueError(with_flags(str(exc))) from None
         return model.to_local()
 
 

@@ -187,6 +187,95 @@ def _file_shards(client, files, kind: str, options: dict) -> list:
     return [client.submit(_read_file, str(f), kind, options, pure=False) for f in files]
 
 
+class FileStream:
+    """A shard that a worker streams from its file at every pass: chunks of whole examples (whole
+    queries for the ranker) read by :mod:`predtron.data`'s streaming readers, each prepared as the
+    in-memory shard is (checked, widened, scaled, encoded) and passed to the learner, so that the
+    worker never holds the whole file.  Small and picklable: the task carries the path, the
+    reader's options and the fit's preprocessing, never the data.
+
+    It is a streamed shard of :func:`predtron.mixing.shard_pass`: ``n_examples`` and
+    ``chunks(begin, end)``, the prepared chunks of examples ``begin..end - 1`` in file order.
+    """
+
+    def __init__(self, path: str, kind: str, options: dict, cache: str | None = None):
+        self.path, self.kind, self.options, self.cache = str(path), kind, dict(options), cache
+        self.local, self.n_features, self.n_examples = None, None, 0
+
+    def prepared(self, local, n_features: int, n_examples: int) -> FileStream:
+        """A copy that prepares its chunks with ``local``'s preprocessing, ``n_features`` wide."""
+        out = copy.copy(self)
+        out.local, out.n_features, out.n_examples = local, int(n_features), int(n_examples)
+        return out
+
+    def raw_chunks(self):
+        """``(X, y, qid, group)`` of every chunk of the file, read one chunk ahead."""
+        from predtron.data.stream import prefetch
+
+        options = dict(self.options)
+        if self.kind == "arff":
+            from predtron.data import iter_arff
+
+            if self.cache is not None:
+                raise ValueError("cache applies to svmlight and LETOR files; an ARFF file is parsed at every pass")
+            n_labels = options.pop("n_labels", None)
+            for chunk in prefetch(iter_arff(self.path, n_labels, **options)):
+                yield chunk.X, chunk.Y, None, None
+        elif self.kind == "letor":
+            from predtron.data import iter_letor
+
+            for chunk in prefetch(iter_letor(self.path, cache=self.cache, **options)):
+                yield chunk.X, chunk.y, None, chunk.group
+        else:
+            from predtron.data import iter_svmlight
+
+            for chunk in prefetch(iter_svmlight(self.path, cache=self.cache, **options)):
+                yield chunk.X, chunk.y, None, None
+
+    def chunks(self, begin: int, end: int):
+        """The prepared chunks ``(X, target, split)`` of examples ``begin..end - 1`` (queries for
+        the ranker), in file order; the file is read no further than ``end``."""
+        position = 0
+        for raw in self.raw_chunks():
+            if position >= end:
+                break
+            X, target, split = _prepare_shard(self.local, raw, self.n_features)
+            n = len(split["group"]) if "group" in split else X.shape[0]
+            low, high = max(begin - position, 0), min(end - position, n)
+            position += n
+            if low >= high:
+                continue
+            if (low, high) != (0, n):
+                X, target, split = _slice(X, target, split, low, high)
+            yield X, target, split
+
+
+def _slice(X, target, split: dict, low: int, high: int) -> tuple:
+    """Examples ``low..high - 1`` of a prepared chunk (queries for ranking)."""
+    if "group" not in split:
+        return X[low:high], np.asarray(target)[low:high], {}
+    group = np.asarray(split["group"])
+    offsets = np.concatenate([[0], np.cumsum(group)])
+    a, b = int(offsets[low]), int(offsets[high])
+    return X[a:b], np.asarray(target)[a:b], {"group": group[low:high]}
+
+
+def _stream_shards(files, kind: str, options: dict, cache) -> list[FileStream]:
+    """One :class:`FileStream` per file; with ``cache`` (a directory) each file's parsed chunks are
+    cached in it, in a file named after the file's position and name (never one of the files)."""
+    caches = [None] * len(files)
+    if cache is not None:
+        directory = Path(cache)
+        directory.mkdir(parents=True, exist_ok=True)
+        caches = [str(directory / f"{i}-{Path(f).name}.cache") for i, f in enumerate(files)]
+        from predtron.data.cache import check_cache_path
+
+        inputs = {f"file {f}": f for f in files}
+        for path in caches:
+            check_cache_path(path, inputs, "cache")
+    return [FileStream(str(f), kind, options, c) for f, c in zip(files, caches, strict=True)]
+
+
 # --------------------------------------------------------- shard preprocessing
 def _shard_summary(local, raw) -> tuple:
     """``(rows, width, sparse, labels' summary)`` of one raw shard, its data checked as the local
@@ -200,6 +289,49 @@ def _shard_summary(local, raw) -> tuple:
     check_matrix(X, "X", accept_sparse=True, min_features=1)
     local.check_training_labels(X, y)
     return n, X.shape[1], sp.issparse(X), local._summarize(y)
+
+
+def _stream_summary(local, stream: FileStream) -> tuple:
+    """``(rows, width, sparse, labels' summary, examples)`` of a streamed shard, read chunk by chunk
+    (each chunk checked as :func:`_shard_summary` checks a shard)."""
+    rows, width, sparse, summaries, examples = 0, 0, False, [], 0
+    for raw in stream.raw_chunks():
+        n, w, is_sparse, summary = _shard_summary(local, raw)
+        if n == 0:
+            continue
+        rows, width, sparse = rows + n, max(width, w), is_sparse
+        examples += n if raw[3] is None else len(raw[3])
+        summaries.append(summary)
+    return rows, width, sparse, _merge_summaries(summaries), examples
+
+
+def _merge_summaries(summaries: list):
+    """One summary of a shard's labels from its chunks' (as :func:`_shard_summary` gives them)."""
+    if not summaries or summaries[0] is None:
+        return None
+    if isinstance(summaries[0], tuple):  # multilabel: (ndim, columns, values)
+        shapes = sorted({s[:2] for s in summaries})
+        if len(shapes) > 1:
+            raise ValueError(f"every row's y must have the same shape; got {shapes}")
+        return (*summaries[0][:2], np.unique(np.concatenate([s[2] for s in summaries])))
+    return np.unique(np.concatenate(summaries))
+
+
+def _stream_moments(local, stream: FileStream, n_features: int):
+    """Phase 1 of a streamed shard's statistics, chunk by chunk (exact sums: the in-memory shard's)."""
+    statistics = FitStatistics(standardize=local.standardize, fit_intercept=bool(local.fit_intercept))
+    for raw in stream.raw_chunks():
+        if np.shape(raw[0])[0]:
+            statistics.combine(_shard_moments(local, raw, n_features))
+    return statistics
+
+
+def _stream_norms(local, problem, stream: FileStream):
+    """Phase 2 of a streamed shard's statistics, chunk by chunk."""
+    statistics = FitStatistics(standardize=local.standardize, fit_intercept=bool(local.fit_intercept))
+    for chunk in stream.chunks(0, stream.n_examples):
+        statistics.combine(_shard_norms(local, problem, chunk))
+    return statistics
 
 
 def _shard_moments(local, raw, n_features: int):
@@ -295,16 +427,30 @@ class _DaskPredtron(BaseEstimator):
         return copy.deepcopy(self.model_)
 
     # --------------------------------------------------------------- fitting
-    def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None):
+    def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None,
+             stream=False, cache=None):
         check_choice(self.mixing, "mixing", MIXINGS)
         client = get_client(self.client)
         local = self._local_estimator()
         local.check_params()
         local._check_extra()
-        if _is_file_list(X):
+        files = _is_file_list(X)
+        if (stream or cache is not None) and not files:
+            raise ValueError("stream=True and cache= apply to a fit on a list of files")
+        if cache is not None and not stream:
+            raise ValueError("cache= applies to stream=True (the cache of each file's parsed chunks)")
+        if stream and local.shuffle:
+            raise ValueError("stream=True visits every file in file order: pass shuffle=False (shuffle the files "
+                             "beforehand)")
+        if files:
             if y is not None or qid is not None or group is not None:
                 raise ValueError("fit on files reads the labels (and queries) from the files; pass y=None")
-            raw = _file_shards(client, X, self._file_kind, file_options or {})
+            options = dict(file_options or {})
+            if stream:
+                raw = _stream_shards(X, self._file_kind, options, cache)
+            else:
+                options.pop("chunk_rows", None)  # a streamed read's option: one shard per file either way
+                raw = _file_shards(client, X, self._file_kind, options)
         elif _is_dask(X):
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed with a dask X")
@@ -312,7 +458,8 @@ class _DaskPredtron(BaseEstimator):
         else:
             raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
                             " (use the estimators of predtron.sklearn for in-memory data)")
-        summaries = client.gather([client.submit(_shard_summary, local, r, pure=False) for r in raw])
+        summarize = _stream_summary if stream else _shard_summary
+        summaries = client.gather([client.submit(summarize, local, r, pure=False) for r in raw])
         kept = [i for i, summary in enumerate(summaries) if summary[0] > 0]  # empty partitions are skipped
         if not kept:
             raise ValueError("X has no rows in any partition (or file); at least one example is needed to learn")
@@ -329,13 +476,18 @@ class _DaskPredtron(BaseEstimator):
             raise ValueError(f"the files have different numbers of features ({sorted(widths)}); pass "
                              "file_options={'n_features': ...} to read them alike")
         statistics = FitStatistics(standardize=local.standardize, fit_intercept=bool(local.fit_intercept))
-        for part in client.gather([client.submit(_shard_moments, local, r, n_features, pure=False) for r in raw]):
+        moments = _stream_moments if stream else _shard_moments
+        for part in client.gather([client.submit(moments, local, r, n_features, pure=False) for r in raw]):
             statistics.combine(part)
         local.use_statistics(statistics)
         problem = local.make_problem()
-        shards = [client.submit(_prepare_shard, local, r, n_features, pure=False) for r in raw]
+        if stream:
+            shards = [r.prepared(local, n_features, s[4]) for r, s in zip(raw, summaries, strict=True)]
+        else:
+            shards = [client.submit(_prepare_shard, local, r, n_features, pure=False) for r in raw]
         if isinstance(local.eta, str) and local.eta == "auto":
-            for part in client.gather([client.submit(_shard_norms, local, problem, s, pure=False) for s in shards]):
+            norms = _stream_norms if stream else _shard_norms
+            for part in client.gather([client.submit(norms, local, problem, s, pure=False) for s in shards]):
                 statistics.combine(part)
             local.eta_ = local.step_from(statistics, problem)
         else:
@@ -346,11 +498,21 @@ class _DaskPredtron(BaseEstimator):
                "params": {k: repr(v) for k, v in sorted(self.get_params(deep=False).items()) if k != "client"},
                "shards": [[int(s[0]), int(s[1])] for s in summaries], "eta_": float(local.eta_),
                "scale": None if local.scaler_ is None else float(np.sum(local.scaler_.scale))}
+        if files and checkpoint is not None:  # the files themselves (hashed where they are) and how they are read
+            from predtron.data.cache import describe_source
+
+            run["files"] = client.gather([client.submit(describe_source, str(f), pure=False) for f in X])
+            run["file_options"] = {k: repr(v) for k, v in sorted((file_options or {}).items())}
+            run["stream"] = bool(stream)
         start = None
         if resume:
             if checkpoint is None:
                 raise ValueError("resume=True needs checkpoint= (the directory of the checkpoint)")
             start, stopping = read_checkpoint(checkpoint, run)
+            try:  # the saved state, checked before any epoch is sent to the workers
+                copy.deepcopy(prototype).set_state(start.scalars, start.arrays)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"the checkpoint in {checkpoint} holds a malformed state ({str(exc)[:120]})") from None
             if stopper is not None and stopping is not None:
                 stopper.restore(stopping)
             if len(start.orders) != len(shards):
@@ -617,7 +779,13 @@ _DOC = """{what} fitted by iterative parameter mixing on a Dask cluster.
 
     ``fit`` takes a dask array or dataframe ``X`` with ``y`` (one shard per row partition),
     or a list of files (one shard per file, read by the workers with
-    :func:`predtron.data.{reader}`; its keyword arguments go in ``file_options``).  Fitted
+    :func:`predtron.data.{reader}`; its keyword arguments go in ``file_options``).  With
+    ``stream=True`` each worker instead reads its file chunk by chunk at every pass (the
+    streaming reader of :mod:`predtron.data`; ``file_options`` may hold ``chunk_rows``), never
+    holding it whole, in file order (``shuffle=False``): the same passes as the in-memory shards
+    in file order, bit for bit; ``cache=DIR`` (svmlight and LETOR files) keeps each file's parsed
+    chunks in ``DIR`` for the later passes.  Each mixing round reads its file up to the end of
+    its segment, so a streamed epoch reads a file about ``(mixing_rounds + 1) / 2`` times.  Fitted
     attributes: those of the local estimator, plus ``n_shards_``, ``shard_losses_`` and
     ``mixing_weights_`` (per epoch and shard) and ``model_`` (see :meth:`to_local`).
     """
@@ -630,9 +798,10 @@ class DaskPredtronClassifier(_Scores, _DaskPredtron):
     _local_class = PredtronClassifier
 
     def fit(self, X, y=None, *, file_options: dict | None = None, checkpoint=None, resume: bool = False,
-            progress=None):
+            progress=None, stream: bool = False, cache=None):
         """Fit on a dask ``X`` and ``y``, or on a list of svmlight files (``y=None``)."""
-        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
+        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress,
+                         stream=stream, cache=cache)
 
 
 @saveable
@@ -641,9 +810,10 @@ class DaskPredtronOrdinalClassifier(_Scores, _DaskPredtron):
     _local_class = PredtronOrdinalClassifier
 
     def fit(self, X, y=None, *, file_options: dict | None = None, checkpoint=None, resume: bool = False,
-            progress=None):
+            progress=None, stream: bool = False, cache=None):
         """Fit on a dask ``X`` and ``y``, or on a list of svmlight files (``y=None``)."""
-        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
+        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress,
+                         stream=stream, cache=cache)
 
 
 @saveable
@@ -654,10 +824,11 @@ class DaskPredtronMultilabelClassifier(_Scores, _DaskPredtron):
     _file_kind = "arff"
 
     def fit(self, X, y=None, *, file_options: dict | None = None, checkpoint=None, resume: bool = False,
-            progress=None):
+            progress=None, stream: bool = False):
         """Fit on a dask ``X`` and indicator matrix ``y``, or on a list of ARFF files (``y=None``;
         ``file_options`` holds ``n_labels`` or ``xml``)."""
-        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress)
+        return self._fit(X, y, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress,
+                         stream=stream)
 
 
 @saveable
@@ -667,8 +838,8 @@ class DaskPredtronRanker(_DaskPredtron):
     _file_kind = "letor"
 
     def fit(self, X, y=None, *, qid=None, group=None, file_options: dict | None = None, checkpoint=None,
-            resume: bool = False, progress=None):
+            resume: bool = False, progress=None, stream: bool = False, cache=None):
         """Fit on a dask ``X``, ``y`` and ``qid`` (a dask array) or ``group`` (rows per query, in
         memory), no partition splitting a query; or on a list of LETOR files (``y=None``)."""
         return self._fit(X, y, qid=qid, group=group, file_options=file_options, checkpoint=checkpoint,
-                         resume=resume, progress=progress)
+                         resume=resume, progress=progress, stream=stream, cache=cache)

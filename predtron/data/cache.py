@@ -51,7 +51,8 @@ import numpy as np
 
 from predtron._files import atomic_path, refuse_same_file
 
-__all__ = ["DamagedCache", "HashingFile", "check_cache_path", "read_cache", "source_identity", "write_cache"]
+__all__ = ["DamagedCache", "HashingFile", "check_cache_path", "describe_source", "read_cache", "source_identity",
+           "write_cache"]
 
 FORMAT = 3  # 3: the source's SHA-256 per half (2: of the whole file)
 _HEAD = b"PTCACHE2"
@@ -142,6 +143,13 @@ def source_identity(path) -> dict:
     finally:
         helper.join()
     return {"size": size, "half": half, "sha256": digests}
+
+
+def describe_source(path) -> str:
+    """``path`` as a checkpoint records a training file: resolved path, size and the start of the
+    SHA-256 of its bytes (a rewrite of the same size and time is another file)."""
+    identity = source_identity(path)
+    return f"{Path(path).resolve()} ({identity['size']} bytes, sha256 {identity['sha256'][:16]})"
 
 
 def _is_cache_file(path: Path) -> bool:
