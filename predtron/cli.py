@@ -418,7 +418,14 @@ def _add_evaluate(commands, full: bool) -> None:
     _add_data_options(evaluate, "evaluate")
 
 
-_COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "evaluate": _add_evaluate}
+def _add_compile(commands, full: bool) -> None:
+    from predtron.cli_compile import add_compile_command
+
+    add_compile_command(commands, full)
+
+
+_COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "evaluate": _add_evaluate,
+                                  "compile": _add_compile}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -232,6 +232,13 @@ def wait_for_background(timeout: float | None = None) -> bool:
     return _WORKER.wait(None, timeout)
 
 
+def cache_folder(dispatcher) -> Path | None:
+    """The folder of numba's disk cache for ``dispatcher`` (``None`` when it has no disk cache)."""
+    cache = getattr(dispatcher, "_cache", None)
+    path = getattr(cache, "_cache_path", None)
+    return None if path is None or type(cache).__name__ == "NullCache" else Path(path)
+
+
 def _on_disk(dispatcher, signature: tuple) -> bool:
     """Whether numba's disk cache holds ``dispatcher`` compiled for ``signature`` (loading it
     is then what the call does anyway)."""
