@@ -421,7 +421,7 @@ def _add_evaluate(commands, full: bool) -> None:
 def _add_compile(commands, full: bool) -> None:
     from predtron.cli_compile import add_compile_command
 
-    add_compile_command(commands, full)
+    add_compile_command(commands, full).set_defaults(watch=_watch_temporaries)
 
 
 _COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "evaluate": _add_evaluate,
@@ -429,7 +429,7 @@ _COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "eva
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser of the ``predtron`` program and its three subcommands.
+    """The argument parser of the ``predtron`` program and its subcommands (``compile`` is :mod:`predtron.cli_compile`'s).
 
     With ``command`` (a command's name, or ``""`` for none), only that command's options are
     built: the others are names without options (their options read the estimator classes,

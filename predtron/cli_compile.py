@@ -330,10 +330,13 @@ def add_compile_command(commands, full: bool) -> argparse.ArgumentParser:
 def run_compile(args: argparse.Namespace) -> int:
     """Run ``predtron compile`` (0 once every kernel is in the cache)."""
     folders = check_cache_folders()
+    watch = getattr(args, "watch", None)  # the command line's Ctrl-C removes numba's temporaries there
+    for folder in folders if watch is not None else ():
+        watch(folder, folder=True)
     where = ", ".join(str(folder) for folder in folders)
     start = time.perf_counter()
     report = build(None if args.quiet else _ProgressLine(sys.stderr))
     if not args.quiet:
-        print(f"{report.n_compiled} kernel signatures compiled, {report.n_loaded} already built, "
+        print(f"{report.n_compiled} kernel signatures compiled, {report.n_loaded} loaded from the cache, "
               f"in {time.perf_counter() - start:.1f} s; numba's cache: {where}")
     return 0

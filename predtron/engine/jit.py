@@ -32,6 +32,9 @@ Both paths are exact: the twins are tested against the kernels, the block scan a
 per-example reference loop, so which one runs a call (which, with the worker, depends on
 timing) never changes a result.
 
+The set-up avoids both: ``predtron compile`` (:mod:`predtron.cli_compile`) builds every kernel
+into the disk cache once per machine, so that a later process finds each kernel there.
+
 ``PREDTRON_JIT=always`` (or :data:`POLICY` set to ``"always"``) compiles on first use, in
 the foreground, as a test of the kernels wants; ``"never"`` (or ``PREDTRON_NO_JIT`` set)
 keeps NumPy throughout and starts no worker.
