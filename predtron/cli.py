@@ -429,7 +429,7 @@ _COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "eva
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser of the ``predtron`` program and its subcommands (``compile`` is :mod:`predtron.cli_compile`'s).
+    """The argument parser of the ``predtron`` program and its subcommands (``compile``: :mod:`predtron.cli_compile`).
 
     With ``command`` (a command's name, or ``""`` for none), only that command's options are
     built: the others are names without options (their options read the estimator classes,
