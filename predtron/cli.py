@@ -876,8 +876,12 @@ def _discard_output_temporaries() -> None:
 
 
 @contextlib.contextmanager
-def _interrupt_handler(command: str):
-    """Install :func:`_interrupted` for SIGINT while a command runs (main thread only), then restore."""
+def _interrupt_handler(command: str, program: bool = False):
+    """Install :func:`_interrupted` for SIGINT while a command runs (main thread only), then restore.
+
+    For the program itself (``program``), SIGINT is ignored once the command has finished instead:
+    its files are complete, and a Ctrl-C during the interpreter's teardown must neither print a
+    traceback nor kill the process by the signal (the restored default handler did both)."""
     try:
         previous = signal.signal(signal.SIGINT, _interrupted)
     except ValueError:  # not the main thread: leave the handler as it is
@@ -890,7 +894,7 @@ def _interrupt_handler(command: str):
     finally:
         _RUNNING.pop()
         _TEMPORARIES.clear()
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, signal.SIG_IGN if program else previous)
 
 
 # ------------------------------------------------------------------ entry point
@@ -911,9 +915,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 on success, 1 on bad input (a message on one line on stderr), 2 on a usage error,
     130 when interrupted (Ctrl-C ends the process at once, see :func:`_interrupted`).
     """
+    program = argv is None  # the console script or python -m predtron, not a call from Python code
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
-    with _interrupt_handler(command):
+    with _interrupt_handler(command, program):
         try:
             parser = build_parser(command)
             args = parser.parse_args(argv)
