@@ -1,12 +1,14 @@
 """Ctrl-C at random moments of the ``predtron`` commands, as whole processes: exit status, message, files.
 
 Each run picks a command at random (seeded) among an in-memory ``predtron fit`` (a generated
-classification file, or the shipped bibtex multilabel set), ``fit --stream --cache``, ``fit --workers
-2`` (a local Dask cluster) and ``predict --output``, with a file already at the path the command
-writes (the model, or the predictions), and sends SIGINT at a moment drawn uniformly over the
-command's duration (measured first, uninterrupted).  Recorded: the exit status, the lines on stderr,
-whether the file already there is byte-identical (or, when the command finished before the signal,
-whether the new file is complete), and whether any temporary was left in the folder.
+classification file, or the shipped bibtex multilabel set), ``fit --stream --cache``, ``fit
+--workers 2`` (a local Dask cluster) and ``predict --output``, with a file already at the path the
+command writes (the model, or the predictions), and sends SIGINT at a moment drawn uniformly over
+the command's duration (measured first, uninterrupted), to the command's whole process group as a
+terminal's Ctrl-C does (a local cluster's worker processes included).  Recorded: the exit status,
+the lines on stderr, whether the file already there is byte-identical or else replaced by a
+complete new one (the command finished, or had written its file, before the signal), and whether
+any temporary was left in the folder.
 
 The goal of issue 25: every run exits 130 (or 0 when it finished first) with one line on stderr,
 the file untouched (or complete), and no temporary left.
@@ -18,6 +20,7 @@ the file untouched (or complete), and no temporary left.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import os
 import shutil
@@ -100,12 +103,14 @@ def _run(args: list[str], delay: float | None) -> tuple[int, str, float]:
     """Exit status, stderr and seconds of one command, interrupted after ``delay`` seconds (``None``: never)."""
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "predtron", *args], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, env=_environment(), cwd=ROOT)
+                               stderr=subprocess.PIPE, text=True, env=_environment(), cwd=ROOT,
+                               start_new_session=True)  # its own process group, as a terminal's job
     if delay is not None:
         try:
             process.wait(timeout=delay)
         except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGINT)
+            with contextlib.suppress(ProcessLookupError):  # Ctrl-C in a terminal: the whole foreground group
+                os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=600)
     return process.returncode, err, time.perf_counter() - start
 
