@@ -34,10 +34,6 @@ import numpy as np
 __all__ = ["STEPS", "CacheError", "add_compile_command", "build", "cache_folders", "check_cache_folders",
            "kernel_report", "run_compile"]
 
-#: The modules that define the package's compiled kernels.
-KERNEL_MODULES = ("predtron.engine.scans", "predtron.engine.grade_dp", "predtron.engine.fbeta",
-                  "predtron.engine.vectors", "predtron.engine.ranking", "predtron.data._svmlight_kernel")
-
 _DESCRIPTION = """\
 Compile every engine and parser kernel of predtron into numba's disk cache for this machine.
 
@@ -159,16 +155,21 @@ STEPS: tuple[Step, ...] = (
 
 # ------------------------------------------------------------------ introspection
 def _dispatchers() -> dict[str, object]:
-    """Every numba dispatcher of :data:`KERNEL_MODULES`, by ``module.name``."""
-    import importlib
+    """Every numba dispatcher defined by a module of the package imported in this process, by ``module.name``.
 
+    The engine's kernels (imported here) and any other module's (the readers' parser kernels, once
+    a step or a fit has imported them).
+    """
     from numba.core.registry import CPUDispatcher
 
+    from predtron.engine.jit import Tiered  # and with it the engine's kernels at least
+
     found: dict[str, object] = {}
-    for module_name in KERNEL_MODULES:
-        module = importlib.import_module(module_name)
-        for value in vars(module).values():
-            kernel = getattr(value, "kernel", value)  # a Tiered pair's kernel
+    for module_name, module in sorted(sys.modules.items()):
+        if module is None or not (module_name == "predtron" or module_name.startswith("predtron.")):
+            continue
+        for value in list(vars(module).values()):
+            kernel = value.kernel if isinstance(value, Tiered) else value
             if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__ == module_name:
                 found.setdefault(f"{module_name}.{kernel.py_func.__name__}", kernel)
     return found
@@ -329,6 +330,8 @@ def add_compile_command(commands, full: bool) -> argparse.ArgumentParser:
 
 def run_compile(args: argparse.Namespace) -> int:
     """Run ``predtron compile`` (0 once every kernel is in the cache)."""
+    import predtron.data.stream  # noqa: F401  (the readers' kernels: their cache folder is checked too)
+
     folders = check_cache_folders()
     watch = getattr(args, "watch", None)  # the command line's Ctrl-C removes numba's temporaries there
     for folder in folders if watch is not None else ():
