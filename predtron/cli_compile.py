@@ -29,8 +29,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
-
 __all__ = ["STEPS", "CacheError", "add_compile_command", "build", "cache_folders", "check_cache_folders",
            "kernel_report", "run_compile"]
 
@@ -66,11 +64,13 @@ class Step(NamedTuple):
 
 
 # ------------------------------------------------------------------ the workloads
-def _rng() -> np.random.Generator:
+def _rng():
+    import numpy as np
+
     return np.random.default_rng(0)
 
 
-def _sparse(X: np.ndarray):
+def _sparse(X):
     import scipy.sparse as sp
 
     return sp.csr_matrix(X)
@@ -101,6 +101,8 @@ def _multilabel(folder: Path) -> None:
 
 
 def _classify(folder: Path) -> None:
+    import numpy as np
+
     from predtron.sklearn import PredtronClassifier
 
     rng = _rng()
@@ -116,6 +118,8 @@ def _classify(folder: Path) -> None:
 
 
 def _ordinal(folder: Path) -> None:
+    import numpy as np
+
     from predtron.sklearn import PredtronOrdinalClassifier
 
     rng = _rng()

@@ -109,3 +109,15 @@ def test_ctrl_c_during_the_build_exits_130_with_one_line(tmp_path):
     assert all(line.startswith("compiling kernels") for line in rest.splitlines()[:-1]), rest
     left = [path for path in cache.rglob("*") if ".tmp" in path.name]
     assert not left  # no temporary of numba's cache writer
+
+
+def test_the_command_costs_the_other_commands_no_import():
+    """``predtron --version`` and ``--help`` list ``compile`` without importing NumPy for it."""
+    code = ("import runpy, sys\nsys.argv = ['predtron', *sys.argv[1:]]\n"
+            "try:\n    runpy.run_module('predtron', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print('NUMPY', 'numpy' in sys.modules)\n")
+    for flag in ("--version", "--help"):
+        result = subprocess.run([sys.executable, "-c", code, flag], env=_env(ROOT), cwd=ROOT, capture_output=True,
+                                text=True, timeout=300, check=False)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert result.stdout.splitlines()[-1] == "NUMPY False", (flag, result.stdout[-500:])
