@@ -158,6 +158,9 @@ def run(n_runs: int = 20, seed: int = 0) -> list[dict]:
                   and (len(lines) == 1 if code == INTERRUPTED else True))
             if code == -signal.SIGINT:  # killed before the interpreter could run any handler (its first ms)
                 lines = [*lines, "(killed by SIGINT before Python's start-up ended: a shell shows 130)"]
+            elif "Traceback (most recent call last):" in lines and not any(
+                    line.strip().startswith("File") and f"{os.sep}predtron{os.sep}" in line for line in lines):
+                lines = [*lines, "(in Python's start-up, before any code of predtron ran)"]
             rows.append({"run": i + 1, "command": label, "delay": delay, "duration": durations[label], "exit": code,
                          "stderr": lines, "file": file_state, "left": left, "ok": ok})
             for path in folder.iterdir():  # a clean folder for the next run
