@@ -458,11 +458,18 @@ def _add_evaluate(commands, full: bool) -> None:
     _add_data_options(evaluate, "evaluate")
 
 
-_COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "evaluate": _add_evaluate}
+def _add_compile(commands, full: bool) -> None:
+    from predtron.cli_compile import add_compile_command
+
+    add_compile_command(commands, full).set_defaults(watch=_watch_temporaries)
+
+
+_COMMANDS: dict[str, Callable] = {"fit": _add_fit, "predict": _add_predict, "evaluate": _add_evaluate,
+                                  "compile": _add_compile}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser of the ``predtron`` program and its three subcommands.
+    """The argument parser of the ``predtron`` program and its subcommands (``compile``: :mod:`predtron.cli_compile`).
 
     With ``command`` (a command's name, or ``""`` for none), only that command's options are
     built: the others are names without options (their options read the estimator classes,
@@ -926,8 +933,12 @@ def _discard_output_temporaries() -> None:
 
 
 @contextlib.contextmanager
-def _interrupt_handler(command: str):
-    """Install :func:`_interrupted` for SIGINT while a command runs (main thread only), then restore."""
+def _interrupt_handler(command: str, program: bool = False):
+    """Install :func:`_interrupted` for SIGINT while a command runs (main thread only), then restore.
+
+    For the program itself (``program``), SIGINT is ignored once the command has finished instead:
+    its files are complete, and a Ctrl-C during the interpreter's teardown must neither print a
+    traceback nor kill the process by the signal (the restored default handler did both)."""
     try:
         previous = signal.signal(signal.SIGINT, _interrupted)
     except ValueError:  # not the main thread: leave the handler as it is
@@ -940,7 +951,7 @@ def _interrupt_handler(command: str):
     finally:
         _RUNNING.pop()
         _TEMPORARIES.clear()
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, signal.SIG_IGN if program else previous)
 
 
 # ------------------------------------------------------------------ entry point
@@ -961,9 +972,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 on success, 1 on bad input (a message on one line on stderr), 2 on a usage error,
     130 when interrupted (Ctrl-C ends the process at once, see :func:`_interrupted`).
     """
+    program = argv is None  # the console script or python -m predtron, not a call from Python code
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
-    with _interrupt_handler(command):
+    with _interrupt_handler(command, program):
         try:
             parser = build_parser(command)
             args = parser.parse_args(argv)

@@ -47,8 +47,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("predtron.data",)),
     ("models", ("predtron._models",)),
     ("estimators", ("predtron.sklearn", "predtron.streaming", "predtron.mixing")),
-    ("io", ("predtron.tasks", "predtron.cli_data", "predtron.cli", "predtron.cli_stream", "predtron.__main__",
-            "predtron.dask")),
+    ("io", ("predtron.tasks", "predtron.cli_data", "predtron.cli", "predtron.cli_stream", "predtron.cli_compile",
+            "predtron.__main__", "predtron.dask")),
     ("package", ("predtron",)),
     ("book", ("predtron.book",)),
 ]

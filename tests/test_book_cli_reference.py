@@ -35,7 +35,8 @@ def _commands():
 
 def test_every_command_and_option_is_in_the_reference():
     commands = _commands()
-    assert [name for name, _ in commands] == [PROG, f"{PROG} fit", f"{PROG} predict", f"{PROG} evaluate"]
+    assert [name for name, _ in commands] == [PROG, f"{PROG} fit", f"{PROG} predict", f"{PROG} evaluate",
+                                              f"{PROG} compile"]
     for name, parser in commands:
         section = reference.command_nodes(name, parser, set())
         options = {row[0] for row in _tables(section) if row[0] != "option"}

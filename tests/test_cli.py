@@ -441,7 +441,7 @@ def test_bad_input_fails_with_one_line(files, capsys, args, needle):
     assert status == (2 if "error: argument" in err or "required" in err or "unrecognized" in err else 1)
 
 
-@pytest.mark.parametrize("command", [None, "fit", "predict", "evaluate"])
+@pytest.mark.parametrize("command", [None, "fit", "predict", "evaluate", "compile"])
 def test_help_explains_every_option(capsys, command):
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command")

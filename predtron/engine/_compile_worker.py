@@ -6,13 +6,16 @@ compiles the kernel ``module.name`` for it, which saves it in numba's disk cache
 one line per request on standard output: ``ok <id>`` or ``failed <id>``.  Of the requests
 waiting, the one with the highest priority goes first (a pass kernel before a small scan),
 then the oldest.  It exits at the end of its input (the process that started it has ended
-or closed the pipe) once the waiting requests are answered, and quietly on an interrupt.
+or closed the pipe) once the waiting requests are answered, and quietly on an interrupt.  It runs
+at a lower scheduling priority (:data:`NICENESS`) than the process it serves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import os
 import queue
 import sys
 import threading
@@ -28,8 +31,17 @@ def _read(requests: queue.Queue) -> None:
     requests.put(None)
 
 
+#: The worker's scheduling priority, below the process it serves: on a machine with few cores the
+#: fit running the twins keeps its core, and the compiler takes what is left.
+NICENESS = 10
+
+
 def main() -> int:
     from predtron.engine.jit import decode_signature
+
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
 
     requests: queue.Queue = queue.Queue()
     threading.Thread(target=_read, args=(requests,), daemon=True).start()

@@ -32,6 +32,9 @@ Both paths are exact: the twins are tested against the kernels, the block scan a
 per-example reference loop, so which one runs a call (which, with the worker, depends on
 timing) never changes a result.
 
+The set-up avoids both: ``predtron compile`` (:mod:`predtron.cli_compile`) builds every kernel
+into the disk cache once per machine, so that a later process finds each kernel there.
+
 ``PREDTRON_JIT=always`` (or :data:`POLICY` set to ``"always"``) compiles on first use, in
 the foreground, as a test of the kernels wants; ``"never"`` (or ``PREDTRON_NO_JIT`` set)
 keeps NumPy throughout and starts no worker.
@@ -230,6 +233,13 @@ def wait_for_background(timeout: float | None = None) -> bool:
     kernels asked for are in numba's disk cache, or failed); ``False`` if ``timeout``
     seconds passed first.  A tool that wants its next process warm calls it before exiting."""
     return _WORKER.wait(None, timeout)
+
+
+def cache_folder(dispatcher) -> Path | None:
+    """The folder of numba's disk cache for ``dispatcher`` (``None`` when it has no disk cache)."""
+    cache = getattr(dispatcher, "_cache", None)
+    path = getattr(cache, "_cache_path", None)
+    return None if path is None or type(cache).__name__ == "NullCache" else Path(path)
 
 
 def _on_disk(dispatcher, signature: tuple) -> bool:

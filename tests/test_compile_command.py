@@ -1,0 +1,123 @@
+"""``predtron compile``: every kernel built into numba's cache, as whole processes with their own cache folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(cache: Path | str, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("PREDTRON_JIT", "PREDTRON_NO_JIT")}
+    env.update(NUMBA_CACHE_DIR=str(cache), PREDTRON_JIT_BACKGROUND="0", **extra)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return env
+
+
+def _compile(cache: Path | str, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "predtron", "compile", *flags], env=_env(cache), cwd=ROOT,
+                          capture_output=True, text=True, timeout=900, check=False)
+
+
+#: The benchmark's workloads (benchmarks/cold_start.py) and a streamed read, in a later process with the
+#: compile policy's default rule and no worker; then what the process compiled and what it loaded.
+LATER = """
+import numpy as np
+from predtron.cli_compile import kernel_report
+from predtron.data import load_bibtex, load_mq2008
+from predtron.data.stream import iter_svmlight
+from predtron.sklearn import PredtronMultilabelClassifier, PredtronRanker
+data = load_mq2008("train")
+PredtronRanker().fit(data.X, data.y, group=data.group).predict(data.X)
+data = load_bibtex("train")
+PredtronMultilabelClassifier().fit(data.X, data.Y).predict(data.X)
+with open("tiny.svm", "w") as out:
+    out.write("".join(f"{i % 2} 1:{i}.5 3:2\\n" for i in range(30)))
+rows = sum(chunk.X.shape[0] for chunk in iter_svmlight("tiny.svm", chunk_rows=8))
+report = kernel_report()
+print("COMPILED", " ".join(report.compiled) or "-")
+print("LOADED", " ".join(report.loaded))
+print("ROWS", rows)
+"""
+
+
+def test_compile_builds_the_kernels_a_later_process_loads_without_compiling(tmp_path):
+    cache = tmp_path / "numba-cache"
+    first = _compile(cache)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "5/5 done" in first.stderr  # the progress bar reached its end
+    assert "kernel signatures compiled" in first.stdout and not first.stdout.startswith("0 ")
+    assert any(cache.iterdir())
+
+    later = subprocess.run([sys.executable, "-c", LATER], env=_env(cache), cwd=tmp_path, capture_output=True,
+                           text=True, timeout=900, check=False)
+    assert later.returncode == 0, later.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in later.stdout.splitlines())
+    assert lines["COMPILED"] == "-"  # numba's dispatcher statistics: no cache miss in the later process
+    loaded = lines["LOADED"].split()
+    for kernel in ("predtron.engine.ranking.pass_documents", "predtron.engine.vectors.pass_multilabel",
+                   "predtron.data._svmlight_kernel._parse_block"):
+        assert kernel in loaded, loaded
+    assert lines["ROWS"] == "30"
+
+    again = _compile(cache)  # idempotent: nothing left to compile
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout.startswith("0 kernel signatures compiled"), again.stdout
+
+
+def test_an_unwritable_cache_folder_is_one_line(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = _compile(blocker / "cache")  # writable by nobody, root included
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("predtron compile: error: cannot write numba's cache folder NUMBA_CACHE_DIR=")
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes a read-only folder")
+def test_a_read_only_cache_folder_is_one_line(tmp_path):
+    cache = tmp_path / "read-only"
+    cache.mkdir()
+    cache.chmod(0o555)
+    try:
+        result = _compile(cache)
+    finally:
+        cache.chmod(0o755)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "cannot write numba's cache folder" in result.stderr, result.stderr
+
+
+def test_ctrl_c_during_the_build_exits_130_with_one_line(tmp_path):
+    cache = tmp_path / "numba-cache"
+    process = subprocess.Popen([sys.executable, "-m", "predtron", "compile"], env=_env(cache), cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stderr.readline()  # the progress line of the first step: compiling now
+    assert first.startswith("compiling kernels"), first
+    process.send_signal(signal.SIGINT)
+    out, rest = process.communicate(timeout=120)
+    assert out == ""
+    assert process.returncode == 130, rest[-2000:]
+    assert rest.endswith("predtron compile: interrupted\n"), rest[-2000:]
+    assert "Traceback" not in rest
+    assert all(line.startswith("compiling kernels") for line in rest.splitlines()[:-1]), rest
+    left = [path for path in cache.rglob("*") if ".tmp" in path.name]
+    assert not left  # no temporary of numba's cache writer
+
+
+def test_the_command_costs_the_other_commands_no_import():
+    """``predtron --version`` and ``--help`` list ``compile`` without importing NumPy for it."""
+    code = ("import runpy, sys\nsys.argv = ['predtron', *sys.argv[1:]]\n"
+            "try:\n    runpy.run_module('predtron', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print('NUMPY', 'numpy' in sys.modules)\n")
+    for flag in ("--version", "--help"):
+        result = subprocess.run([sys.executable, "-c", code, flag], env=_env(ROOT), cwd=ROOT, capture_output=True,
+                                text=True, timeout=300, check=False)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert result.stdout.splitlines()[-1] == "NUMPY False", (flag, result.stdout[-500:])

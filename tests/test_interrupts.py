@@ -1,0 +1,56 @@
+"""Ctrl-C at the end of a command, as a whole process (``benchmarks/interrupts.py`` draws the moments at random).
+
+A SIGINT that arrives once the command has finished (its files written) but before the interpreter
+has exited used to meet the restored default handler: a ``KeyboardInterrupt`` traceback, or the
+process killed by the signal during its teardown, with the work done and no word said.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The program as the console script runs it (``main()`` reading ``sys.argv``), then a Ctrl-C after the
+#: command has returned, while the interpreter is still running (its teardown, in a real process).
+AFTER_THE_COMMAND = """
+import os, signal, sys, time
+sys.argv = ["predtron", "fit", sys.argv[1], "--task", "classify", "--model", sys.argv[2], "--quiet"]
+from predtron.cli import main
+status = main()
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(0.5)
+print("STATUS", status)
+sys.exit(status)
+"""
+
+
+def test_ctrl_c_after_the_command_finished_neither_kills_nor_prints(tmp_path):
+    data = tmp_path / "train.svm"
+    data.write_text("".join(f"{1 if i % 3 else -1} 1:{i % 7}.5 2:{i % 5}\n" for i in range(60)))
+    model = tmp_path / "m.npz"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    result = subprocess.run([sys.executable, "-c", AFTER_THE_COMMAND, str(data), str(model)], capture_output=True,
+                            text=True, env=env, cwd=tmp_path, timeout=300, check=False)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    assert result.stderr == ""
+    assert result.stdout.strip() == "STATUS 0"
+    assert model.is_file()
+
+
+def test_a_call_from_python_gets_its_handler_back(tmp_path):
+    """Only the program ignores a late Ctrl-C: ``main(argv)`` called from Python code restores the caller's handler."""
+    data = tmp_path / "train.svm"
+    data.write_text("".join(f"{1 if i % 3 else -1} 1:{i % 7}.5 2:{i % 5}\n" for i in range(60)))
+    code = ("import signal, sys\nfrom predtron.cli import main\n"
+            "mine = lambda signum, frame: None\nsignal.signal(signal.SIGINT, mine)\n"
+            "main(['fit', sys.argv[1], '--task', 'classify', '--model', sys.argv[2], '--quiet'])\n"
+            "print(signal.getsignal(signal.SIGINT) is mine)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    result = subprocess.run([sys.executable, "-c", code, str(data), str(tmp_path / "m.npz")], capture_output=True,
+                            text=True, env=env, cwd=tmp_path, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "True"
