@@ -1406,6 +1406,18 @@ EXCLUDED: dict[str, str] = {
                                   "against scikit-learn's and the estimators' own scores")
        for name in ("Task", "f1_counts", "f1_scores", "metrics", "multilabel_values", "task_of_model")},
     "predtron.cli.model_path": _CLI,
+    **{f"predtron.cli_compile.{name}": ("predtron compile, a command without data (it runs the package's own fits on "
+                                        "tiny generated data); tests/test_compile_command.py runs it on an empty, a "
+                                        "filled and an unwritable cache folder and interrupts it")
+       for name in ("CacheError", "add_compile_command", "build", "cache_folders", "check_cache_folders",
+                    "kernel_report", "run_compile")},
+    "predtron.dask.cli.file_options": _CLI,
+    "predtron.dask.cli.with_flags": ("rewrites a refused checkpoint's message with flag names; "
+                                     "tests/test_dask_files.py checks the messages of every refused resume"),
+    "predtron.data.cache.describe_source": _FILES,
+    "predtron.engine.jit.cache_folder": ("reads where numba keeps a compiled dispatcher's disk cache (no data); "
+                                         "predtron compile's folder check uses it (tests/test_compile_command.py: "
+                                         "unwritable folders)"),
     "predtron.load": "persistence.load after importing the registering modules; fuzzed as persistence.load",
     "predtron.baselines.prank.RankedData": _RECORD,
     "predtron.data.generators.SeparableData": _RECORD,

@@ -26,7 +26,7 @@ lines at a time; partial lines at a block's end are carried into the next block.
 takes the common syntax and hands any other line to the line-by-line Python reader of
 :mod:`predtron.data.svmlight` (which accepts it as the loader does, or reports it), so the two
 readers agree on every file.  The kernel releases the GIL: a chunk's bytes of
-:data:`SPLIT_BYTES` or more are cut at line boundaries into :data:`PIECES` pieces parsed by two
+``SPLIT_BYTES`` or more are cut at line boundaries into ``PIECES`` pieces parsed by two
 threads (the rows, values, line numbers and first error are the serial parse's), and
 :func:`prefetch` parses the next chunk while the caller learns on the current one (so a
 streamed fit uses both cores of a small machine); ``benchmarks/streaming.py`` and
@@ -80,7 +80,7 @@ DEFAULT_CHUNK_ROWS = 65_536
 #: Bytes read from the file at a time (more when a chunk's lines need more).
 BLOCK_BYTES = 1 << 22
 
-#: Buffers of at least this many bytes are parsed by two threads, in :data:`PIECES` pieces (see
+#: Buffers of at least this many bytes are parsed by two threads, in ``PIECES`` pieces (see
 #: :meth:`_Parser.parse`).
 SPLIT_BYTES = 1 << 20
 PIECES = 8
@@ -242,8 +242,8 @@ class _Parser:
         the number of newlines there, ``nnz_hint`` is a guess of the values the rows hold; ``size``
         defaults to the whole buffer).
 
-        With the compiled kernel, a buffer of :data:`SPLIT_BYTES` or more is cut at line
-        boundaries into :data:`PIECES` pieces, which this thread and a second one parse, each
+        With the compiled kernel, a buffer of ``SPLIT_BYTES`` or more is cut at line
+        boundaries into ``PIECES`` pieces, which this thread and a second one parse, each
         taking the next piece not taken (the kernel releases the GIL; on a busy machine, where
         the second thread gets little time, this one parses most pieces).  The rows are the
         serial parse's: each piece's line numbers are shifted by the lines before it, and from
@@ -802,8 +802,8 @@ def scan_labels(path, *, zero_based: bool = False) -> LabelScan:
     ``index:`` (indices increase along a line), so both are found by one scan of the bytes that
     builds no rows (a compiled kernel under the engine's compile policy, with a Python twin): it
     parses each line's label and last index, and looks for the line's end eight bytes at a time.
-    A plain file of :data:`SPLIT_SCAN_BYTES` or more is cut at line boundaries into
-    :data:`PIECES` pieces, scanned by two threads that each take the next piece not taken.  It
+    A plain file of ``SPLIT_SCAN_BYTES`` or more is cut at line boundaries into
+    ``PIECES`` pieces, scanned by two threads that each take the next piece not taken.  It
     runs at about memory speed, several times the speed of :func:`iter_svmlight`
     (``benchmarks/reader_checks.py`` measures the ratio).  This is what a streaming fit needs
     before its first ``partial_fit`` (the classes, and a width), without a second full parse.
@@ -907,8 +907,8 @@ def _scan_compiled() -> bool:
 
 
 def _scan_bounds(reader: _Reader) -> list[int]:
-    """Where the pieces of a plain file of at least :data:`SPLIT_SCAN_BYTES` bytes start (each just
-    after a newline) and the file's end: :data:`PIECES` pieces of about equal size ([]: too small,
+    """Where the pieces of a plain file of at least ``SPLIT_SCAN_BYTES`` bytes start (each just
+    after a newline) and the file's end: ``PIECES`` pieces of about equal size ([]: too small,
     scan it in one thread)."""
     size = reader.size
     if size < SPLIT_SCAN_BYTES:
