@@ -111,7 +111,7 @@ def shard_pass(prototype, state: tuple[dict, dict] | None, shard: tuple, orders:
         ``(X, target, split)``: the shard's prepared inputs, labels and ranking keywords; or a
         streamed shard, an object with ``n_examples`` and ``chunks(begin, end)`` (the prepared
         ``(X, target, split)`` chunks of its examples ``begin..end - 1`` in their order, e.g.
-        :class:`predtron.dask.estimators.FileStream`), visited without shuffling: the learner's
+        ``predtron.dask.estimators.FileStream``), visited without shuffling: the learner's
         ``partial_fit`` over the chunks is the pass over the whole shard, so the two forms give
         the same result bit for bit.
     orders : EpochOrders or None
