@@ -147,13 +147,26 @@ def _readers(folder: Path) -> None:
     scan_labels(path)
 
 
-#: The build, in the order fits need the kernels (the ranker's and the multilabel passes first).
+def _bytecode(folder: Path) -> None:
+    """The package's modules compiled to bytecode beside their sources, so that a command starts from
+    ``.pyc`` files even where the interpreter writes none (``PYTHONDONTWRITEBYTECODE``); a read-only
+    install (whose installer wrote them) is left as it is."""
+    import compileall
+
+    import predtron
+
+    compileall.compile_dir(str(Path(predtron.__file__).parent), quiet=2)
+
+
+#: The build, in the order fits need the kernels (the ranker's and the multilabel passes first), then the
+#: package's bytecode.
 STEPS: tuple[Step, ...] = (
     Step("ranking passes and oracles", _rank),
     Step("multilabel passes and oracles", _multilabel),
     Step("classification passes", _classify),
     Step("ordinal passes", _ordinal),
     Step("svmlight and LETOR readers", _readers),
+    Step("the package's bytecode", _bytecode),
 )
 
 

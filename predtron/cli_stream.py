@@ -261,9 +261,11 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
                 yield X, y, keywords
 
         first = {"classes": classes} if spec.classes else {}
-        run = _run_description(request, task, params, {
-            "--stream": True, "--chunk-rows": options.chunk_rows, "features": int(n_features),
-            "--classes": None if classes is None else np.asarray(classes).tolist()})
+        run = None  # what a checkpoint records; describing the file reads all of it, so only with one
+        if request.checkpoint is not None:
+            run = _run_description(request, task, params, {
+                "--stream": True, "--chunk-rows": options.chunk_rows, "features": int(n_features),
+                "--classes": None if classes is None else np.asarray(classes).tolist()})
         fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
     except BaseException:
         progress.close(complete=False)

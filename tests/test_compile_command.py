@@ -51,7 +51,9 @@ def test_compile_builds_the_kernels_a_later_process_loads_without_compiling(tmp_
     cache = tmp_path / "numba-cache"
     first = _compile(cache)
     assert first.returncode == 0, first.stderr[-2000:]
-    assert "5/5 done" in first.stderr  # the progress bar reached its end
+    from predtron.cli_compile import STEPS
+
+    assert f"{len(STEPS)}/{len(STEPS)} done" in first.stderr  # the progress bar reached its end
     assert "kernel signatures compiled" in first.stdout and not first.stdout.startswith("0 ")
     assert any(cache.iterdir())
 
@@ -121,3 +123,19 @@ def test_the_command_costs_the_other_commands_no_import():
                                 text=True, timeout=300, check=False)
         assert result.returncode == 0, result.stderr[-2000:]
         assert result.stdout.splitlines()[-1] == "NUMPY False", (flag, result.stdout[-500:])
+
+
+def test_compile_writes_the_package_bytecode(tmp_path):
+    """The last step compiles the package's modules beside their sources (a later command reads ``.pyc``
+    files even where the interpreter writes none, ``PYTHONDONTWRITEBYTECODE``)."""
+    import importlib.util
+
+    from predtron import cli_compile
+
+    source = ROOT / "predtron" / "tasks.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.unlink(missing_ok=True)
+    step = next(step for step in cli_compile.STEPS if step.run is cli_compile._bytecode)
+    step.run(tmp_path)
+    assert cached.is_file()
+    assert cli_compile.STEPS[-1] is step  # after the kernels (their workloads import the modules first)

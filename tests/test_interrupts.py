@@ -54,3 +54,30 @@ def test_a_call_from_python_gets_its_handler_back(tmp_path):
                             text=True, env=env, cwd=tmp_path, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "True"
+
+
+#: A Ctrl-C that arrives while the command line's modules are being imported (a finder sends the
+#: signal when ``predtron.cli`` is about to be imported), in the console script's order: its
+#: ``from predtron.__main__ import main`` comes first.
+DURING_THE_IMPORT = """
+import os, signal, sys
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "predtron.cli":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+from predtron.__main__ import main
+print("not interrupted")
+"""
+
+
+def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    result = subprocess.run([sys.executable, "-c", DURING_THE_IMPORT], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=300, check=False)
+    assert result.returncode == 130, (result.returncode, result.stderr[-2000:])
+    assert result.stderr == "predtron: interrupted\n"
+    assert result.stdout == ""
