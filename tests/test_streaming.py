@@ -166,6 +166,23 @@ def test_fit_stream_equals_the_in_memory_fit(tmp_path, capsys, task, extra):
         assert capsys.readouterr().out == whole
 
 
+def test_a_streamed_fit_without_a_checkpoint_does_not_describe_its_file(tmp_path, monkeypatch):
+    """Describing the training file (its SHA-256) reads all of it; only a checkpoint records it."""
+    import predtron.data.cache as cache
+
+    path = _svm(tmp_path)
+    described = []
+    real = cache.describe_source
+    monkeypatch.setattr(cache, "describe_source", lambda source: described.append(source) or real(source))
+    options = ["--task", "classify", *ALGORITHM_1, "--stream", "--quiet"]
+    assert main(["fit", str(path), "--model", str(tmp_path / "a.npz"), *options]) == 0
+    assert described == []
+    assert main(["fit", str(path), "--model", str(tmp_path / "b.npz"), *options, "--checkpoint",
+                 str(tmp_path / "state")]) == 0
+    assert described == [str(path)]
+    same_files(tmp_path / "a.npz", tmp_path / "b.npz")
+
+
 def test_rank_stream_on_the_shipped_file_equals_the_in_memory_fit(tmp_path, capsys):
     options = ["--task", "rank", "--no-shuffle", "--no-standardize", "--eta", "0.01", "--epochs", "2", "--sparse"]
     assert main(["fit", str(VALI), "--model", str(tmp_path / "a.npz"), *options]) == 0
