@@ -137,24 +137,26 @@ def import_cpu_seconds() -> float:
                          "predtron._models, predtron.data.stream"])
 
 
-# The peak resident size of the process's own memory (VmHWM), read by the process itself at its end.
+# The peak resident size of the process's own memory (VmHWM), read by the process itself at its end (from an
+# atexit handler: the program ends its process once the command has returned).
 _PEAK = """
-import runpy, sys
+import atexit, runpy, sys
+
+
+def peak():
+    with open("/proc/self/status") as handle:
+        line = next(line for line in handle if line.startswith("VmHWM:"))
+    print(int(line.split()[1]) / 1024.0, flush=True)
+
+
+atexit.register(peak)
 command = sys.argv[1:]
-status = 0
 if command[0] == "predtron":
     sys.argv = command
-    try:
-        runpy.run_module("predtron", run_name="__main__")
-    except SystemExit as exc:
-        status = exc.code or 0
+    runpy.run_module("predtron", run_name="__main__")
 else:
     from vowpalwabbit import Workspace
     Workspace(f"-d {command[1]} --loss_function hinge --quiet").finish()
-with open("/proc/self/status") as handle:
-    peak = next(line for line in handle if line.startswith("VmHWM:"))
-print(int(peak.split()[1]) / 1024.0)
-sys.exit(status)
 """
 
 

@@ -172,7 +172,7 @@ def test_console_script_entry_point():
     from predtron import __main__ as entry
     from predtron.cli import main
 
-    assert entry.main is main
+    assert entry.command_line is main
 
 
 def test_installed_script_agrees_with_the_module(mq2008_model):

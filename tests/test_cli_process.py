@@ -35,15 +35,13 @@ def _python(code: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
                           timeout=300, check=False, **kwargs)
 
 
-#: Run the program's entry point as ``python -m predtron`` does, then print the top-level packages imported.
+#: Run the program's entry point as ``python -m predtron`` does, then print the top-level packages imported
+#: (from an ``atexit`` handler: the program ends its process once the command has returned).
 _IMPORTED = """
-import runpy, sys
+import atexit, runpy, sys
 sys.argv = ["predtron", *sys.argv[1:]]
-try:
-    runpy.run_module("predtron", run_name="__main__")
-except SystemExit:
-    pass
-print("IMPORTED", " ".join(sorted({name.split(".")[0] for name in sys.modules})))
+atexit.register(lambda: print("IMPORTED", " ".join(sorted({name.split(".")[0] for name in sys.modules}))))
+runpy.run_module("predtron", run_name="__main__")
 """
 
 
@@ -258,3 +256,51 @@ def test_every_task_streams_without_scikit_learn(tmp_path, data, flags, cls):
     imported = _importtime_modules(run.stderr)
     assert not {m for m in imported if m.split(".")[0] == "sklearn"} and "scipy.stats" not in imported
     assert type(predtron.load(tmp_path / "m.npz")).__name__ == cls
+
+
+#: The program's end: buffered output flushed, atexit handlers run, and no object finalised by the
+#: interpreter's teardown (``TEARDOWN`` would be printed by it).
+_END = """
+import atexit, sys
+
+
+class Finalised:
+    def __del__(self):
+        sys.stdout.write("TEARDOWN")
+
+
+kept = Finalised()
+atexit.register(lambda: sys.stdout.write(" HANDLER"))
+from predtron.__main__ import end
+sys.stdout.write("BUFFERED")
+end(3)
+"""
+
+
+def test_the_program_ends_after_its_handlers_without_the_teardown():
+    result = _python(_END)
+    assert result.returncode == 3, result.stderr[-2000:]
+    assert result.stdout == "BUFFERED HANDLER"
+    assert result.stderr == ""
+
+
+def test_a_command_run_as_a_program_leaves_complete_files(tmp_path):
+    """Fitted, predicted to a file and evaluated as whole processes (each ended by ``end``): the outputs are
+    complete, as the in-process command line writes them."""
+    from predtron.cli import main
+
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{1 if i % 3 else -1} 1:{i % 7}.5 2:{i % 5}\n" for i in range(80)))
+    run = [sys.executable, "-m", "predtron"]
+    for command in (["fit", str(data), "--task", "classify", "--model", str(tmp_path / "m.npz"), "--quiet"],
+                    ["predict", str(data), "--model", str(tmp_path / "m.npz"), "--output", str(tmp_path / "p.txt")]):
+        result = subprocess.run([*run, *command], capture_output=True, text=True, env=_env(), timeout=300,
+                                check=False)
+        assert result.returncode == 0, result.stderr[-2000:]
+    evaluated = subprocess.run([*run, "evaluate", str(data), "--model", str(tmp_path / "m.npz")], capture_output=True,
+                               text=True, env=_env(), timeout=300, check=False)
+    assert evaluated.returncode == 0, evaluated.stderr[-2000:]
+    assert main(["predict", str(data), "--model", str(tmp_path / "m.npz"), "--output", str(tmp_path / "q.txt")]) == 0
+    assert (tmp_path / "p.txt").read_bytes() == (tmp_path / "q.txt").read_bytes()
+    assert len((tmp_path / "p.txt").read_text().splitlines()) == 80
+    assert "accuracy" in evaluated.stdout

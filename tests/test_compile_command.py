@@ -115,9 +115,9 @@ def test_ctrl_c_during_the_build_exits_130_with_one_line(tmp_path):
 
 def test_the_command_costs_the_other_commands_no_import():
     """``predtron --version`` and ``--help`` list ``compile`` without importing NumPy for it."""
-    code = ("import runpy, sys\nsys.argv = ['predtron', *sys.argv[1:]]\n"
-            "try:\n    runpy.run_module('predtron', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print('NUMPY', 'numpy' in sys.modules)\n")
+    code = ("import atexit, runpy, sys\nsys.argv = ['predtron', *sys.argv[1:]]\n"
+            "atexit.register(lambda: print('NUMPY', 'numpy' in sys.modules))\n"
+            "runpy.run_module('predtron', run_name='__main__')\n")
     for flag in ("--version", "--help"):
         result = subprocess.run([sys.executable, "-c", code, flag], env=_env(ROOT), cwd=ROOT, capture_output=True,
                                 text=True, timeout=300, check=False)
