@@ -153,9 +153,7 @@ def _bytecode(folder: Path) -> None:
     install (whose installer wrote them) is left as it is."""
     import compileall
 
-    import predtron
-
-    compileall.compile_dir(str(Path(predtron.__file__).parent), quiet=2)
+    compileall.compile_dir(str(Path(__file__).resolve().parent), quiet=2)  # this module's package
 
 
 #: The build, in the order fits need the kernels (the ranker's and the multilabel passes first), then the
