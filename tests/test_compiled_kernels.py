@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from predtron import engine
 from predtron._history import LossTrace
+from predtron.engine import scans
 
 finite_or_not = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
@@ -31,6 +33,23 @@ def test_one_non_finite_entry_is_found_anywhere(n, where, bad, negative_zeros):
     values = np.full(n, -0.0 if negative_zeros else 1.5)
     values[where % n] = bad
     assert engine.finite_max_abs(values) == (False, np.inf)
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([1.7976931348623157e308, -1.7976931348623157e308], (True, 1.7976931348623157e308)),  # the largest finite
+    ([5e-324, -1e-310, 0.0], (True, 1e-310)),  # subnormals order as their bits do
+    ([-0.0, -0.0], (True, 0.0)),
+    ([1.0, float.fromhex("-0x1.8p+1023"), np.inf], (False, np.inf)),
+    ([np.float64(np.nan) * -1.0, 1.0], (False, np.inf)),  # a NaN with its sign bit set
+    (np.frombuffer(np.uint64(0x7FF0_0000_0000_0001).tobytes(), dtype=np.float64), (False, np.inf)),  # least NaN
+])
+def test_finite_max_abs_at_the_edges_of_the_bit_order(values, expected):
+    """The compiled scan is an integer maximum over the bits below the sign: the largest finite value,
+    subnormals, zeros of either sign, infinities and NaNs of any sign and payload."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    assert tuple(scans._finite_max_abs(values)) == expected  # the kernel itself
+    assert tuple(engine.finite_max_abs(values)) == expected
+    assert scans._finite_max_abs_numpy(values) == expected
 
 
 @settings(max_examples=200, deadline=None)

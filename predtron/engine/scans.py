@@ -6,21 +6,26 @@ import math
 
 import numpy as np
 
-from predtron.engine.jit import Tiered, jit, jit_inline, jit_sum
+from predtron.engine.jit import Tiered, jit, jit_inline
+
+#: The bits of a float64 below its sign bit, and those of +inf (the smallest pattern, sign cleared, of an
+#: infinity or a NaN: every NaN has the exponent of inf and a non-zero fraction).
+_MAGNITUDE = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+_INF_BITS = np.uint64(0x7FF0_0000_0000_0000)
 
 
-@jit_sum
+@jit
 def _finite_max_abs(values):
-    top = 0.0
-    poison = 0.0
-    for i in range(values.shape[0]):
-        v = values[i]
-        poison += v * 0.0
-        a = -v if v < 0 else v
-        top = a if a > top else top
-    if poison != 0.0:  # NaN (the only value a sum of zeros, NaNs and nothing else can differ by)
+    bits = values.view(np.uint64)
+    top = np.uint64(0)
+    for i in range(bits.shape[0]):
+        b = bits[i] & _MAGNITUDE
+        top = b if b > top else top
+    if top >= _INF_BITS:  # an infinity or a NaN
         return False, np.inf
-    return True, top
+    out = np.empty(1, dtype=np.uint64)
+    out[0] = top
+    return True, out.view(np.float64)[0]
 
 
 def _finite_max_abs_numpy(values):
@@ -31,12 +36,14 @@ def _finite_max_abs_numpy(values):
     return True, float(np.max(np.abs(values)))
 
 
-#: ``(all finite, largest magnitude)`` of a flat float64 array in one pass, without
+#: ``(all finite, largest magnitude)`` of a flat, C-contiguous float64 array in one pass, without
 #: temporaries; the magnitude is ``inf`` when some entry is not finite (0 for no entry).
-#: Compiled, finiteness is read from ``sum_i 0 * v_i``, which is 0 exactly when every entry is
-#: finite (``0 * nan`` and ``0 * inf`` are NaN, and NaN survives any order of the additions,
-#: so reassociating the sum for SIMD changes nothing); NaN never wins the ``>`` of the maximum.
-#: Budget: a few hundred million entries scanned by NumPy cost about one compilation.
+#: Compiled, it is one maximum over integers: with its sign bit cleared, a finite float64's bits
+#: order as its magnitude does, and every infinity or NaN has bits at least those of ``+inf``;
+#: so the largest pattern is the largest magnitude when it is below ``+inf``'s, and else some
+#: entry is not finite.  An integer maximum vectorises (a float one with NaN rules does not):
+#: about twice the speed of ``np.isfinite(values).all()``, which it replaces in every fit's
+#: validation.  Budget: a few hundred million entries scanned by NumPy cost about one compilation.
 finite_max_abs = Tiered(_finite_max_abs, _finite_max_abs_numpy, lambda values: values.shape[0], 3e8)
 
 
