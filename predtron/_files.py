@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_path", "discard_pending", "pending", "refuse_same_file", "same_file"]
+__all__ = ["atomic_path", "discard_pending", "pending", "refuse_same_file", "same_file", "temporary_file"]
 
 _PENDING: set[str] = set()
 _LOCK = threading.Lock()
@@ -36,6 +36,23 @@ def pending() -> list[str]:
 def discard_pending() -> None:
     """Remove every temporary file being written now (for a handler about to end the process)."""
     for name in pending():
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+@contextlib.contextmanager
+def temporary_file(*, prefix: str, suffix: str = "") -> Iterator[Path]:
+    """A new empty file in the system's temporary folder, removed when the block ends (or by
+    :func:`discard_pending` when an interrupt ends the process first)."""
+    handle, name = tempfile.mkstemp(prefix=prefix, suffix=suffix)
+    os.close(handle)
+    with _LOCK:
+        _PENDING.add(name)
+    try:
+        yield Path(name)
+    finally:
+        with _LOCK:
+            _PENDING.discard(name)
         with contextlib.suppress(OSError):
             os.unlink(name)
 

@@ -81,3 +81,26 @@ def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line(tmp_p
     assert result.returncode == 130, (result.returncode, result.stderr[-2000:])
     assert result.stderr == "predtron: interrupted\n"
     assert result.stdout == ""
+
+
+def test_a_local_clusters_workers_start_with_ctrl_c_ignored():
+    """A terminal's Ctrl-C reaches the whole process group: the cluster's workers must not print a traceback
+    of their own while they start (the command handles it), so they are spawned with SIGINT ignored; the
+    spawn executable and its script are gone afterwards."""
+    import multiprocessing
+    import multiprocessing.spawn
+    import signal
+
+    from predtron._files import pending
+    from predtron.dask.cli import _workers_leave_ctrl_c_to_the_command
+
+    before = multiprocessing.spawn.get_executable()
+    with _workers_leave_ctrl_c_to_the_command():
+        script = multiprocessing.spawn.get_executable()
+        assert script != before and os.fsdecode(script) in pending()  # removed by an interrupt handler too
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
+    assert multiprocessing.spawn.get_executable() == before
+    assert not Path(os.fsdecode(script)).exists() and os.fsdecode(script) not in pending()
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # and a process spawned later is as usual
+        assert pool.apply(signal.getsignal, (signal.SIGINT,)) != signal.SIG_IGN

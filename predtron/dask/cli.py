@@ -18,10 +18,12 @@ import argparse
 import contextlib
 import itertools
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
 
+from predtron._files import temporary_file
 from predtron.cli_data import positive_int
 from predtron.tasks import TASKS
 
@@ -111,10 +113,50 @@ def cluster_requested(args) -> bool:
 
 
 @contextlib.contextmanager
+def _workers_leave_ctrl_c_to_the_command():
+    """Worker processes spawned in the body start with Ctrl-C ignored (POSIX; elsewhere nothing).
+
+    A terminal sends Ctrl-C to its whole foreground process group, the local cluster's worker
+    processes included: a worker still starting Python (importing distributed) would print its
+    own ``KeyboardInterrupt`` traceback beside the command's one line.  The workers are therefore
+    started through a two-line shell script (``multiprocessing.set_executable``) that sets SIGINT
+    to be ignored and ``exec``s this interpreter; an ignored signal stays ignored across ``exec``,
+    and Python then leaves it so.  The command alone handles the interrupt and closes the cluster,
+    whose nannies stop the workers.  The script is tried once first (a temporary folder mounted
+    without execution rights keeps the usual start); on exit the previous executable is restored
+    and the script removed (by the interrupt handler too, :func:`predtron._files.discard_pending`).
+    """
+    import multiprocessing
+    import multiprocessing.spawn
+    import shlex
+    import subprocess
+
+    if os.name != "posix" or not Path("/bin/sh").is_file():
+        yield
+        return
+    previous = multiprocessing.spawn.get_executable()
+    with temporary_file(prefix="predtron-worker-", suffix=".sh") as script:
+        script.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(os.fsdecode(previous))} \"$@\"\n")
+        script.chmod(0o700)
+        try:
+            usable = subprocess.run([str(script), "-c", "pass"], capture_output=True, timeout=60,
+                                    check=False).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            usable = False
+        if usable:
+            multiprocessing.set_executable(str(script))
+        try:
+            yield
+        finally:
+            multiprocessing.set_executable(previous)
+
+
+@contextlib.contextmanager
 def cluster_client(workers: int | None = None, scheduler: str | None = None):
     """A :class:`distributed.Client` on a new local cluster of ``workers`` processes (closed on
     exit) or on the scheduler at ``scheduler``; distributed's log shows errors only (a worker slow to
-    stop at the end is not the user's concern)."""
+    stop at the end is not the user's concern).  A local cluster's workers ignore Ctrl-C, which the
+    command handles (:func:`_workers_leave_ctrl_c_to_the_command`)."""
     from distributed import Client, LocalCluster
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -122,8 +164,9 @@ def cluster_client(workers: int | None = None, scheduler: str | None = None):
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+    with _workers_leave_ctrl_c_to_the_command(), \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                         dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
         yield client
 
 
