@@ -178,3 +178,23 @@ def test_ranking_fit_on_the_numpy_tier_equals_the_compiled_one(monkeypatch):
     numpy = Predtron(problem).fit(X, y, group=group, epochs=3)
     np.testing.assert_array_equal(compiled.loss_history_, numpy.loss_history_)
     np.testing.assert_allclose(compiled.coef_, numpy.coef_, rtol=1e-10, atol=1e-12)
+
+
+def test_an_empty_disk_cache_is_seen_without_numba_s_loader(tmp_path, monkeypatch):
+    """A kernel whose cache index does not exist is not on disk, found with a ``stat`` (the
+    loader's first use sets up numba's contexts, 0.25 s a fresh process would pay for nothing);
+    once the kernel is compiled into that cache, the loader finds it."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))  # read when a dispatcher is made
+    kernel = numba.njit(cache=True)(_twice)
+    signature = (numba.types.float64,)
+    assert jit._index_missing(kernel)
+    with monkeypatch.context() as patched:
+        patched.setattr(type(kernel._cache), "load_overload", lambda *a: pytest.fail("the loader ran"))
+        assert not jit._on_disk(kernel, signature)
+    kernel.compile(signature)
+    assert not jit._index_missing(kernel)
+    assert jit._on_disk(numba.njit(cache=True)(_twice), signature)  # a new dispatcher finds it on disk
+
+
+def _twice(x):
+    return 2.0 * x

@@ -242,9 +242,20 @@ def cache_folder(dispatcher) -> Path | None:
     return None if path is None or type(cache).__name__ == "NullCache" else Path(path)
 
 
+def _index_missing(dispatcher) -> bool:
+    """Whether numba's disk cache surely holds no compilation of ``dispatcher``: its index file
+    does not exist.  Looking costs a ``stat``, where numba's loader, on its first use in a
+    process, sets up numba's typing and target contexts (about 0.25 s): in a fresh environment
+    every kernel's first call would pay that only to find nothing."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return isinstance(index, str) and not os.path.exists(index)
+
+
 def _on_disk(dispatcher, signature: tuple) -> bool:
     """Whether numba's disk cache holds ``dispatcher`` compiled for ``signature`` (loading it
     is then what the call does anyway)."""
+    if _index_missing(dispatcher):
+        return False
     try:
         with global_compiler_lock:
             return dispatcher._cache.load_overload(signature, dispatcher.targetctx) is not None
