@@ -594,7 +594,7 @@ def _with_flags(text: str) -> str:
 
 def fit_model(task: str, data: Dataset, params: dict, verbose: bool):
     """The fitted estimator of ``task``."""
-    model = TASK_TABLE[task].estimator_class(**params, verbose=verbose)
+    model = TASK_TABLE[task].core_class(**params, verbose=verbose)  # the rules without scikit-learn
     if TASK_TABLE[task].queries:
         return model.fit(data.X, data.y, group=data.group)
     return model.fit(data.X, data.y)

@@ -153,7 +153,7 @@ def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict)
     """The in-memory fit with ``--checkpoint`` (and ``--resume``): epoch by epoch, the examples in
     the order ``fit`` visits them, the state written after every epoch."""
     _check_fit_args(request, params, streaming=False)
-    estimator = TASKS[task].estimator_class(**params)
+    estimator = TASKS[task].core_class(**params)  # the estimator's core, as in stream_fit
     seed = None
     if estimator.shuffle:
         seed = estimator.random_state

@@ -105,6 +105,13 @@ def saveable_as(name: str):
     return decorate
 
 
+def saved_as(cls: type) -> str | None:
+    """The registered name an instance of ``cls`` is written under by :func:`saveable_as` (``None``
+    for a class written under its own name): pass ``classes={saved_as(cls): cls}`` to :func:`load`
+    to read such a file as ``cls``."""
+    return _SAVED_AS.get(cls)
+
+
 def saveable_classes() -> dict[str, type]:
     """The learner classes :func:`save` writes and :func:`load` may name, by class name (those
     registered with :func:`saveable`)."""

@@ -31,7 +31,7 @@ from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
 from predtron._state import run_differences
 from predtron._validation import check_int
-from predtron.persistence import load, save
+from predtron.persistence import load, save, saved_as
 
 __all__ = ["atomic_save", "fit_passes", "permuted_chunks", "read_checkpoint", "stream_statistics"]
 
@@ -75,9 +75,12 @@ def _write_checkpoint(directory: Path, estimator, progress: dict) -> None:
             stale.unlink(missing_ok=True)
 
 
-def read_checkpoint(directory, run: dict):
+def read_checkpoint(directory, run: dict, as_class: type | None = None):
     """``(estimator, progress)`` of the checkpoint in ``directory``; refuses one written by another
-    run (``run`` describes the data and the options and must match the saved description)."""
+    run (``run`` describes the data and the options and must match the saved description).
+    ``as_class``: the class to read the model as when it is written under another's name (an
+    estimator's core of :mod:`predtron._models`, which the command line fits without importing
+    scikit-learn, is written as its public estimator)."""
     directory = Path(directory)
     progress_path = directory / PROGRESS_FILE
     if not progress_path.is_file():
@@ -106,7 +109,8 @@ def read_checkpoint(directory, run: dict):
         raise ValueError(f"{progress_path}: entry 'stopping' must be null or the stopping rule's state (best, stall, "
                          f"rounds, total); got {str(stopping)[:80]}")
     model = "model.npz" if progress["format"] == _FORMAT_1 else _model_file(epoch)
-    return load(directory / model), progress
+    name = None if as_class is None else saved_as(as_class)
+    return load(directory / model, classes=None if name is None else {name: as_class}), progress
 
 
 def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[tuple]]:
@@ -207,7 +211,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     if resume:
         if directory is None:
             raise ValueError("resume=True needs a checkpoint directory")
-        saved, progress = read_checkpoint(directory, run)
+        saved, progress = read_checkpoint(directory, run, as_class=type(estimator))
         estimator.__dict__.update({k: v for k, v in vars(saved).items() if k.endswith("_")})
         done = progress["epoch"]
         estimator.n_iter_ = done

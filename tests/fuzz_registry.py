@@ -1388,7 +1388,6 @@ EXCLUDED: dict[str, str] = {
     "predtron.data.svmlight.check_inferred_dense": ("a check of the dense loaders on a parsed CSR matrix and its line "
                                                     "numbers; tests/test_loaders.py runs it through load_svmlight, "
                                                     "load_letor and iter_svmlight on a file with a stray index"),
-    "predtron.data.svmlight.damaged_message": "formats a message from a path, a line number and an exception",
     "predtron.streaming.atomic_save": _FILES,
     "predtron.streaming.read_checkpoint": _FILES,
     "predtron.streaming.fit_passes": ("drives an estimator's partial_fit (fuzzed with the estimators) over a chunk "
@@ -1462,6 +1461,8 @@ EXCLUDED: dict[str, str] = {
                                       "tests/test_persistence.py checks what it refuses"),
     "predtron.persistence.saveable_as": ("a class decorator run when the package is imported (the estimators' cores); "
                                          "tests/test_persistence.py checks what it refuses and what it writes"),
+    "predtron.persistence.saved_as": ("a lookup in the registry of saveable_as (any object is a missing key); "
+                                      "tests/test_streaming.py resumes a checkpoint of an estimator's core with it"),
     "predtron.problems.base.first_argmax_trusted": ("unchecked kernel behind first_argmax (fuzzed): callers "
                                                     "validate, exercised through every finite problem's pred"),
     "predtron.problems.base.first_argmax_rows_trusted": ("unchecked kernel behind first_argmax_rows (fuzzed): "

@@ -179,11 +179,13 @@ def _importtime_modules(stderr: str) -> set[str]:
             if line.startswith("import time:") and "|" in line and not line.rstrip().endswith("package")}
 
 
-@pytest.mark.parametrize("hints", [[], ["--n-features", "3", "--classes", "-1", "1"]], ids=["as typed", "hinted"])
-def test_streamed_fit_imports_neither_scikit_learn_nor_scipy_stats(tmp_path, hints):
-    """``predtron fit FILE --task classify --stream`` runs the estimator's core (predtron._models) and never
-    imports scikit-learn (nor scipy.stats, which it would bring): the model it saves is the public estimator,
-    equal to the in-memory fit with the same options."""
+@pytest.mark.parametrize("hints", [["--stream"], ["--stream", "--n-features", "3", "--classes", "-1", "1"], []],
+                         ids=["streamed as typed", "streamed hinted", "in memory"])
+def test_a_fit_imports_neither_scikit_learn_nor_scipy_stats(tmp_path, hints):
+    """``predtron fit FILE --task classify`` (streamed or in memory) runs the estimator's core
+    (predtron._models) on the package's own svmlight parser and never imports scikit-learn (nor
+    scipy.stats, which it would bring): the model it saves is the public estimator, equal to the
+    estimator's fit with the same options."""
     from predtron.sklearn import PredtronClassifier
 
     X = np.round(np.random.default_rng(1).normal(size=(300, 3)), 3)
@@ -192,11 +194,11 @@ def test_streamed_fit_imports_neither_scikit_learn_nor_scipy_stats(tmp_path, hin
     data.write_text("".join(f"{t} 1:{a} 2:{b} 3:{c}\n" for (a, b, c), t in zip(X, y, strict=True)))
     algorithm1 = ["--no-average", "--no-shuffle", "--no-standardize", "--no-intercept", "--eta", "1", "--epochs", "2"]
     run = subprocess.run([sys.executable, "-X", "importtime", "-m", "predtron", "fit", str(data), "--task", "classify",
-                          "--stream", "--model", str(tmp_path / "m.npz"), *algorithm1, *hints],
+                          "--model", str(tmp_path / "m.npz"), *algorithm1, *hints],
                          env=_env(), capture_output=True, text=True, check=False, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     imported = _importtime_modules(run.stderr)
-    assert "predtron._models.classifier" in imported and "predtron.streaming" in imported  # the reading is right
+    assert "predtron._models.classifier" in imported  # the reading is right
     assert not {m for m in imported if m == "sklearn" or m.startswith("sklearn.")}
     assert "scipy.stats" not in imported
     model = predtron.load(tmp_path / "m.npz")
@@ -206,11 +208,11 @@ def test_streamed_fit_imports_neither_scikit_learn_nor_scipy_stats(tmp_path, hin
     np.testing.assert_array_equal(model.learner_.coef_, expected.learner_.coef_)
 
 
-def test_streamed_predict_and_evaluate_do_not_import_scikit_learn(tmp_path):
-    """``predict`` and ``evaluate`` read the model as its estimator's core (predtron._models): the same
-    predictions and metrics as the public estimator; with ``--stream`` (the package's own reader; the
-    in-memory svmlight reader uses scikit-learn's parser) without importing scikit-learn."""
-    stream = ["--stream"]
+@pytest.mark.parametrize("stream", [["--stream"], []], ids=["streamed", "in memory"])
+def test_predict_and_evaluate_do_not_import_scikit_learn(tmp_path, stream):
+    """``predict`` and ``evaluate`` read the model as its estimator's core (predtron._models) and the
+    data with the package's own svmlight parser: the same predictions and metrics as the public
+    estimator, without importing scikit-learn."""
     from predtron.sklearn import PredtronClassifier
 
     X = np.round(np.random.default_rng(2).normal(size=(80, 3)), 3)
@@ -247,9 +249,10 @@ def test_a_command_s_help_imports_neither_scikit_learn_nor_the_streaming_modules
     ("mulan-emotions/emotions-train.arff.gz", ["--task", "multilabel", "--labels", "6"],
      "PredtronMultilabelClassifier"),
 ], ids=["rank", "multilabel"])
-def test_every_task_streams_without_scikit_learn(tmp_path, data, flags, cls):
+@pytest.mark.parametrize("stream", [["--stream"], []], ids=["streamed", "in memory"])
+def test_every_task_fits_without_scikit_learn(tmp_path, data, flags, cls, stream):
     path = ROOT / "predtron" / "data" / "files" / data
-    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "predtron", "fit", str(path), *flags, "--stream",
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "predtron", "fit", str(path), *flags, *stream,
                           "--epochs", "2", "--quiet", "--model", str(tmp_path / "m.npz")],
                          env=_env(), capture_output=True, text=True, check=False, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]

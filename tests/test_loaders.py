@@ -546,3 +546,23 @@ def test_a_stray_large_index_is_refused_dense_with_its_line_and_the_ways_on(tmp_
     wide = tmp_path / "wide.svm"
     wide.write_text("\n".join("1 " + " ".join(f"{j}:1" for j in range(1, 4001)) for _ in range(5)) + "\n")
     assert load_svmlight(wide).X.shape == (5, 4000)
+
+
+@pytest.mark.parametrize("block", [1, 7, 32, 1 << 22])
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_docids_are_read_across_blocks_of_any_size(tmp_path, monkeypatch, block, ending):
+    """The document ids come from a pass over the file's blocks that only counts the lines of a block
+    without the word ``docid``: each example gets the id of its own line, whatever the blocks' cuts."""
+    from predtron.data import svmlight as svmlight_module
+
+    monkeypatch.setattr(svmlight_module, "BLOCK_BYTES", block)
+    lines = ["# a comment line: docid = NOT-AN-EXAMPLE", "", "2 qid:1 1:0.5 #docid = A-1 inc = 1",
+             "0 qid:1 1:0.25", "   ", "1 qid:2 1:1 # docid=B-2", "# docid = ALSO-NOT", "0 qid:2 1:2 #no id here",
+             "1 qid:3 1:3 #docid = C-3"]
+    path = tmp_path / "d.txt"
+    path.write_bytes(ending.join(lines).encode())  # no newline after the last line
+    data = load_svmlight(path)
+    assert data.lines.tolist() == [3, 4, 6, 8, 9]
+    assert data.docids.tolist() == ["A-1", None, "B-2", None, "C-3"]
+    path.write_bytes(ending.join(line.partition("#")[0] for line in lines).encode())
+    assert load_svmlight(path).docids is None

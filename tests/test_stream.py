@@ -20,6 +20,7 @@ import pytest
 import scipy.sparse as sp
 
 from predtron._files import pending
+from predtron.data import _svmlight_parse as parse_module
 from predtron.data import cache as cache_module
 from predtron.data import load_letor, load_svmlight
 from predtron.data import stream as stream_module
@@ -46,8 +47,9 @@ def assert_same_csr(A, B):
 def small_blocks(monkeypatch):
     """Read 64 bytes at a time, so lines straddle block boundaries, and parse every buffer of 100 bytes or
     more with two threads."""
-    monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)
-    monkeypatch.setattr(stream_module, "SPLIT_BYTES", 100)
+    monkeypatch.setattr(parse_module, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(stream_module, "BLOCK_BYTES", 64)  # the label scan's reads
+    monkeypatch.setattr(parse_module, "SPLIT_BYTES", 100)
 
 
 # ------------------------------------------------------------------ real files
@@ -475,7 +477,9 @@ def test_rows_longer_than_the_buffers_are_parsed_once(tmp_path, monkeypatch, wid
     lines = [f"{i % 2} " + " ".join(f"{j}:{v:.3f}" for j, v in enumerate(rng.random(width), start=1))
              for i in range(20)]
     path = write(tmp_path, lines)
-    ref = load_svmlight(path, sparse=True)
+    ref = load_svmlight(path, sparse=True)  # the same parser: at most 6 growths for its pieces too
+    assert calls["full"] <= 6
+    calls["full"] = 0
     _, X = stacked(iter_svmlight(path, chunk_rows=7, n_features=width))
     assert_same_csr(X, ref.X)
     assert calls["full"] <= 6  # each growth at least doubles the room, and fits the whole row
@@ -483,7 +487,7 @@ def test_rows_longer_than_the_buffers_are_parsed_once(tmp_path, monkeypatch, wid
 
 @pytest.mark.parametrize("block", range(20, 130, 2))
 def test_a_long_label_across_a_block_boundary_parses(tmp_path, monkeypatch, block):
-    monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
+    monkeypatch.setattr(parse_module, "BLOCK_BYTES", block)
     label = "1." + "0" * 30 + "1"  # 1.0, but more digits than the fast conversion takes
     lines = [f"{label if i % 2 else 2} qid:{i // 10} 1:0.5 2:1.{'0' * 25}3" for i in range(40)]
     lines[5::7] = ["# comment lines make the reader parse to the end of its buffer"] * len(lines[5::7])
@@ -501,7 +505,7 @@ def test_a_long_label_across_a_block_boundary_parses(tmp_path, monkeypatch, bloc
 @pytest.mark.parametrize("chunk_rows", [1, 3, 100])
 @pytest.mark.parametrize("later", ["", "1 2:abc"])
 def test_an_overflow_on_line_one_is_reported_on_line_one(tmp_path, monkeypatch, first, block, chunk_rows, later):
-    monkeypatch.setattr(stream_module, "BLOCK_BYTES", block)
+    monkeypatch.setattr(parse_module, "BLOCK_BYTES", block)
     qid = "qid:" in first
     rest = [f"{i % 2} {'qid:1 ' if qid else ''}1:{i}.12345678901234567890123 2:2" for i in range(6)]
     if later:  # a malformed line after it, in the same block: line 1 is still the first fault
@@ -628,8 +632,8 @@ def test_the_source_is_identified_by_the_sha256_of_each_half_read_or_hashed_agai
 
 def test_an_interrupt_while_two_threads_parse_reaches_the_caller(tmp_path, monkeypatch):
     path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(2000)])
-    monkeypatch.setattr(stream_module, "SPLIT_BYTES", 100)  # every chunk after the first in pieces, on two threads
-    original, raised = stream_module._Parser._parse_range, []
+    monkeypatch.setattr(parse_module, "SPLIT_BYTES", 100)  # every chunk after the first in pieces, on two threads
+    original, raised = parse_module._Parser._parse_range, []
 
     def interrupted(self, *args, **kwargs):
         if self.qid_mode >= 0 and not raised and threading.current_thread() is threading.main_thread():
@@ -637,7 +641,7 @@ def test_an_interrupt_while_two_threads_parse_reaches_the_caller(tmp_path, monke
             raise KeyboardInterrupt
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(stream_module._Parser, "_parse_range", interrupted)
+    monkeypatch.setattr(parse_module._Parser, "_parse_range", interrupted)
     with pytest.raises(KeyboardInterrupt):
         list(iter_svmlight(path, chunk_rows=500))
     assert raised

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_svmlight_file
 
+from predtron.data import _svmlight_parse as parse_module
 from predtron.data import load_svmlight
 from predtron.data import stream as stream_module
 from predtron.data.stream import iter_svmlight, scan_labels
@@ -75,12 +76,12 @@ def _write(text: str, compress: bool, folder: str) -> Path:
 def _read(path, policy, block, split=1 << 20, **options):
     """The chunks read with read blocks of ``block`` bytes, buffers of ``split`` bytes or more parsed by
     two threads, under the compile ``policy``."""
-    saved = stream_module.BLOCK_BYTES, stream_module.SPLIT_BYTES, jit.POLICY
-    stream_module.BLOCK_BYTES, stream_module.SPLIT_BYTES, jit.POLICY = block, split, policy
+    saved = parse_module.BLOCK_BYTES, parse_module.SPLIT_BYTES, jit.POLICY
+    parse_module.BLOCK_BYTES, parse_module.SPLIT_BYTES, jit.POLICY = block, split, policy
     try:
         return list(iter_svmlight(path, **options))
     finally:
-        stream_module.BLOCK_BYTES, stream_module.SPLIT_BYTES, jit.POLICY = saved
+        parse_module.BLOCK_BYTES, parse_module.SPLIT_BYTES, jit.POLICY = saved
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -103,8 +104,12 @@ def test_streamed_chunks_equal_the_loader_and_scikit_learn(file, compress, block
         if qid:
             assert np.array_equal(np.concatenate([c.qid for c in chunks]), ref.qid)
             assert all(c.qid[-1] != d.qid[0] for c, d in itertools.pairwise(chunks))
-        # scikit-learn's reader, the peer
+        # the line of each example, counted here from the text (blank and comment lines hold none)
+        data_lines = [k for k, line in enumerate(text.split("\n"), 1) if line.partition("#")[0].split()]
+        assert ref.lines.tolist() == data_lines
+        # scikit-learn's reader, the peer (of the loader as well as of the chunks)
         peer = load_svmlight_file(str(path), n_features=width, zero_based=zero_based, query_id=qid)
+        assert np.array_equal(ref.X.toarray(), peer[0].toarray()) and np.array_equal(ref.y, peer[1])
         assert np.array_equal(X.toarray(), peer[0].toarray())
         assert np.array_equal(y, peer[1])
         if qid:

@@ -334,9 +334,12 @@ def test_resume_refuses_another_run(tmp_path, capsys, monkeypatch):
         capsys.readouterr().err
 
 
-def test_a_fit_killed_by_a_signal_resumes_to_the_same_model(tmp_path):
+@pytest.mark.parametrize("stream", [[], ["--stream"]], ids=["in memory", "streamed"])
+def test_a_fit_killed_by_a_signal_resumes_to_the_same_model(tmp_path, stream):
+    """Killed, then resumed by a new process (which has not imported scikit-learn: the checkpoint is
+    read as the estimator's core that the command line fits)."""
     path = _svm(tmp_path, n=20_000, classes=6)
-    options = ["--task", "ordinal", "--epochs", "30", "--seed", "0"]
+    options = ["--task", "ordinal", "--epochs", "30", "--seed", "0", *stream]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     whole = tmp_path / "whole.npz"

@@ -41,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int, check_real
+from predtron.data._svmlight_rules import _lines as _numbered
 from predtron.data.opening import (
     DECOMPRESSION_ERRORS,
     check_dense_size,
@@ -49,7 +50,6 @@ from predtron.data.opening import (
     show,
     where,
 )
-from predtron.data.svmlight import _lines as _numbered
 from predtron.data.svmlight import check_flag
 
 _QUOTES = "'\""

@@ -9,17 +9,14 @@ LightGBM's command line), strictly increasing along a line; absent features are 
 ``#`` is a comment; LETOR files put the document id there (``#docid = GX015-44-4118282 ...``).
 Files may be gzip- or bz2-compressed (recognised by their first bytes).
 
-The numbers are parsed by scikit-learn's compiled reader,
-:func:`sklearn.datasets.load_svmlight_file`.  It reports neither the file nor the line of a
-fault and accepts NaN and infinity, so this module adds
-
-* one cheap pass over the lines (before the parse) that maps each example to its line number and
-  collects the ``qid:`` values and the document ids (scikit-learn's own ``query_id=True``
-  grows its query array one element at a time, quadratic in the number of lines);
-* on any failure of the parse, or when the parsed arrays break a rule (a non-finite value, a
-  feature index above the limit), a re-scan that finds the first offending line and raises a
-  ``ValueError`` naming the file, the line number, the rule and a short excerpt.  Good files
-  pay nothing for it.
+The numbers are parsed by the package's compiled parser (:mod:`predtron.data._svmlight_parse`,
+the one the streaming readers use), which gives each example's line number and ``qid:`` and
+refuses a malformed line with a ``ValueError`` naming the file, the line number, the rule
+(:mod:`predtron.data._svmlight_rules`) and a short excerpt.  Its values equal scikit-learn's
+:func:`sklearn.datasets.load_svmlight_file`, bit for bit (``tests/test_stream_fuzz.py``
+compares them on random files), without importing scikit-learn (about a second of a command's
+start).  The document ids are read from the comments by a pass that only counts the lines of
+the blocks of the file that hold no ``docid``.
 
 Absurd feature indices are refused before any dense matrix is allocated: the largest index must
 not exceed ``n_features`` when it is given, else ``max_features`` (default
@@ -29,23 +26,16 @@ not exceed ``n_features`` when it is given, else ``max_features`` (default
 
 from __future__ import annotations
 
-import math
 import re
-from array import array
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int
-from predtron.data.opening import (
-    DECOMPRESSION_ERRORS,
-    check_dense_size,
-    check_file,
-    open_binary,
-    show,
-    where,
-)
+from predtron.data._svmlight_parse import BLOCK_BYTES, _chunks
+from predtron.data._svmlight_rules import _PARSER_LIMIT
+from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, open_binary, where
 
 #: Default ``max_features``: the largest feature index accepted when ``n_features`` is not given.
 MAX_FEATURES = 1_000_000
@@ -58,11 +48,10 @@ DENSE_CHECK_ENTRIES = 2**24
 #: See :data:`DENSE_CHECK_ENTRIES`.
 DENSE_MIN_FILL = 0.05
 
-#: The largest index scikit-learn's reader can hold (a C ``int``); ``max_features=None`` means this.
-_PARSER_LIMIT = 2**31 - 1
-
 _DOCID = re.compile(rb"docid\s*=\s*(\S+)")
-_INT64 = (-(2**63), 2**63 - 1)
+
+#: Examples per piece of the parse (the pieces are joined at the end).
+_PIECE_ROWS = 1 << 16
 
 
 class SvmlightData(NamedTuple):
@@ -97,80 +86,6 @@ def check_flag(value, name: str) -> bool:
     return bool(value)
 
 
-class _Limit(NamedTuple):
-    """The number of feature columns allowed and the argument that sets it (for messages)."""
-
-    columns: int
-    reason: str
-
-
-def _limit(n_features: int | None, max_features: int | None) -> _Limit:
-    if n_features is not None:
-        return _Limit(n_features, f"n_features = {n_features}")
-    if max_features is None:
-        return _Limit(_PARSER_LIMIT, f"the reader's limit of {_PARSER_LIMIT} features")
-    return _Limit(max_features, f"max_features = {max_features}, a guard against absurd indices "
-                                "(pass n_features, or a larger max_features if the file really has "
-                                "that many features)")
-
-
-def _line_problem(body: bytes, zero_based: bool, limit: _Limit, qid_expected: bool | None) -> str | None:
-    """What is wrong with one data line (its text before ``#``), or ``None`` if nothing is."""
-    if b"\x00" in body:
-        return "the line contains a NUL byte"
-    tokens = body.split()
-    try:
-        label = float(tokens[0])
-    except ValueError:
-        return f"the label {show(tokens[0])} is not a number"
-    if not math.isfinite(label):
-        return f"the label is {show(tokens[0])}; labels must be finite numbers"
-    features = tokens[1:]
-    has_qid = bool(features) and features[0].startswith(b"qid")
-    if qid_expected is not None and has_qid != qid_expected:
-        return ("this line has no qid: but earlier lines do" if qid_expected else
-                "this line has a qid: but earlier lines do not") + "; give every line a qid: or none"
-    if has_qid:
-        token = features.pop(0)
-        try:
-            if not token.startswith(b"qid:"):
-                raise ValueError
-            qid = int(token[4:])
-        except ValueError:
-            return f"expected qid:<integer> after the label; got {show(token)}"
-        if not _INT64[0] <= qid <= _INT64[1]:
-            return f"the query id {qid} does not fit in a 64-bit integer"
-    first = 0 if zero_based else 1
-    previous = first - 1
-    for token in features:
-        index, colon, value = token.partition(b":")
-        if not colon:
-            return f"expected <index>:<value>; got {show(token)}"
-        try:
-            j = int(index)
-        except ValueError:
-            if index.startswith(b"qid"):
-                return f"{show(token)}: qid: must come right after the label"
-            return f"the feature index {show(index)} in {show(token)} is not an integer"
-        try:
-            v = float(value)
-        except ValueError:
-            return f"the feature value {show(value)} in {show(token)} is not a number"
-        if j < first:
-            hint = "; pass zero_based=True for a file with 0-based indices" if j == 0 else ""
-            return f"feature index {j} in {show(token)}: indices start at {first}{hint}"
-        if j == previous:
-            return f"feature index {j} appears twice; each feature may appear once per line"
-        if j < previous:
-            return f"feature index {j} comes after {previous}; indices must increase along a line"
-        if j - first >= limit.columns:
-            return f"feature index {j} is beyond {limit.reason}"
-        if not math.isfinite(v):
-            return f"feature {j} has the value {show(value)}; values must be finite numbers"
-        previous = j
-    return None
-
-
 def check_inferred_dense(path, X: sp.csr_matrix, lines: np.ndarray, zero_based: bool) -> None:
     """Refuse a dense matrix as wide as ``X``'s largest index when that width is a stray index's doing.
 
@@ -191,95 +106,6 @@ def check_inferred_dense(path, X: sp.csr_matrix, lines: np.ndarray, zero_based: 
         f"features ({entries * 8 / 2**30:.1f} GiB) of which {X.nnz:,} values are given; read it as a sparse matrix "
         "(sparse=True, --sparse on the command line), or give the number of features (n_features, --n-features), "
         "which refuses any index beyond it")
-
-
-def _raise_first_bad_line(path, zero_based: bool, limit: _Limit, cause: Exception | None = None):
-    """Re-scan ``path`` and raise a ``ValueError`` for its first malformed line."""
-    qid_expected = None
-    with open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            body = raw.partition(b"#")[0]
-            if not body.split():
-                continue
-            problem = _line_problem(body, zero_based, limit, qid_expected)
-            if problem is not None:
-                raise ValueError(f"{where(path, number)}: {problem}: {show(raw)}")
-            rest = body.split(None, 2)
-            qid_expected = len(rest) > 1 and rest[1].startswith(b"qid")
-    detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-    raise ValueError(f"{path} could not be read as an svmlight file{detail}")
-
-
-def damaged_message(path, line: int, exc: BaseException) -> str:
-    """The message for a compressed file that ends (or is damaged) after ``line`` lines were read."""
-    if line == 0:
-        return f"{path} could not be read: {type(exc).__name__}: {exc}"
-    return (f"{path} could not be read after line {line}: the file ends or is damaged inside its compressed data "
-            f"({type(exc).__name__}: {exc})")
-
-
-def _lines(handle, path):
-    """``(number, line)`` of a file being read; a damaged or truncated compressed file raises a
-    ``ValueError`` naming the last line read."""
-    number = 0
-    lines = iter(handle)
-    while True:
-        try:
-            raw = next(lines)
-        except StopIteration:
-            return
-        except DECOMPRESSION_ERRORS as exc:
-            if isinstance(exc, FileNotFoundError | PermissionError):
-                raise
-            raise ValueError(damaged_message(path, number, exc)) from None
-        number += 1
-        yield number, raw
-
-
-class _Scan(NamedTuple):
-    lines: np.ndarray
-    qid: np.ndarray | None
-    docids: np.ndarray | None
-    ok: bool
-
-
-def _scan(path) -> _Scan:
-    """One pass over the lines: line number of each example, its ``qid:`` and its docid."""
-    lines = array("q")
-    qids: list[int] = []
-    docids: list[str | None] = []
-    named = False
-    has_qid = None
-    with open_binary(path) as handle:
-        for number, raw in _lines(handle, path):
-            body, _, comment = raw.partition(b"#")
-            tokens = body.split(None, 2)
-            if not tokens:
-                continue
-            if b"\x00" in body:
-                return _Scan(lines, None, None, ok=False)
-            here = len(tokens) > 1 and tokens[1].startswith(b"qid")  # scikit-learn's test, to agree with it
-            if has_qid is None:
-                has_qid = here
-            if here != has_qid:
-                return _Scan(lines, None, None, ok=False)
-            if here:
-                try:
-                    if not tokens[1].startswith(b"qid:"):
-                        raise ValueError
-                    qid = int(tokens[1][4:])
-                except ValueError:
-                    return _Scan(lines, None, None, ok=False)
-                if not _INT64[0] <= qid <= _INT64[1]:
-                    return _Scan(lines, None, None, ok=False)
-                qids.append(qid)
-            match = _DOCID.search(comment) if comment else None
-            docids.append(match.group(1).decode("utf-8", errors="replace") if match else None)
-            named = named or match is not None
-            lines.append(number)
-    return _Scan(np.frombuffer(lines, dtype=np.int64).copy() if lines else np.zeros(0, dtype=np.int64),
-                 np.array(qids, dtype=np.int64) if has_qid else None,
-                 np.array(docids, dtype=object) if named else None, ok=True)
 
 
 def _check_reader_options(path, sparse, zero_based, n_features, max_features):
@@ -337,44 +163,66 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
     """
     path, sparse, zero_based, n_features, max_features = _check_reader_options(
         path, sparse, zero_based, n_features, max_features)
-    limit = _limit(n_features, max_features)
     try:
-        scan = _scan(path)
-        if not scan.ok:
-            _raise_first_bad_line(path, zero_based, limit)
-        from sklearn.datasets import load_svmlight_file
-
-        try:
-            with open_binary(path) as handle:
-                X, y = load_svmlight_file(handle, zero_based=zero_based, query_id=False)
-        except MemoryError:
-            raise
-        except Exception as exc:  # ValueError, OverflowError, ...: no line number, so find the line
-            _raise_first_bad_line(path, zero_based, limit, exc)
-        X = sp.csr_matrix(X)
-        if X.shape[0] != scan.lines.size:  # both passes skip the same lines; guard all the same
-            raise ValueError(f"{path}: read {X.shape[0]} examples but counted {scan.lines.size} data lines")
-        if X.shape[0] == 0:
-            raise ValueError(f"{path} contains no data lines (only blank lines or comments)")
-        if ((X.nnz and int(X.indices.max()) >= limit.columns) or not np.all(np.isfinite(X.data))
-                or not np.all(np.isfinite(y))):
-            _raise_first_bad_line(path, zero_based, limit)
+        pieces = list(_chunks(path, _PIECE_ROWS, zero_based, n_features, max_features, _all_rows, None))
+        lines = np.concatenate([piece["lines"] for piece in pieces])
+        docids = _docids(path, lines)
     except DECOMPRESSION_ERRORS as exc:
         if isinstance(exc, FileNotFoundError | PermissionError):
             raise
         raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
+    indices = np.concatenate([piece["indices"] for piece in pieces])
+    ends, offset = [np.zeros(1, dtype=np.int64)], 0
+    for piece in pieces:  # each piece's offsets start at 0
+        ends.append(piece["indptr"][1:] + offset)
+        offset += int(piece["indptr"][-1])
+    indptr = np.concatenate(ends)
     inferred = n_features is None
-    if n_features is None:
-        if X.nnz == 0:
+    if inferred:
+        if indices.size == 0:
             raise ValueError(f"{path}: no line gives a feature value, so the number of features is "
                              "unknown; pass n_features")
-        n_features = int(X.indices.max()) + 1
-    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+        n_features = int(indices.max()) + 1
+    X = sp.csr_matrix((np.concatenate([piece["values"] for piece in pieces]), indices, indptr),
+                      shape=(len(lines), n_features))
+    y = np.concatenate([piece["y"] for piece in pieces])
+    qid = np.concatenate([piece["qid"] for piece in pieces]) if "qid" in pieces[0] else None
+    del pieces
     if sparse:
         X.eliminate_zeros()
     else:
         check_dense_size(X.shape[0], n_features, path)
         if inferred:
-            check_inferred_dense(path, X, scan.lines, zero_based)
+            check_inferred_dense(path, X, lines, zero_based)
         X = X.toarray()
-    return SvmlightData(X, np.asarray(y, dtype=np.float64).copy(), scan.qid, scan.docids, scan.lines)
+    return SvmlightData(X, y, qid, docids, lines)
+
+
+def _all_rows(block, rows: int, complete: bool, chunk_rows: int) -> int:
+    """Every row parsed goes into the piece (the loader has no query boundaries to keep)."""
+    return rows
+
+
+def _docids(path, lines: np.ndarray) -> np.ndarray | None:
+    """The ``docid`` named in the comment of each example's line (``lines``: their numbers), or
+    ``None`` when no comment names one.  A block of the file without the word is only counted."""
+    named: dict[int, str] = {}
+    number, carry = 1, b""  # the number of the first line of carry + the next block
+    with open_binary(path) as handle:
+        while True:
+            block = handle.read(BLOCK_BYTES)
+            text = carry + block
+            end = len(text) if not block else text.rfind(b"\n") + 1
+            whole, carry = text[:end], text[end:]
+            if b"docid" in whole:
+                for offset, raw in enumerate(whole.split(b"\n")):
+                    comment = raw.partition(b"#")[2]
+                    match = _DOCID.search(comment) if comment else None
+                    if match:
+                        named[number + offset] = match.group(1).decode("utf-8", errors="replace")
+            number += whole.count(b"\n")
+            if not block:
+                break
+    if not named:
+        return None
+    return np.array([named.get(int(line)) for line in lines], dtype=object)
