@@ -18,11 +18,13 @@ from typing import NoReturn
 
 
 def _interrupted_at_start(signum, frame) -> None:  # pragma: no cover (a Ctrl-C in the first milliseconds)
-    os.write(2, b"predtron: interrupted\n")
-    os._exit(130)
+    terminated = signum == signal.SIGTERM
+    os.write(2, b"predtron: terminated\n" if terminated else b"predtron: interrupted\n")
+    os._exit(143 if terminated else 130)
 
 
 signal.signal(signal.SIGINT, _interrupted_at_start)
+signal.signal(signal.SIGTERM, _interrupted_at_start)
 
 from predtron.cli import main as command_line  # noqa: E402 (after the handler: importing is part of the command)
 

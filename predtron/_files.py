@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_path", "discard_pending", "pending", "refuse_same_file", "same_file", "temporary_file"]
+__all__ = ["atomic_path", "check_writable", "discard_pending", "pending", "refuse_same_file", "same_file",
+           "temporary_file"]
 
 _PENDING: set[str] = set()
 _LOCK = threading.Lock()
@@ -64,7 +66,10 @@ def atomic_path(path, *, suffix: str = ".tmp") -> Iterator[Path]:
     Parameters
     ----------
     path : path-like
-        The destination; its folder must exist.
+        The destination; its folder must exist.  A symbolic link is followed (the file it names
+        is replaced, the link stays).  An existing destination that is not a regular file (a
+        terminal, ``/dev/stdout``, a named pipe, a device) cannot be replaced: it is written
+        to directly.  A folder is refused.
     suffix : str
         Ending of the temporary name (some writers, such as ``numpy.savez``, choose the format
         by the ending).
@@ -72,14 +77,31 @@ def atomic_path(path, *, suffix: str = ".tmp") -> Iterator[Path]:
     Yields
     ------
     pathlib.Path
-        The temporary file (created empty).  When the block ends normally it is flushed to disk
-        and renamed onto ``path``; when the block raises it is removed and ``path`` is untouched.
+        The temporary file (created empty).  When the block ends normally it is flushed to disk,
+        given the permissions a new file gets (``0o666`` less the umask) or those of the file
+        it replaces, and renamed onto ``path``; when the block raises it is removed and ``path``
+        is untouched.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` is a folder, its folder does not exist, or no file can be created there
+        (the message gives the system's reason).
     """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    kind = _kind(path)
+    if kind == "folder":
+        raise ValueError(f"cannot write {path}: it is a folder")
+    if kind == "special":  # a terminal, a pipe, a device: written in place
+        yield Path(path)
+        return
+    path = Path(os.path.realpath(path))
+    folder = path.parent
     if not folder.is_dir():
         raise ValueError(f"cannot write {path}: the folder {folder} does not exist")
-    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+    try:
+        descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
     os.close(descriptor)
     with _LOCK:
         _PENDING.add(name)
@@ -87,6 +109,7 @@ def atomic_path(path, *, suffix: str = ".tmp") -> Iterator[Path]:
         yield Path(name)
         with open(name, "rb") as handle:
             os.fsync(handle.fileno())
+        os.chmod(name, _mode_for(path))
         os.replace(name, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -95,6 +118,58 @@ def atomic_path(path, *, suffix: str = ".tmp") -> Iterator[Path]:
     finally:
         with _LOCK:
             _PENDING.discard(name)
+
+
+def _kind(path) -> str | None:
+    """What ``path`` names, links followed: ``None`` (nothing yet), ``"file"`` (a regular file),
+    ``"folder"``, or ``"special"`` (a terminal, a pipe, a device, a socket: written in place,
+    never replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "special"
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions of the file that replaces ``path``: those of the file there, else those of
+    a new file (``0o666`` less the process's umask), not ``mkstemp``'s private ``0o600``."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        with _LOCK:  # the umask is read by setting it: no other thread of ours creates a file meanwhile
+            mask = os.umask(0o022)
+            os.umask(mask)
+        return 0o666 & ~mask
+
+
+def check_writable(path, name: str, *, folder: bool = False) -> None:
+    """Refuse, before any work, an output that cannot be written: ``ValueError`` naming ``name``
+    (the argument or flag) when ``path`` is a folder (a file is wanted), a file (``folder``: a
+    folder is wanted, created if missing), its folder does not exist, or no file can be created
+    where it would be written (a read-only or virtual file system, no permission)."""
+    given, kind = path, _kind(path)
+    if folder:
+        if kind not in (None, "folder"):
+            raise ValueError(f"{name} {given} is a file; give a folder (it is created if missing)")
+    elif kind == "folder":
+        raise ValueError(f"{name} {given} is a folder; give a file name")
+    elif kind == "special":
+        return  # a terminal, a pipe, a device: written in place
+    path = Path(os.path.realpath(path))
+    where = path if kind == "folder" else path.parent
+    if not where.is_dir():
+        raise ValueError(f"{name} {given}: the folder {where} does not exist")
+    try:
+        descriptor, probe = tempfile.mkstemp(prefix=".predtron-probe.", dir=where)
+    except OSError as exc:
+        raise ValueError(f"{name} {given}: no file can be written in {where} ({exc.strerror or exc})") from None
+    with _LOCK:  # listed while it exists, as every temporary is (an interrupt handler removes it)
+        _PENDING.add(probe)
+    os.close(descriptor)
+    os.unlink(probe)
+    with _LOCK:
+        _PENDING.discard(probe)
 
 
 def same_file(a, b) -> bool:

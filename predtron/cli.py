@@ -44,6 +44,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -60,6 +61,7 @@ from predtron.cli_data import (
     label_value,
     local_path,
     positive_int,
+    spool_names,
 )
 from predtron.tasks import TASKS as TASK_TABLE
 
@@ -75,6 +77,9 @@ DECIMALS = 4
 
 #: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
 INTERRUPTED = 130
+
+#: The exit status of a command ended by SIGTERM (``kill``'s default signal), 128 + 15.
+TERMINATED = 143
 
 #: The module's interface: the program (``main``), its parser and the format detection it uses;
 #: the other functions are the program's steps.
@@ -278,7 +283,8 @@ Write one prediction per line for the examples of TEST, in file order: the class
 (classify, ordinal; an abstention writes the --reject-label given at fit), a space-separated
 row of 0/1 labels (multilabel), or one score per document (rank; higher scores rank first
 within a query, as LightGBM's predict writes them). TEST is read like the training file;
-its labels are ignored, and a ranking file needs no query information."""
+its labels are not used (an svmlight line still needs one, a number), and a ranking file needs
+no query information."""
 
 _PREDICT_EXAMPLES = """\
 examples:
@@ -509,31 +515,46 @@ def model_path(text) -> Path:
     """The model file named by ``--model``, by every command: ``.npz`` is appended to a name without a
     suffix (``m`` is ``m.npz``); a name with one is used as it is."""
     path = Path(text)
+    if path.name in ("", ".", ".."):
+        raise CommandError(f"--model {text} is a folder; give a file name (such as {Path(text) / 'model.npz'})")
     return path if path.suffix else path.with_name(path.name + ".npz")
 
 
 def _check_output(path, flag: str, inputs: dict, *, folder: bool = False) -> None:
-    """An output refused before any work: the folder it goes in must exist, and it must be none of ``inputs``
-    (``folder``: the output is a directory, created if missing)."""
+    """An output refused before any work: it must be writable (its folder exists, a file can be
+    created there, a file is not a folder and a folder not a file; ``folder``: the output is a
+    directory, created if missing) and none of ``inputs``."""
     if path is None or str(path) == "-":
         return
-    path = Path(path)
-    if folder and path.exists() and not path.is_dir():
-        raise CommandError(f"{flag} {path} is a file; give a directory (it is created if missing)")
-    parent = path.parent
-    if not parent.is_dir():
-        raise CommandError(f"{flag} {path}: the folder {parent} does not exist")
     try:
+        _files.check_writable(path, flag, folder=folder)
         _files.refuse_same_file(path, flag, inputs)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    if flag == "--checkpoint":  # the files a checkpoint writes in its folder (predtron.streaming, predtron.mixing)
+        import re
+
+        for name, source in inputs.items():
+            if (source is not None and str(source) != "-" and isinstance(source, str | Path)
+                    and re.fullmatch(r"progress\.json|model(-\d+)?\.npz", Path(source).name)
+                    and _files.same_file(Path(source).parent, path)):
+                raise CommandError(f"--checkpoint {path} would write over the input {name} {source} (a checkpoint "
+                                   "writes progress.json and model-<epoch>.npz there); choose another folder")
 
 
 def _inputs(args) -> dict:
-    """The files a command reads, by the name the user gave them."""
+    """The files a command reads, by the name the user gave them (and the files found beside the
+    data file that a reader would use: a ``.query``/``.group`` sidecar, a Mulan XML file)."""
+    from predtron.data.letor import find_sidecar
+    from predtron.data.mulan import find_mulan_xml
+
     names = {"the data file": args.data, "--group-file": getattr(args, "group_file", None), "--xml": args.xml}
     params = {k[len(_PARAM_PREFIX):]: v for k, v in vars(args).items() if k.startswith(_PARAM_PREFIX)}
     names["--cost-matrix"] = params.get("cost_matrix")
+    for data in ([] if args.data is None else [args.data] if isinstance(args.data, str | Path) else args.data):
+        if str(data) != "-" and Path(data).is_file():
+            names[f"the group sizes found beside {data}"] = find_sidecar(data)
+            names[f"the Mulan XML file found beside {data}"] = find_mulan_xml(data)
     return names
 
 
@@ -665,8 +686,11 @@ def _output(output):
     if output is None or output == "-":
         yield sys.stdout
         return
-    with _files.atomic_path(output) as temporary, open(temporary, "w") as handle:
-        yield handle
+    try:
+        with _files.atomic_path(output) as temporary, open(temporary, "w") as handle:
+            yield handle
+    except OSError as exc:  # a full disk, a device that refuses writes: the flag, the file and the reason
+        raise CommandError(f"--output {output}: {exc.strerror or exc}") from None
 
 
 def metric_lines(values: Sequence[tuple[str, float]]) -> list[str]:
@@ -691,8 +715,11 @@ def _save(model, path: Path) -> Path:
     """Write ``model`` to ``path`` atomically (the temporary is listed for the Ctrl-C handler)."""
     from predtron.persistence import save
 
-    with _files.atomic_path(path, suffix=".npz") as temporary:
-        save(model, temporary)
+    try:
+        with _files.atomic_path(path, suffix=".npz") as temporary:
+            save(model, temporary)
+    except OSError as exc:
+        raise CommandError(f"--model {path}: {exc.strerror or exc}") from None
     return path
 
 
@@ -886,7 +913,8 @@ def _kill_children() -> None:
 
 
 def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subprocess test)
-    """The SIGINT handler of a command: remove the files being written, one line, exit 130 at once.
+    """The SIGINT (and SIGTERM) handler of a command: remove the files being written, one line,
+    exit 130 (143 for SIGTERM, ``kill``'s default signal: 128 plus the signal's number) at once.
 
     ``os._exit`` ends the process without unwinding (a ``KeyboardInterrupt`` raised inside a
     compiled kernel's caller or a reader thread's queue gave tracebacks and segfaults in the
@@ -899,9 +927,10 @@ def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subproce
     _discard_output_temporaries()
     _kill_children()
     name = f"{PROG} {_RUNNING[-1]}" if _RUNNING and _RUNNING[-1] else PROG
+    terminated = signum == signal.SIGTERM
     with contextlib.suppress(OSError):
-        os.write(2, f"{name}: interrupted\n".encode())
-    os._exit(INTERRUPTED)
+        os.write(2, f"{name}: {'terminated' if terminated else 'interrupted'}\n".encode())
+    os._exit(TERMINATED if terminated else INTERRUPTED)
 
 
 _RUNNING: list[str] = []
@@ -944,6 +973,7 @@ def _interrupt_handler(command: str, program: bool = False):
     except ValueError:  # not the main thread: leave the handler as it is
         yield
         return
+    previous_term = signal.signal(signal.SIGTERM, _interrupted)
     _RUNNING.append(command)
     _STARTED[0] = time.time()
     try:
@@ -952,6 +982,7 @@ def _interrupt_handler(command: str, program: bool = False):
         _RUNNING.pop()
         _TEMPORARIES.clear()
         signal.signal(signal.SIGINT, signal.SIG_IGN if program else previous)
+        signal.signal(signal.SIGTERM, previous_term)
 
 
 # ------------------------------------------------------------------ entry point
@@ -966,6 +997,46 @@ def one_line(exc: BaseException) -> str:
 BAD_INPUT = (CommandError, ValueError, TypeError, OSError, MemoryError)
 
 
+#: A library message's Python terms, in the command line's (after :func:`_with_flags`): the arguments the
+#: readers and the estimators name, and the labels the estimators call ``y``.
+_USER_TERMS: tuple[tuple[str, str], ...] = (
+    (r"(?<![\w.-])n_labels(?= must)", "--labels"),
+    (r"(?<![\w.-])n_features(?= must)", "--n-features"),
+    (r"(?<![\w.-])chunk_rows(?= must)", "--chunk-rows"),
+    (r"--seed must be None, an integer >= 0 or a numpy Generator", "--seed must be an integer >= 0"),
+    (r"^y holds labels not in classes_ ", "the training labels hold labels not in --classes "),
+    (r"^y must hold ", "the training labels must hold "),
+    (r"^Unknown label type: continuous\..*", "the training labels are continuous values, not classes (classify and "
+                                             "ordinal learn from a finite set of labels)"),
+)
+
+
+def _in_user_terms(text: str) -> str:
+    """An error message for the command line: the flags for the Python arguments (:func:`_with_flags`,
+    :data:`_USER_TERMS`) and "standard input" for the temporary copy that ``-`` reads."""
+    import re
+
+    text = _with_flags(text)
+    for pattern, replacement in _USER_TERMS:
+        text = re.sub(pattern, replacement, text)
+    for spool in spool_names():  # (standard input has no sidecar file to suggest)
+        text = re.sub(rf", or put the sizes, one per line, in {re.escape(spool)}\.\w+", "", text)
+        text = text.replace(spool, "standard input")
+    return text
+
+
+def _one_line_warning(command: str | None) -> Callable:
+    """A ``warnings.showwarning`` for the command line: ``predtron COMMAND: warning: <message>`` on one
+    line of stderr (not Python's file name, line number and source line)."""
+    name = f"{PROG} {command}" if command else PROG
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            print(f"{name}: warning: {one_line(message)}", file=sys.stderr if file is None else file)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``predtron`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
@@ -975,7 +1046,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None  # the console script or python -m predtron, not a call from Python code
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
-    with _interrupt_handler(command, program):
+    with _interrupt_handler(command, program), warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning(command)  # restored by catch_warnings
         try:
             parser = build_parser(command)
             args = parser.parse_args(argv)
@@ -994,7 +1066,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return 0
         except BAD_INPUT as exc:
-            print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
+            print(f"{PROG} {args.command}: error: {_in_user_terms(one_line(exc))}", file=sys.stderr)
             return 1
         finally:
             discard_spools()

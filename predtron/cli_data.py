@@ -104,9 +104,13 @@ def positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}")
+    if not 1 <= value <= _MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {_MAX_COUNT}; got {text!r}")
     return value
+
+
+#: The largest count :func:`positive_int` accepts (rows, workers, shards are held in 32-bit integers or less).
+_MAX_COUNT = 2**31 - 1
 
 
 def label_value(text: str) -> int | float | str:
@@ -168,6 +172,11 @@ def local_path(path) -> str:
     with os.fdopen(descriptor, "wb") as out:
         shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
     return name
+
+
+def spool_names() -> list[str]:
+    """The temporary copies of standard input made by :func:`local_path` and not yet removed."""
+    return list(_SPOOLS)
 
 
 def discard_spools() -> None:
@@ -256,9 +265,11 @@ def _arff_labels(path, options: ReadOptions, n_labels: int | None) -> tuple[int 
         return n_labels, None
     xml = mulan_xml(path)
     if xml is None:
+        from predtron.data.mulan import mulan_xml_names
+
         raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) or "
                          "--xml FILE (a Mulan file naming them; found by itself when it sits beside the data as "
-                         f"{re.sub(r'(.arff)?(.gz|.bz2)?$', '', Path(path).name)}.xml)")
+                         f"{' or '.join(mulan_xml_names(path))})")
     return None, str(xml)
 
 
@@ -373,6 +384,12 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
             on_progress(Path(path).stat().st_size)
         width, rows = scan.n_features, scan.n_rows
         labels = scan.labels if TASKS[task].classes else None
+        from predtron.data.svmlight import MAX_FEATURES
+
+        if width > MAX_FEATURES:  # the in-memory reader's guard against an absurd index, before any allocation
+            raise DataError(f"{path}: the largest feature index gives {width} features, beyond the guard of "
+                            f"{MAX_FEATURES} against absurd indices; pass --n-features if the file really has that "
+                            "many features (an index beyond it is then reported with its line)")
     else:
         width, found, rows = 0, [], 0
         for X, y, _ in stream_chunks(path, task, options, None, cache=cache, on_progress=on_progress):

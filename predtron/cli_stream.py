@@ -114,12 +114,18 @@ _PARAM_FLAGS = {"random_state": "--seed", "fit_intercept": "--intercept"}
 
 
 def _file_identity(path) -> str | None:
-    """A file as a checkpoint records it (:func:`predtron.data.cache.describe_source`), or ``None``."""
+    """A file as a checkpoint records it (:func:`predtron.data.cache.describe_source`), or ``None``;
+    the temporary copy of standard input is recorded as ``standard input`` with its bytes' size and
+    hash (the copy's name changes from run to run, the data do not)."""
     if path is None:
         return None
+    from predtron.cli_data import spool_names
     from predtron.data.cache import describe_source
 
-    return describe_source(path)
+    described = describe_source(path)
+    if str(path) in spool_names():
+        described = described.replace(str(Path(path).resolve()), "standard input", 1)
+    return described
 
 
 def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -> dict:
@@ -228,6 +234,10 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     estimator = spec.core_class(**params)  # the estimator's core: no scikit-learn; saved as the estimator
     path, options = request.data, request.options
     n_features = request.n_features
+    if request.classes is not None:
+        words = [c for c in request.classes if isinstance(c, str)]
+        if words:
+            raise ValueError(f"--classes takes the labels as they are written in {path}, numbers; got {words[0]!r}")
     classes = None if request.classes is None else np.asarray(request.classes)
     rows = None
     size = Path(path).stat().st_size

@@ -110,7 +110,11 @@ def read_checkpoint(directory, run: dict, as_class: type | None = None):
                          f"rounds, total); got {str(stopping)[:80]}")
     model = "model.npz" if progress["format"] == _FORMAT_1 else _model_file(epoch)
     name = None if as_class is None else saved_as(as_class)
-    return load(directory / model, classes=None if name is None else {name: as_class}), progress
+    saved = load(directory / model, classes=None if name is None else {name: as_class})
+    if as_class is not None and not isinstance(saved, as_class):
+        raise ValueError(f"{directory / model} holds a {type(saved).__name__}, not the {name or as_class.__name__} "
+                         "being fitted: the checkpoint is of another fit; start afresh (without --resume)")
+    return saved, progress
 
 
 def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[tuple]]:

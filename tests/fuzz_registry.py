@@ -1378,6 +1378,8 @@ EXCLUDED: dict[str, str] = {
     "predtron.data.stream.scan_labels": _FILES,
     "predtron.data.stream.LabelScan": _RECORD,
     "predtron.data.mulan.find_mulan_xml": _FILES,
+    "predtron.data.mulan.mulan_xml_names": ("the file names find_mulan_xml looks for, from a path's text (no file "
+                                            "is read); tests/test_loaders.py checks them and their order"),
     "predtron.data.mulan.iter_arff": _FILES,
     "predtron.data.cache.DamagedCache": "an exception class (raised by the cache reader on a checksum mismatch)",
     "predtron.data.cache.HashingFile": _FILES,

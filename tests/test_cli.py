@@ -9,7 +9,9 @@ printed are checked against the estimators of :mod:`predtron.sklearn` fitted dir
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -642,3 +644,133 @@ def test_mulan_xml_beside_the_arff_file_is_found(tmp_path, capsys):
                             tmp_path / "m")
     assert (status, err) == (0, ""), err
     assert "30 examples x 2 features, 2 labels" in out
+
+
+@pytest.mark.parametrize("found", ["group sizes", "Mulan XML"])
+def test_a_file_found_beside_the_data_is_an_input_too(tmp_path, capsys, found):
+    """The ``.query`` sidecar of a ranking file and the Mulan XML file beside an ARFF file are read
+    by the command: a model or predictions written over them would destroy them."""
+    if found == "group sizes":
+        train = tmp_path / "q.txt"
+        train.write_text("2 1:1 2:0\n0 1:0 2:1\n1 1:1 2:1\n0 1:0 2:0\n")
+        beside = tmp_path / "q.txt.query"
+        beside.write_text("2\n2\n")
+        args = ["fit", train, "--task", "rank", "--model", beside]
+    else:
+        train = tmp_path / "bb.arff"
+        train.write_text("@relation r\n@attribute f1 numeric\n@attribute f2 numeric\n@attribute a {0,1}\n"
+                         "@attribute b {0,1}\n@data\n0.5,1,1,0\n1,0,0,1\n0.2,0.3,1,1\n")
+        beside = tmp_path / "bb.xml"
+        beside.write_text('<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/'
+                          'labels"><label name="a"></label><label name="b"></label></labels>\n')
+        args = ["fit", train, "--task", "multilabel", "--model", beside]
+    before = beside.read_bytes()
+    status, out, err = call(capsys, *args)
+    assert_one_line_error(status, out, err, f"--model {beside} is the input the {found}")
+    assert beside.read_bytes() == before
+
+
+def test_a_checkpoint_folder_may_not_write_over_an_input(tmp_path, capsys):
+    X, y = classification_data(11, n=30)
+    (tmp_path / "ck").mkdir()
+    train = write_svmlight(tmp_path / "ck" / "progress.json", X, y)
+    before = train.read_bytes()
+    status, out, err = call(capsys, "fit", train, "--format", "svmlight", "--task", "classify", "--model",
+                            tmp_path / "m", "--checkpoint", tmp_path / "ck")
+    assert_one_line_error(status, out, err, f"--checkpoint {tmp_path / 'ck'} would write over the input")
+    assert train.read_bytes() == before
+
+
+@pytest.mark.parametrize("model", ["./", "DIR", "/proc/m.npz"])
+def test_an_unwritable_model_is_refused_before_the_fit(tmp_path, capsys, monkeypatch, model):
+    X, y = classification_data(12, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    if model == "DIR":
+        model = tmp_path / "dir.npz"
+        model.mkdir()
+    elif model == "/proc/m.npz" and not Path("/proc").is_dir():
+        pytest.skip("no /proc here")
+    monkeypatch.setattr("predtron.cli.fit_model", lambda *a, **k: pytest.fail("the fit ran"))
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", model)
+    assert_one_line_error(status, out, err, f"--model {model}")
+    assert "is a folder" in err or "no file can be written in /proc" in err
+
+
+def test_a_streamed_fit_refuses_an_absurd_index_before_allocating(tmp_path, capsys):
+    """The survey's width meets the in-memory reader's guard (``MAX_FEATURES``): a stray index of 10^9 is
+    refused at once, not a 4 GB weight matrix allocated."""
+    train = tmp_path / "huge.svm"
+    train.write_text("1 1:1 1000000000:1\n-1 2:1\n")
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream")
+    assert_one_line_error(status, out, err, "1000000000 features, beyond the guard of 1000000", "--n-features")
+
+
+def test_resuming_from_a_checkpoint_of_another_model_is_refused(tmp_path, capsys):
+    X, y = classification_data(13, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream", "--checkpoint", tmp_path / "ck",
+            "--epochs", "2", "--quiet"]
+    assert call(capsys, *args)[0] == 0
+    ranking = tmp_path / "rank.txt"
+    ranking.write_text("2 qid:1 1:1 2:0\n0 qid:1 1:0 2:1\n1 qid:2 1:1 2:1\n0 qid:2 1:0 2:0\n")
+    assert call(capsys, "fit", ranking, "--task", "rank", "--model", tmp_path / "r", "--quiet")[0] == 0
+    (tmp_path / "r.npz").replace(tmp_path / "ck" / "model-2.npz")
+    status, out, err = call(capsys, *args, "--resume")
+    assert_one_line_error(status, out, err, "holds a PredtronRanker, not the PredtronClassifier being fitted")
+
+
+@pytest.mark.filterwarnings("default::RuntimeWarning")  # as a user's interpreter shows it (the suite's filters raise)
+def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
+    """A damaged cache is rebuilt with a warning: one line ``predtron fit: warning: ...`` (not Python's file,
+    line number and source line)."""
+    X, y = classification_data(14, n=60)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream", "--cache", tmp_path / "c",
+            "--epochs", "2", "--quiet"]
+    assert call(capsys, *args)[0] == 0
+    cache = tmp_path / "c"
+    data = bytearray(cache.read_bytes())
+    data[len(data) // 3] ^= 0xFF  # a flipped byte inside a chunk
+    cache.write_bytes(bytes(data))
+    status, out, err = call(capsys, *args)
+    assert (status, out) == (0, "")
+    assert err.count("\n") == 1 and err.startswith("predtron fit: warning: "), err
+    assert "Warning" not in err and "is rebuilt from" in err and err.count(f"{cache}:") == 1, err
+
+
+@pytest.mark.parametrize(("lines", "flags", "expected"), [
+    (["1 1:0.5", "-1 1:1"], ["--stream", "--classes", "1", "2"], "the training labels hold labels not in --classes"),
+    (["1 1:0.5", "-1 1:1"], ["--stream", "--classes", "a", "b"], "--classes takes the labels as they are written"),
+    (["1 1:0.5", "1 1:1"], [], "the training labels must hold at least 2 classes"),
+    (["0.5 1:0.5", "1.5 1:1"], [], "the training labels are continuous values, not classes"),
+    (["1 1:0.5", "-1 1:1"], ["--seed", "-1"], "--seed must be an integer >= 0; got -1"),
+    (["1 1:0.5", "-1 1:1"], ["--chunk-rows", "99999999999999999999"], "--chunk-rows: expected a whole number from 1"),
+], ids=["classes", "word classes", "one class", "continuous", "seed", "chunk rows"])
+def test_messages_name_flags_and_the_training_labels_not_python_arguments(tmp_path, capsys, lines, flags, expected):
+    train = tmp_path / "train.svm"
+    train.write_text("\n".join(lines) + "\n")
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", *flags)
+    assert_one_line_error(status, out, err, expected)
+    assert not re.search(r"(?<![\w-])(y|classes_|random_state|n_labels|n_features|chunk_rows)\b", err), err
+
+
+def test_standard_input_is_called_so_in_messages(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"2 1:1\n0 1:0\n")))
+    status, out, err = call(capsys, "fit", "-", "--task", "rank", "--model", tmp_path / "m")
+    assert_one_line_error(status, out, err, "standard input has no qid:", "pass --group-file FILE")
+    assert "predtron-stdin" not in err and ".query" not in err, err
+
+
+def test_a_fit_from_standard_input_resumes_from_its_checkpoint(tmp_path, capsys, monkeypatch):
+    """A checkpoint records standard input by its bytes, not by the name of the temporary copy."""
+    X, y = classification_data(15, n=40)
+    text = write_svmlight(tmp_path / "train.svm", X, y).read_bytes()
+    args = ["fit", "-", "--task", "classify", "--model", tmp_path / "m", "--checkpoint", tmp_path / "ck", "--epochs",
+            "3", "--quiet"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert call(capsys, *args) == (0, "", "")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert call(capsys, *args, "--resume") == (0, "", "")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text + b"1 1:0.5\n")))  # other data
+    status, out, err = call(capsys, *args, "--resume")
+    assert_one_line_error(status, out, err, "was written by another fit", "TRAIN (checkpoint: standard input")

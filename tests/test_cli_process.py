@@ -156,6 +156,25 @@ def test_ctrl_c_exits_130_with_one_line_and_harms_no_file(long_file, tmp_path, f
         (tmp_path / "train.cache").unlink(missing_ok=True)  # a complete cache (the first pass ended); start again
 
 
+def test_sigterm_exits_143_with_one_line_and_leaves_no_partial_cache(long_file, tmp_path):
+    """``kill`` (SIGTERM) is handled as Ctrl-C is: the files being written are removed, one line, status 143."""
+    model, cache = tmp_path / "m.npz", tmp_path / "train.cache"
+    for delay in (1.0, 2.5):
+        process = subprocess.Popen([sys.executable, "-m", "predtron", "fit", str(long_file), "--task", "classify",
+                                    "--model", str(model), "--epochs", "100000", "--no-early-stopping", "--stream",
+                                    "--chunk-rows", "500", "--cache", str(cache)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+        time.sleep(delay)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 143, (delay, process.returncode, err[-2000:])
+        assert out == ""
+        assert err in ("predtron fit: terminated\n", "predtron: terminated\n"), (delay, err[-2000:])
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left <= {"train.cache"}, (delay, left)  # no model, no temporary, no partial cache
+        cache.unlink(missing_ok=True)
+
+
 # ------------------------------------------------------------------ standard input
 def test_dash_reads_standard_input(long_file, tmp_path):
     text = "".join(long_file.read_text().splitlines(keepends=True)[:200])

@@ -566,3 +566,28 @@ def test_docids_are_read_across_blocks_of_any_size(tmp_path, monkeypatch, block,
     assert data.docids.tolist() == ["A-1", None, "B-2", None, "C-3"]
     path.write_bytes(ending.join(line.partition("#")[0] for line in lines).encode())
     assert load_svmlight(path).docids is None
+
+
+@pytest.mark.parametrize(("name", "names"), [
+    ("emotions-train.arff.gz", ["emotions-train.xml", "emotions.xml"]),
+    ("bibtex.arff", ["bibtex.xml"]),
+    ("yeast_test.ARFF.bz2", ["yeast_test.xml", "yeast.xml"]),
+    ("data.txt", ["data.xml"]),
+])
+def test_the_mulan_xml_names_looked_for_are_the_ones_messages_give(tmp_path, name, names):
+    from predtron.data.mulan import find_mulan_xml, mulan_xml_names
+
+    assert mulan_xml_names(tmp_path / name) == names
+    assert find_mulan_xml(tmp_path / name) is None
+    (tmp_path / names[-1]).write_text("<labels/>")
+    assert find_mulan_xml(tmp_path / name) == tmp_path / names[-1]
+    (tmp_path / names[0]).write_text("<labels/>")
+    assert find_mulan_xml(tmp_path / name) == tmp_path / names[0]  # the first name wins
+
+
+def test_a_huge_grade_is_shown_short(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("1e308 qid:1 1:1\n0 qid:1 1:0\n")
+    with pytest.raises(ValueError, match=r"line 1: the relevance grade 1e\+308 must be at most \d+ \(the gain") as info:
+        load_letor(path)
+    assert len(str(info.value)) < 200

@@ -155,8 +155,10 @@ def _workers_leave_ctrl_c_to_the_command():
 def cluster_client(workers: int | None = None, scheduler: str | None = None):
     """A :class:`distributed.Client` on a new local cluster of ``workers`` processes (closed on
     exit) or on the scheduler at ``scheduler``; distributed's log shows errors only (a worker slow to
-    stop at the end is not the user's concern).  A local cluster's workers ignore Ctrl-C, which the
-    command handles (:func:`_workers_leave_ctrl_c_to_the_command`)."""
+    stop at the end is not the user's concern), and a local cluster's workers log nothing below
+    critical (a task that fails, say on a malformed line, is reported once, by the command, on one
+    line).  A local cluster's workers ignore Ctrl-C, which the command handles
+    (:func:`_workers_leave_ctrl_c_to_the_command`)."""
     from distributed import Client, LocalCluster
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -166,7 +168,8 @@ def cluster_client(workers: int | None = None, scheduler: str | None = None):
         return
     with _workers_leave_ctrl_c_to_the_command(), \
             LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                         dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+                         dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster) as client:
         yield client
 
 

@@ -291,8 +291,8 @@ def _chunks(path: Path, index: dict) -> Iterator[dict[str, np.ndarray]]:
                 data = bytearray(size)
                 handle.seek(offset)
                 if handle.readinto(data) != size or zlib.crc32(data) != crc:
-                    raise DamagedCache(f"{path}: chunk {number} of the cache is damaged (array {name!r} does not "
-                                       "match its checksum)")
+                    raise DamagedCache(f"chunk {number} of the cache is damaged (array {name!r} does not match "
+                                       "its checksum)")
                 arrays[name] = np.frombuffer(data, dtype=dtype).reshape(shape)
             yield arrays
 

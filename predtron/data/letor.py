@@ -144,9 +144,9 @@ def _check_relevance(path, y: np.ndarray, lines: np.ndarray) -> np.ndarray:
     if not good.all():
         row = int(np.flatnonzero(~good)[0])
         value = y[row].item()
-        value = int(value) if value.is_integer() else value
+        value = int(value) if value.is_integer() and abs(value) < 2**53 else value  # 1e308 stays short
         rule = (f"at most {MAX_EXPONENTIAL_GRADE} (the gain 2^y - 1 of larger grades overflows)"
-                if value > MAX_EXPONENTIAL_GRADE and isinstance(value, int) else "a whole number >= 0")
+                if value > MAX_EXPONENTIAL_GRADE and float(value).is_integer() else "a whole number >= 0")
         raise ValueError(f"{where(path, int(lines[row]))}: the relevance grade {value!r} must be {rule}")
     return y.astype(np.int64)
 

@@ -228,17 +228,23 @@ def find_mulan_xml(path) -> Path | None:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like naming an ARFF file; got {type(path).__name__}")
     path = Path(path)
-    name = path.name
+    for candidate in mulan_xml_names(path):
+        xml = path.with_name(candidate)
+        if xml.is_file():
+            return xml
+    return None
+
+
+def mulan_xml_names(path) -> list[str]:
+    """The names :func:`find_mulan_xml` looks for beside ``path``, in its order (``emotions-train.xml``,
+    then ``emotions.xml`` for ``emotions-train.arff.gz``)."""
+    name = Path(path).name
     for ending in (".gz", ".bz2"):
         if name.lower().endswith(ending):
             name = name[:-len(ending)]
     stem = name[:-len(".arff")] if name.lower().endswith(".arff") else Path(name).stem
     stems = [stem] + [stem[:-len(s)] for s in _SPLIT_SUFFIXES if stem.lower().endswith(s) and len(stem) > len(s)]
-    for candidate in stems:
-        xml = path.with_name(candidate + ".xml")
-        if xml.is_file():
-            return xml
-    return None
+    return [candidate + ".xml" for candidate in stems]
 
 
 def read_mulan_xml(path) -> list[str]:
@@ -352,8 +358,8 @@ def _check_arff_options(path, n_labels, xml, sparse, missing):
         xml = find_mulan_xml(path)
         if xml is None:
             raise ValueError("give n_labels (how many trailing attributes are labels) or xml (a Mulan label file); "
-                             f"no Mulan XML file was found beside {path} (looked for {path.stem}.xml and the name "
-                             "without -train/-test)")
+                             f"no Mulan XML file was found beside {path} (looked for "
+                             f"{' and '.join(mulan_xml_names(path))})")
     if n_labels is not None:
         n_labels = check_int(n_labels, "n_labels", minimum=1)
     if xml is not None and not isinstance(xml, (str, bytes, bytearray, os.PathLike)):
