@@ -24,14 +24,16 @@ help shows the defaults, read from the estimators' cores of :mod:`predtron._mode
 
 Start-up: ``--help`` and ``--version`` import neither scikit-learn, Dask, matplotlib nor tqdm;
 the parser of a command is built only when that command runs (without importing the streaming
-modules), and each command imports what it uses: the estimators' parameters, their checks, a
-``--stream`` fit and ``predict``/``evaluate`` use the estimators' cores (:mod:`predtron._models`),
-so that none of them imports scikit-learn (an in-memory fit does, and the in-memory svmlight
-reader).  Bad input ends the command with exit status 1 (2 for a usage error) and one line on
-stderr, never a traceback; outputs are checked (folder, not an input) before any work.  Ctrl-C
-at any moment runs :func:`_interrupted`: the temporary files being written are removed, one line
-is written and the process ends at once with status 130 (no unwinding through compiled code,
-no interpreter teardown with reader threads running).  ``main(argv)`` returns the exit status;
+modules), and each command imports what it uses: the estimators' parameters, their checks,
+every fit (in memory or ``--stream``) and ``predict``/``evaluate`` use the estimators' cores
+(:mod:`predtron._models`) and the package's own readers, so that none of them imports
+scikit-learn.
+Bad input ends the command with exit status 1 (2 for a usage error) and one line on stderr,
+never a traceback; outputs are checked (writable, not a folder, not an input) before any work.
+Ctrl-C at any moment runs :func:`_interrupted`: the temporary files being written are removed,
+one line is written and the process ends at once with status 130 (no unwinding through
+compiled code, no interpreter teardown with reader threads running); SIGTERM the same, with
+status 143.  ``main(argv)`` returns the exit status;
 the console script ``predtron`` and ``python -m predtron`` call it.
 """
 
@@ -254,7 +256,8 @@ File formats: svmlight / LibSVM / LETOR text ('<label> [qid:<q>] <index>:<value>
 plain, .gz or .bz2) for classify, ordinal and rank; ARFF (dense or sparse rows) for
 multilabel; '-' reads standard input. Models are .npz files (arrays and a JSON header, no
 pickle); every command appends '.npz' to a --model name without a suffix (m is m.npz).
-Ctrl-C stops any command with exit status 130 and one line on stderr, leaving no partial file."""
+Ctrl-C stops any command with exit status 130 (kill, SIGTERM: 143) and one line on stderr,
+leaving no partial file."""
 
 _FIT_DESCRIPTION = """\
 Fit the estimator of --task on TRAIN and save it to --model.
@@ -1041,7 +1044,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``predtron`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
     0 on success, 1 on bad input (a message on one line on stderr), 2 on a usage error,
-    130 when interrupted (Ctrl-C ends the process at once, see :func:`_interrupted`).
+    130 when interrupted (Ctrl-C ends the process at once, see :func:`_interrupted`), 143 when
+    ended by SIGTERM (handled the same way).
     """
     program = argv is None  # the console script or python -m predtron, not a call from Python code
     argv = sys.argv[1:] if argv is None else list(argv)
