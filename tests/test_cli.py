@@ -705,12 +705,18 @@ def test_a_streamed_fit_refuses_an_absurd_index_before_allocating(tmp_path, caps
     assert_one_line_error(status, out, err, "1000000000 features, beyond the guard of 1000000", "--n-features")
 
 
-def test_resuming_from_a_checkpoint_of_another_model_is_refused(tmp_path, capsys):
-    X, y = classification_data(13, n=30)
+def _streamed_fit(tmp_path, capsys, seed: int, n: int, *flags) -> list:
+    """The arguments of a streamed fit with ``flags`` on a new training file, run once (it succeeds)."""
+    X, y = classification_data(seed, n=n)
     train = write_svmlight(tmp_path / "train.svm", X, y)
-    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream", "--checkpoint", tmp_path / "ck",
-            "--epochs", "2", "--quiet"]
+    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream", *flags, "--epochs", "2",
+            "--quiet"]
     assert call(capsys, *args)[0] == 0
+    return args
+
+
+def test_resuming_from_a_checkpoint_of_another_model_is_refused(tmp_path, capsys):
+    args = _streamed_fit(tmp_path, capsys, 13, 30, "--checkpoint", tmp_path / "ck")
     ranking = tmp_path / "rank.txt"
     ranking.write_text("2 qid:1 1:1 2:0\n0 qid:1 1:0 2:1\n1 qid:2 1:1 2:1\n0 qid:2 1:0 2:0\n")
     assert call(capsys, "fit", ranking, "--task", "rank", "--model", tmp_path / "r", "--quiet")[0] == 0
@@ -723,11 +729,7 @@ def test_resuming_from_a_checkpoint_of_another_model_is_refused(tmp_path, capsys
 def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
     """A damaged cache is rebuilt with a warning: one line ``predtron fit: warning: ...`` (not Python's file,
     line number and source line)."""
-    X, y = classification_data(14, n=60)
-    train = write_svmlight(tmp_path / "train.svm", X, y)
-    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream", "--cache", tmp_path / "c",
-            "--epochs", "2", "--quiet"]
-    assert call(capsys, *args)[0] == 0
+    args = _streamed_fit(tmp_path, capsys, 14, 60, "--cache", tmp_path / "c")
     cache = tmp_path / "c"
     data = bytearray(cache.read_bytes())
     data[len(data) // 3] ^= 0xFF  # a flipped byte inside a chunk
