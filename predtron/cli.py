@@ -1014,12 +1014,17 @@ _USER_TERMS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _in_user_terms(text: str) -> str:
-    """An error message for the command line: the flags for the Python arguments (:func:`_with_flags`,
-    :data:`_USER_TERMS`) and "standard input" for the temporary copy that ``-`` reads."""
+def _in_user_terms(exc: BaseException) -> str:
+    """The message of ``exc`` for the command line, on one line: the flags for the Python arguments
+    of a library's message (:func:`_with_flags`, :data:`_USER_TERMS`; the command's own messages and
+    the readers' already name flags) and "standard input" for the temporary copy that ``-`` reads."""
     import re
 
-    text = _with_flags(text)
+    from predtron.cli_data import DataError
+
+    text = one_line(exc)
+    if not isinstance(exc, CommandError | DataError):
+        text = _with_flags(text)
     for pattern, replacement in _USER_TERMS:
         text = re.sub(pattern, replacement, text)
     for spool in spool_names():  # (standard input has no sidecar file to suggest)
@@ -1070,7 +1075,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return 0
         except BAD_INPUT as exc:
-            print(f"{PROG} {args.command}: error: {_in_user_terms(one_line(exc))}", file=sys.stderr)
+            print(f"{PROG} {args.command}: error: {_in_user_terms(exc)}", file=sys.stderr)
             return 1
         finally:
             discard_spools()

@@ -104,8 +104,10 @@ def positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}") from None
-    if not 1 <= value <= _MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {_MAX_COUNT}; got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; got {text!r}")
+    if value > _MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected a whole number <= {_MAX_COUNT}; got {text!r}")
     return value
 
 

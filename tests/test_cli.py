@@ -746,7 +746,7 @@ def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
     (["1 1:0.5", "1 1:1"], [], "the training labels must hold at least 2 classes"),
     (["0.5 1:0.5", "1.5 1:1"], [], "the training labels are continuous values, not classes"),
     (["1 1:0.5", "-1 1:1"], ["--seed", "-1"], "--seed must be an integer >= 0; got -1"),
-    (["1 1:0.5", "-1 1:1"], ["--chunk-rows", "99999999999999999999"], "--chunk-rows: expected a whole number from 1"),
+    (["1 1:0.5", "-1 1:1"], ["--chunk-rows", "99999999999999999999"], "--chunk-rows: expected a whole number <= 2147483647"),
 ], ids=["classes", "word classes", "one class", "continuous", "seed", "chunk rows"])
 def test_messages_name_flags_and_the_training_labels_not_python_arguments(tmp_path, capsys, lines, flags, expected):
     train = tmp_path / "train.svm"
