@@ -33,7 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-from predtron.cli_data import Dataset, ReadOptions, as_labels, label_value, positive_int, stream_chunks, survey
+from predtron.cli_data import (
+    DataError,
+    Dataset,
+    ReadOptions,
+    as_labels,
+    label_value,
+    positive_int,
+    stream_chunks,
+    survey,
+)
 from predtron.streaming import fit_passes, permuted_chunks  # light: no scikit-learn (the estimators' cores)
 from predtron.tasks import TASKS, f1_counts, multilabel_values
 
@@ -261,14 +270,23 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
 
         def chunks(epoch: int):
             progress.reach(epoch - 1 + surveyed, f"epoch {epoch}/{estimator.epochs}")
-            for X, y, keywords in stream_chunks(path, task, options, n_features, cache=request.cache,
-                                                on_progress=progress.update):
-                if spec.classes and integral:
-                    y = _integral(y, path)
-                if epoch == 1:
-                    seen["rows"] += len(y)
-                    seen["queries"] += len(keywords.get("group", ()))
-                yield X, y, keywords
+            try:
+                for X, y, keywords in stream_chunks(path, task, options, n_features, cache=request.cache,
+                                                    on_progress=progress.update):
+                    if spec.classes and integral:
+                        y = _integral(y, path)
+                    if epoch == 1:
+                        seen["rows"] += len(y)
+                        seen["queries"] += len(keywords.get("group", ()))
+                    yield X, y, keywords
+            except ValueError as exc:
+                found = f"n_features = {n_features}"
+                if request.n_features is not None or found not in str(exc):
+                    raise
+                # the width came from the first pass, which reads the index that ends each line
+                raise DataError(str(exc).replace(found, f"the {n_features} features found by the first pass (the "
+                                                        "largest index that ends a line; a line's indices must "
+                                                        "increase)")) from None
 
         first = {"classes": classes} if spec.classes else {}
         run = None  # what a checkpoint records; describing the file reads all of it, so only with one

@@ -746,7 +746,8 @@ def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
     (["1 1:0.5", "1 1:1"], [], "the training labels must hold at least 2 classes"),
     (["0.5 1:0.5", "1.5 1:1"], [], "the training labels are continuous values, not classes"),
     (["1 1:0.5", "-1 1:1"], ["--seed", "-1"], "--seed must be an integer >= 0; got -1"),
-    (["1 1:0.5", "-1 1:1"], ["--chunk-rows", "99999999999999999999"], "--chunk-rows: expected a whole number <= 2147483647"),
+    (["1 1:0.5", "-1 1:1"], ["--chunk-rows", "99999999999999999999"],
+     "--chunk-rows: expected a whole number <= 2147483647"),
 ], ids=["classes", "word classes", "one class", "continuous", "seed", "chunk rows"])
 def test_messages_name_flags_and_the_training_labels_not_python_arguments(tmp_path, capsys, lines, flags, expected):
     train = tmp_path / "train.svm"
@@ -776,3 +777,14 @@ def test_a_fit_from_standard_input_resumes_from_its_checkpoint(tmp_path, capsys,
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text + b"1 1:0.5\n")))  # other data
     status, out, err = call(capsys, *args, "--resume")
     assert_one_line_error(status, out, err, "was written by another fit", "TRAIN (checkpoint: standard input")
+
+
+def test_a_streamed_line_beyond_the_surveyed_width_says_where_the_width_came_from(tmp_path, capsys):
+    """The first pass reads the index that ends each line; a line whose indices do not increase is then
+    refused naming that width's origin, not a ``n_features`` the user never gave."""
+    train = tmp_path / "unsorted.svm"
+    train.write_text("1 3:1 1:2\n-1 2:1\n")
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream")
+    assert_one_line_error(status, out, err, "line 1: feature index 3 is beyond the 2 features found by the first pass",
+                          "a line's indices must increase")
+    assert "n_features" not in err
