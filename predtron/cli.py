@@ -534,15 +534,18 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False) -> Non
         _files.refuse_same_file(path, flag, inputs)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    if flag == "--checkpoint":  # the files a checkpoint writes in its folder (predtron.streaming, predtron.mixing)
-        import re
+    if flag == "--checkpoint":  # the files the checkpoint writers put in the folder (local and cluster fits)
+        import fnmatch
 
+        from predtron import mixing, streaming
+
+        patterns = sorted(set(streaming.CHECKPOINT_FILES + mixing.CHECKPOINT_FILES))
         for name, source in inputs.items():
             if (source is not None and str(source) != "-" and isinstance(source, str | Path)
-                    and re.fullmatch(r"progress\.json|model(-\d+)?\.npz", Path(source).name)
+                    and any(fnmatch.fnmatchcase(Path(source).name, pattern) for pattern in patterns)
                     and _files.same_file(Path(source).parent, path)):
                 raise CommandError(f"--checkpoint {path} would write over the input {name} {source} (a checkpoint "
-                                   "writes progress.json and model-<epoch>.npz there); choose another folder")
+                                   f"writes {', '.join(patterns)} there); choose another folder")
 
 
 def _inputs(args) -> dict:
@@ -1000,12 +1003,10 @@ def one_line(exc: BaseException) -> str:
 BAD_INPUT = (CommandError, ValueError, TypeError, OSError, MemoryError)
 
 
-#: A library message's Python terms, in the command line's (after :func:`_with_flags`): the arguments the
-#: readers and the estimators name, and the labels the estimators call ``y``.
+#: An estimator's message in the command line's terms (after :func:`_with_flags`): the seed's
+#: accepted values, and the labels the estimators call ``y``.  (The readers' messages are put in
+#: the command line's terms by :func:`predtron.cli_data.flag_message`.)
 _USER_TERMS: tuple[tuple[str, str], ...] = (
-    (r"(?<![\w.-])n_labels(?= must)", "--labels"),
-    (r"(?<![\w.-])n_features(?= must)", "--n-features"),
-    (r"(?<![\w.-])chunk_rows(?= must)", "--chunk-rows"),
     (r"--seed must be None, an integer >= 0 or a numpy Generator", "--seed must be an integer >= 0"),
     (r"^y holds labels not in classes_ ", "the training labels hold labels not in --classes "),
     (r"^y must hold ", "the training labels must hold "),

@@ -137,6 +137,7 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"max_features = (\d+)", r"the reader's limit of \1 features"),
     (r"pass n_features\b", "pass --n-features N"),
     (r"pass missing=<number>", "pass --missing VALUE"),
+    (r"^n_labels must", "--labels must"),
     (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "
                                                  "to read the file in chunks"),
 )

@@ -347,6 +347,8 @@ def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]],
 # ------------------------------------------------------------------ checkpoints
 CHECKPOINT_FORMAT = "predtron-mixing-checkpoint/1"
 PROGRESS_FILE = "progress.json"
+#: The files a checkpoint writes (and replaces, or removes when stale) in its folder, as glob patterns.
+CHECKPOINT_FILES = (PROGRESS_FILE, "mixing-*.npz")
 
 
 def write_checkpoint(directory, result: MixingResult, *, run: dict, stopping: dict | None = None) -> None:

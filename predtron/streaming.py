@@ -47,6 +47,10 @@ def _model_file(epoch: int) -> str:
     return f"model-{epoch}.npz"
 
 
+#: The files a checkpoint writes (and replaces, or removes when stale) in its folder, as glob patterns.
+CHECKPOINT_FILES = (PROGRESS_FILE, "model-*.npz")
+
+
 def atomic_save(estimator, path) -> Path:
     """:func:`predtron.save` to a temporary file beside ``path``, then renamed onto it
     (:func:`predtron._files.atomic_path`): a reader (or a crash) never sees a partly written

@@ -1387,6 +1387,9 @@ EXCLUDED: dict[str, str] = {
     "predtron.data.cache.read_cache": _FILES,
     "predtron.data.cache.source_identity": _FILES,
     "predtron.data.cache.write_cache": _FILES,
+    "predtron.data.svmlight.rows_matrix": ("builds the matrix of rows the parser has checked (no boundary of its "
+                                           "own); fuzzed through load_svmlight, load_letor and iter_svmlight in "
+                                           "tests/test_stream_fuzz.py and tests/test_loaders.py"),
     "predtron.data.svmlight.check_inferred_dense": ("a check of the dense loaders on a parsed CSR matrix and its line "
                                                     "numbers; tests/test_loaders.py runs it through load_svmlight, "
                                                     "load_letor and iter_svmlight on a file with a stray index"),

@@ -788,3 +788,10 @@ def test_a_streamed_line_beyond_the_surveyed_width_says_where_the_width_came_fro
     assert_one_line_error(status, out, err, "line 1: feature index 3 is beyond the 2 features found by the first pass",
                           "a line's indices must increase")
     assert "n_features" not in err
+
+
+def test_an_impossible_label_count_names_the_flag(tmp_path, capsys):
+    status, out, err = call(capsys, "fit", shipped_file(EMOTIONS_FILES["train"]), "--task", "multilabel", "--labels",
+                            "4000", "--model", tmp_path / "m")
+    assert_one_line_error(status, out, err, "--labels must be between 1 and 77")
+    assert "n_labels" not in err

@@ -645,3 +645,27 @@ def test_an_interrupt_while_two_threads_parse_reaches_the_caller(tmp_path, monke
     with pytest.raises(KeyboardInterrupt):
         list(iter_svmlight(path, chunk_rows=500))
     assert raised
+
+
+def test_a_view_of_the_read_buffer_held_elsewhere_does_not_stop_the_reader(tmp_path, monkeypatch):
+    """A sampling profiler (``distributed``'s, in every Dask worker) can hold a frame after its call has
+    returned, and with it the view of the read buffer the call was given: the reader must then still
+    grow its buffer (Python refuses to resize a bytearray while a view of it exists), as it did not
+    in a Dask worker reading a file in memory ('BufferError: Existing exports of data')."""
+    lines = [f"{1 if i % 3 else -1} 1:{i}.25 2:0.5 7:{i % 11}" for i in range(3000)]
+    path = write(tmp_path, lines)
+    expected = load_svmlight(path, sparse=True)
+    held, read = [], parse_module._Reader.readinto
+
+    def holding(self, view, line):
+        held.append(view)  # as a frame kept by a profiler keeps its arguments
+        return read(self, view, line)
+
+    monkeypatch.setattr(parse_module._Reader, "readinto", holding)
+    monkeypatch.setattr(parse_module, "BLOCK_BYTES", 256)  # many reads, and buffers that must grow
+    got = load_svmlight(path, sparse=True)
+    assert held  # the reads went through the holder
+    assert_same_csr(got.X, expected.X)
+    assert np.array_equal(got.y, expected.y)
+    _, X = stacked(iter_svmlight(path, chunk_rows=700, n_features=7))
+    assert_same_csr(X, expected.X)

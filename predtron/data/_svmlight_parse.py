@@ -368,6 +368,11 @@ def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
     return raw
 
 
+def every_row(block: _Block, rows: int, complete: bool, chunk_rows: int) -> int:
+    """The ``cut`` of :func:`_chunks` that emits every row parsed (no query boundary to keep)."""
+    return rows
+
+
 def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | None,
             max_features: int | None, cut: Callable, on_progress: Callable[[int], None] | None,
             identity: dict | None = None) -> Iterator[dict]:
@@ -377,7 +382,8 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     parser = _Parser(path, zero_based, n_features, max_features)
     reader = _Reader(path, digest=identity is not None)
     # The bytes read and not yet parsed are buf[:filled]; buf is reused (read into in place, the rest
-    # of a chunk moved to its front), so that no chunk allocates (and faults in) a new buffer.
+    # of a chunk moved to its front), so that no chunk allocates (and faults in) a new buffer; it is
+    # replaced by a larger one only when a read needs more room.
     buf, filled = bytearray(), 0
     line, eof, want, total, newlines, reported, per_row = 1, False, chunk_rows, 0, 0, 0, 16.0
     # A plain file's newlines are not counted once a chunk gave the bytes per row: the reads then
@@ -385,12 +391,17 @@ def _chunks(path: Path, chunk_rows: int, zero_based: bool, n_features: int | Non
     counting, per_row_bytes = reader.handle is not reader.raw, 0.0
 
     def read_more(size: int = 0):
-        nonlocal eof, newlines, reported, filled
+        nonlocal buf, eof, newlines, reported, filled
         size = min(size, BLOCK_BYTES) if size > 0 else BLOCK_BYTES
-        if filled + size > len(buf):  # by what is missing only (each byte added is written, so it counts)
-            buf.extend(bytes(filled + size - len(buf)))
-        with memoryview(buf) as view:
-            got = reader.readinto(view[filled:filled + size], line + newlines)
+        if filled + size > len(buf):
+            # A larger buffer, not ``buf`` resized in place: a view of it may outlive its use (a frame
+            # held by a sampling profiler, such as a Dask worker's, keeps its arguments), and Python
+            # refuses to resize a bytearray while any view of it exists.
+            grown = bytearray(filled + size)
+            grown[:filled] = buf[:filled]
+            buf = grown
+        with memoryview(buf) as view, view[filled:filled + size] as part:  # both released here, whoever holds them
+            got = reader.readinto(part, line + newlines)
         eof = got == 0
         if counting or not per_row_bytes:
             newlines += buf.count(b"\n", filled, filled + got)

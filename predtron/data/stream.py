@@ -48,13 +48,13 @@ import scipy.sparse as sp
 
 from predtron._validation import check_int
 from predtron.data import _svmlight_kernel as kernel
-from predtron.data._svmlight_parse import BLOCK_BYTES, PIECES, _Block, _chunks, _Reader
+from predtron.data._svmlight_parse import BLOCK_BYTES, PIECES, _Block, _chunks, _Reader, every_row
 from predtron.data._svmlight_rules import _limit, _line_problem
 from predtron.data.cache import DamagedCache, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
 from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
-from predtron.data.opening import check_dense_size, check_file, show, where
-from predtron.data.svmlight import MAX_FEATURES, _check_reader_options, check_flag, check_inferred_dense
+from predtron.data.opening import check_file, show, where
+from predtron.data.svmlight import MAX_FEATURES, _check_reader_options, check_flag, rows_matrix
 
 __all__ = ["DEFAULT_CHUNK_ROWS", "LabelScan", "LetorChunk", "SvmlightChunk", "iter_letor", "iter_svmlight", "prefetch",
            "scan_labels"]
@@ -103,18 +103,8 @@ def _check_options(path, chunk_rows, sparse, zero_based, n_features, max_feature
 
 
 def _to_chunk(path, raw: dict, n_features: int | None, sparse: bool, zero_based: bool) -> SvmlightChunk:
-    rows = len(raw["y"])
-    indices = raw["indices"]
-    width = n_features if n_features is not None else (int(indices.max()) + 1 if indices.size else 0)
-    X = sp.csr_matrix((raw["values"], indices, raw["indptr"]), shape=(rows, width))
-    if sparse:
-        X.eliminate_zeros()
-    else:
-        check_dense_size(rows, width, path)
-        if n_features is None:
-            check_inferred_dense(path, X, raw["lines"], zero_based)
-        X = X.toarray()
-    return SvmlightChunk(X, raw["y"], raw.get("qid"), raw["lines"])
+    return SvmlightChunk(rows_matrix(path, raw, n_features, sparse, zero_based), raw["y"], raw.get("qid"),
+                         raw["lines"])
 
 
 #: The arrays of a raw chunk (what the parser gives and the cache stores) and their dtypes.
@@ -238,7 +228,7 @@ def iter_svmlight(path, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, sparse: bool = 
         path, chunk_rows, sparse, zero_based, n_features, max_features)
     queries = check_flag(queries, "queries")
     cache = check_cache_path(cache, {"path": path})
-    cut = _cut_queries if queries else (lambda block, rows, complete, chunk_rows: rows)
+    cut = _cut_queries if queries else every_row
     options = {"reader": "svmlight", "chunk_rows": chunk_rows, "zero_based": zero_based, "n_features": n_features,
                "max_features": max_features, "queries": queries}
     raw = _cached(path, cache, options,

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._validation import check_int
-from predtron.data._svmlight_parse import BLOCK_BYTES, _chunks
+from predtron.data._svmlight_parse import BLOCK_BYTES, _chunks, every_row
 from predtron.data._svmlight_rules import _PARSER_LIMIT
 from predtron.data.opening import DECOMPRESSION_ERRORS, check_dense_size, check_file, open_binary, where
 
@@ -164,43 +164,48 @@ def load_svmlight(path, *, n_features: int | None = None, sparse: bool = False, 
     path, sparse, zero_based, n_features, max_features = _check_reader_options(
         path, sparse, zero_based, n_features, max_features)
     try:
-        pieces = list(_chunks(path, _PIECE_ROWS, zero_based, n_features, max_features, _all_rows, None))
+        pieces = list(_chunks(path, _PIECE_ROWS, zero_based, n_features, max_features, every_row, None))
         lines = np.concatenate([piece["lines"] for piece in pieces])
         docids = _docids(path, lines)
     except DECOMPRESSION_ERRORS as exc:
         if isinstance(exc, FileNotFoundError | PermissionError):
             raise
         raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
-    indices = np.concatenate([piece["indices"] for piece in pieces])
-    ends, offset = [np.zeros(1, dtype=np.int64)], 0
-    for piece in pieces:  # each piece's offsets start at 0
-        ends.append(piece["indptr"][1:] + offset)
-        offset += int(piece["indptr"][-1])
-    indptr = np.concatenate(ends)
-    inferred = n_features is None
-    if inferred:
-        if indices.size == 0:
-            raise ValueError(f"{path}: no line gives a feature value, so the number of features is "
-                             "unknown; pass n_features")
-        n_features = int(indices.max()) + 1
-    X = sp.csr_matrix((np.concatenate([piece["values"] for piece in pieces]), indices, indptr),
-                      shape=(len(lines), n_features))
-    y = np.concatenate([piece["y"] for piece in pieces])
-    qid = np.concatenate([piece["qid"] for piece in pieces]) if "qid" in pieces[0] else None
+    raw = _joined(pieces)
     del pieces
+    if n_features is None and raw["indices"].size == 0:
+        raise ValueError(f"{path}: no line gives a feature value, so the number of features is "
+                         "unknown; pass n_features")
+    return SvmlightData(rows_matrix(path, raw, n_features, sparse, zero_based), raw["y"], raw.get("qid"), docids,
+                        lines)
+
+
+def rows_matrix(path, raw: dict, n_features: int | None, sparse: bool, zero_based: bool):
+    """The feature matrix of parsed rows (``raw``: the parser's CSR arrays and line numbers): CSR
+    without explicit zeros (``sparse``), or dense after the size check and, when the width comes
+    from the rows (``n_features`` is ``None``: their largest index), the stray-index check.  The
+    one rule of the loader and of every streamed chunk."""
+    rows, indices = len(raw["lines"]), raw["indices"]
+    width = n_features if n_features is not None else (int(indices.max()) + 1 if indices.size else 0)
+    X = sp.csr_matrix((raw["values"], indices, raw["indptr"]), shape=(rows, width))
     if sparse:
         X.eliminate_zeros()
-    else:
-        check_dense_size(X.shape[0], n_features, path)
-        if inferred:
-            check_inferred_dense(path, X, lines, zero_based)
-        X = X.toarray()
-    return SvmlightData(X, y, qid, docids, lines)
+        return X
+    check_dense_size(rows, width, path)
+    if n_features is None:
+        check_inferred_dense(path, X, raw["lines"], zero_based)
+    return X.toarray()
 
 
-def _all_rows(block, rows: int, complete: bool, chunk_rows: int) -> int:
-    """Every row parsed goes into the piece (the loader has no query boundaries to keep)."""
-    return rows
+def _joined(pieces: list[dict]) -> dict:
+    """The raw rows of consecutive pieces of a parse as one piece (each piece's offsets start at 0)."""
+    ends, offset = [np.zeros(1, dtype=np.int64)], 0
+    for piece in pieces:
+        ends.append(piece["indptr"][1:] + offset)
+        offset += int(piece["indptr"][-1])
+    joined = {name: np.concatenate([piece[name] for piece in pieces]) for name in pieces[0] if name != "indptr"}
+    joined["indptr"] = np.concatenate(ends)
+    return joined
 
 
 def _docids(path, lines: np.ndarray) -> np.ndarray | None:
