@@ -670,10 +670,13 @@ def test_a_file_found_beside_the_data_is_an_input_too(tmp_path, capsys, found):
     assert beside.read_bytes() == before
 
 
-def test_a_checkpoint_folder_may_not_write_over_an_input(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["progress.json", "model-3.npz", "mixing-3.npz"])
+def test_a_checkpoint_folder_may_not_write_over_an_input(tmp_path, capsys, name):
+    """The files a local (model-<epoch>.npz) or a cluster (mixing-<epoch>.npz) checkpoint writes, replaces
+    or removes when stale, and progress.json."""
     X, y = classification_data(11, n=30)
     (tmp_path / "ck").mkdir()
-    train = write_svmlight(tmp_path / "ck" / "progress.json", X, y)
+    train = write_svmlight(tmp_path / "ck" / name, X, y)
     before = train.read_bytes()
     status, out, err = call(capsys, "fit", train, "--format", "svmlight", "--task", "classify", "--model",
                             tmp_path / "m", "--checkpoint", tmp_path / "ck")
