@@ -10,23 +10,27 @@ Once the command has returned, :func:`main` ends the process without the interpr
 (see :func:`end`).
 """
 
-import atexit
+# The handler goes in before any import that takes time: ``os`` is loaded by Python's start-up and
+# ``_signal`` is built into the interpreter, where ``signal`` (its enums) and ``typing`` take
+# milliseconds, a window in which a Ctrl-C used to print a traceback.
+import _signal
 import os
-import signal
-import sys
-from typing import NoReturn
 
 
 def _interrupted_at_start(signum, frame) -> None:  # pragma: no cover (a Ctrl-C in the first milliseconds)
-    terminated = signum == signal.SIGTERM
+    terminated = signum == _signal.SIGTERM
     os.write(2, b"predtron: terminated\n" if terminated else b"predtron: interrupted\n")
     os._exit(143 if terminated else 130)
 
 
-signal.signal(signal.SIGINT, _interrupted_at_start)
-signal.signal(signal.SIGTERM, _interrupted_at_start)
+_signal.signal(_signal.SIGINT, _interrupted_at_start)
+_signal.signal(_signal.SIGTERM, _interrupted_at_start)
 
-from predtron.cli import main as command_line  # noqa: E402 (after the handler: importing is part of the command)
+import atexit  # noqa: E402 (after the handler, as every import below)
+import sys  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from predtron.cli import main as command_line  # noqa: E402 (importing is part of the command)
 
 __all__ = ["end", "main"]
 

@@ -82,6 +82,30 @@ def test_import_predtron_is_light():
     assert submodules == "predtron._version"
 
 
+#: Record, for every module imported while the entry point loads, whether Ctrl-C was already the
+#: program's (a handler other than Python's own): a module imported before the handler is a window
+#: in which a Ctrl-C printed a traceback (``typing`` was, for milliseconds).
+_HANDLER_AT_IMPORT = """
+import _signal, sys
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        print("IMPORT", name, _signal.getsignal(_signal.SIGINT) is not _signal.default_int_handler)
+        return None
+sys.meta_path.insert(0, Watch())
+import predtron.__main__
+"""
+
+
+def test_the_entry_point_takes_ctrl_c_before_importing_anything_slow():
+    result = _python(_HANDLER_AT_IMPORT)
+    assert result.returncode == 0, result.stderr
+    seen = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("IMPORT")]
+    before = [name for name, ours in seen if ours == "False"]
+    # The package itself and its version come first (``import predtron`` runs before its ``__main__``).
+    assert before == ["predtron", "predtron._version", "predtron.__main__"], before
+    assert ["typing", "True"] in seen  # imported by the entry point, after the handler
+
+
 def test_every_exported_name_imports():
     code = ("import predtron, sys\n"
             "for name in sys.argv[1:]:\n"
