@@ -519,6 +519,33 @@ def test_an_overflow_on_line_one_is_reported_on_line_one(tmp_path, monkeypatch, 
     assert f"{path}, line 1:" in str(got.value)
 
 
+@pytest.mark.parametrize("label", ["9007199254740993", "-9007199254740993", "+18014398509481985.000",
+                                   "123456789012345678901234567890"])
+@pytest.mark.parametrize("block", [7, 64, 1 << 22])
+@pytest.mark.parametrize("line", [1, 4])
+def test_a_whole_label_that_float64_cannot_hold_is_refused(tmp_path, monkeypatch, label, block, line):
+    # 2**53 + 1 reads as 2**53: two classes that differ only there would become one, silently
+    # (scikit-learn's loader merges them).
+    monkeypatch.setattr(parse_module, "BLOCK_BYTES", block)
+    lines = ["9007199254740992 1:1", "# comment", "3 1:2", "1 2:1"]
+    lines.insert(line - 1, f"{label} 1:0.5")
+    path = write(tmp_path, lines)
+    with pytest.raises(ValueError) as expected:
+        load_svmlight(path, sparse=True)
+    with pytest.raises(ValueError) as got:
+        list(iter_svmlight(path, chunk_rows=2))
+    assert str(got.value) == str(expected.value)
+    assert str(expected.value).startswith(f"{path}, line {line}: the label {label} is a whole number beyond 2**53")
+
+
+def test_whole_labels_that_float64_holds_are_read_exactly(tmp_path):
+    labels = ["9007199254740992", "9007199254740994", "-9007199254740994", "1e30", "18014398509481984.0", "2.5"]
+    path = write(tmp_path, [f"{label} 1:1" for label in labels])
+    expected = [float(label) for label in labels]
+    assert load_svmlight(path, sparse=True).y.tolist() == expected
+    assert [v for chunk in iter_svmlight(path, chunk_rows=2) for v in chunk.y.tolist()] == expected
+
+
 # ------------------------------------------------------------------ the compile policy of the parser
 @pytest.mark.parametrize("policy", ["never", "always"])
 def test_the_parser_obeys_the_engine_compile_policy(tmp_path, monkeypatch, policy):

@@ -20,6 +20,7 @@ import bz2
 import gzip
 import io
 import itertools
+import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -307,8 +308,15 @@ class _Parser:
         """Convert the numbers the kernel left to ``float``; raise for the first row holding a
         non-finite one (an overflow such as ``1e400``)."""
         for k in range(n_slow):
-            value = float(bytes(buf[slow_start[k]:slow_end[k]]))
+            text = bytes(buf[slow_start[k]:slow_end[k]])
+            value = float(text)
             if slow_kind[k] == kernel.SLOW_LABEL:
+                inexact = _inexact_whole_label(text, value)
+                if inexact is not None:
+                    start = int(starts[slow_at[k]])
+                    stop = bytes(buf[start:end]).find(b"\n")
+                    raw = bytes(buf[start:end if stop < 0 else start + stop])
+                    raise ValueError(f"{where(self.path, int(lines[slow_at[k]]))}: {inexact}: {show(raw)}")
                 labels[slow_at[k]] = value
             else:
                 values[slow_at[k]] = value
@@ -328,6 +336,9 @@ class _Parser:
         if problem is not None:
             raise ValueError(f"{where(self.path, line)}: {problem}: {show(raw)}")
         labels[rows] = float(tokens[0])
+        inexact = _inexact_whole_label(tokens[0], labels[rows])
+        if inexact is not None:
+            raise ValueError(f"{where(self.path, line)}: {inexact}: {show(raw)}")
         features = tokens[1:]
         here = bool(features) and features[0].startswith(b"qid")
         if here:
@@ -355,6 +366,29 @@ class _Parser:
         body = raw.partition(b"#")[0]
         problem = _line_problem(body, self.zero_based, self.limit, None) or "a value is not a finite number"
         raise ValueError(f"{where(self.path, int(lines[row]))}: {problem}: {show(raw)}")
+
+
+#: A label written as a whole number (an optional sign, digits, an optional ``.`` and zeros).
+_WHOLE = re.compile(rb"[+-]?(\d{1,400})(?:\.0*)?")
+
+
+def _inexact_whole_label(text: bytes, value: float) -> str | None:
+    """Why the label ``text``, a whole number read as the float64 ``value``, is refused, or ``None``.
+
+    Labels are held as float64, which holds every whole number up to ``2**53`` exactly; beyond,
+    ``9007199254740993`` reads as ``9007199254740992``, so two class labels that differ only
+    there would silently become one class.  Such a label is refused (the kernel hands every
+    number beyond ``2**53`` to this slow path, so this sees all of them).
+    """
+    match = _WHOLE.fullmatch(text)
+    if match is None or not np.isfinite(value):
+        return None
+    exact = int(match.group(1)) * (-1 if text.startswith(b"-") else 1)
+    if exact == int(value):
+        return None
+    return (f"the label {text.decode()} is a whole number beyond 2**53 = 9007199254740992, which the labels' "
+            f"float64 cannot hold exactly (it would read as {int(value)}, and labels differing only beyond "
+            "that would merge into one); renumber the labels")
 
 
 def _raw(block: _Block, rows: int) -> dict[str, np.ndarray]:
