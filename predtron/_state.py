@@ -170,9 +170,9 @@ def run_differences(saved, run: dict) -> str:
                 out[str(key)] = value
         return out
 
-    def shown(value) -> str:
+    def shown(value) -> str:  # a long value keeps its end, where a file's size and content are
         text = "not given" if value is _ABSENT else value if isinstance(value, str) else repr(value)
-        return text if len(text) <= 120 else text[:117] + "..."
+        return text if len(text) <= 120 else text[:50] + "..." + text[-67:]
 
     old, new = flat(saved), flat(run)
     entries = []

@@ -782,6 +782,24 @@ def test_a_fit_from_standard_input_resumes_from_its_checkpoint(tmp_path, capsys,
     assert_one_line_error(status, out, err, "was written by another fit", "TRAIN (checkpoint: standard input")
 
 
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_resume_on_a_rewritten_file_shows_both_contents(tmp_path, capsys, stream):
+    """The same path and size, other bytes: the refusal shows the two contents, also under a long path
+    (a long value is shortened in its middle, not at its end, where the content is)."""
+    folder = tmp_path / ("a-long-folder-name-" * 6)
+    folder.mkdir()
+    train = folder / "train.svm"
+    train.write_text("1 1:1\n-1 1:2\n1 1:3\n-1 2:1\n")
+    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--checkpoint", tmp_path / "ck",
+            "--epochs", "2", "--quiet", *stream]
+    assert call(capsys, *args) == (0, "", "")
+    train.write_text("1 1:1\n-1 1:2\n1 1:4\n-1 2:1\n")  # one digit changed: same size
+    status, out, err = call(capsys, *args, "--resume")
+    assert_one_line_error(status, out, err, "was written by another fit", "TRAIN (checkpoint: ")
+    contents = re.findall(r"train\.svm \(26 bytes, content ([0-9a-f]{16})\)", err)
+    assert len(contents) == 2 and contents[0] != contents[1], err
+
+
 def test_a_streamed_line_beyond_the_surveyed_width_says_where_the_width_came_from(tmp_path, capsys):
     """The first pass reads the index that ends each line; a line whose indices do not increase is then
     refused naming that width's origin, not a ``n_features`` the user never gave."""

@@ -146,10 +146,23 @@ def source_identity(path) -> dict:
 
 
 def describe_source(path) -> str:
-    """``path`` as a checkpoint records a training file: resolved path, size and the start of the
-    SHA-256 of its bytes (a rewrite of the same size and time is another file)."""
+    """``path`` as a checkpoint records a training file: resolved path, size and 16 hexadecimal
+    digits of the SHA-256 of its halves' digests (a rewrite of the same size and time is another
+    file).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "a.svm").write_bytes(b"1 1:1\\n")
+    6
+    >>> describe_source(folder / "a.svm").endswith("a.svm (6 bytes, content 2ed28ab8ebfe57ce)")
+    True
+    """
     identity = source_identity(path)
-    return f"{Path(path).resolve()} ({identity['size']} bytes, sha256 {identity['sha256'][:16]})"
+    content = hashlib.sha256(" ".join(identity["sha256"]).encode()).hexdigest()[:16]
+    return f"{Path(path).resolve()} ({identity['size']} bytes, content {content})"
 
 
 def _is_cache_file(path: Path) -> bool:
