@@ -361,11 +361,15 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
                             "otherwise the first line decides ('@' starts ARFF) (default: auto)")
     layout = group.add_mutually_exclusive_group()
     layout.add_argument("--sparse", dest="sparse", action="store_const", const=True, default=None,
-                        help="hold the features in a sparse CSR matrix (default: sparse for an svmlight/LETOR file "
-                             "read with --stream, dense otherwise)")
+                        help="hold the features in a sparse CSR matrix. Default: a file read whole is held sparse "
+                             "when at most a tenth of its values are non-zero (text), dense otherwise; with "
+                             "--stream, svmlight/LETOR chunks are sparse; files that cluster workers read whole are "
+                             "dense for svmlight/LETOR; ARFF chunks and workers' files are as the rows are written "
+                             "('{i v, ...}' sparse). --standardize only scales sparse features (centring would "
+                             "fill them) and also centres dense ones")
     layout.add_argument("--dense", dest="sparse", action="store_const", const=False,
-                        help="hold the features in a dense matrix, also with --stream (cheaper only when most "
-                             "values are non-zero)")
+                        help="hold the features in a dense matrix (cheaper only when most values are non-zero; "
+                             "with --standardize, features are then also centred)")
     group.add_argument("--zero-based", action="store_true",
                        help="svmlight feature indices start at 0 (as in files written for LightGBM) instead of 1")
     if command == "fit":
@@ -778,7 +782,7 @@ def _fit_files_on_cluster(args, path) -> int:
         options = read_options(args)
         for f in files:
             check_format(f, args.task, options)
-        reading = file_options(args.task, options, args.n_features, args.stream)
+        reading = file_options(args.task, options, args.n_features, args.stream, files[0])
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     bar = None

@@ -58,8 +58,7 @@ class ReadOptions:
     format : {"auto", "svmlight", "arff"}
         The file's format (``"auto"``: :func:`detect_format`).
     sparse : bool or None
-        Hold the features in a CSR matrix; ``None`` is the default of the reading: sparse for a
-        streamed svmlight/LETOR file, dense otherwise.
+        Hold the features in a CSR matrix; ``None``: as the file is written (:meth:`layout`).
     zero_based : bool
         svmlight feature indices start at 0.
     group_file : str or None
@@ -83,11 +82,50 @@ class ReadOptions:
     missing: float | None = None
     chunk_rows: int = 65_536
 
-    def layout(self, fmt: str, streamed: bool) -> bool:
-        """Whether to read sparse: as asked, else sparse for a streamed svmlight/LETOR file."""
+    def layout(self, fmt: str, streamed: bool, path=None) -> bool:
+        """Whether to read the file ``path`` chunk by chunk (``streamed``) or each shard of a cluster
+        sparse: as asked, else for svmlight/LETOR (a sparse format) sparse when streamed (dense
+        shards), for ARFF as its rows are written (``{index value, ...}`` sparse; dense rows, or no
+        file to look at, dense).  A file read whole on this machine follows
+        :func:`in_memory_layout` instead, which counts its non-zero values."""
         if self.sparse is not None:
             return self.sparse
-        return streamed and fmt == "svmlight"
+        if fmt == "svmlight":
+            return streamed
+        from predtron.data.mulan import arff_rows_are_sparse
+
+        return path is not None and arff_rows_are_sparse(path)
+
+
+#: In memory, without ``--sparse``/``--dense``: features with at most this fraction of non-zero
+#: values are held sparse (see :func:`in_memory_layout`).
+SPARSE_AT_MOST = 0.1
+
+
+def in_memory_layout(X, sparse: bool | None):
+    """The features ``X`` of a file read whole (CSR), in the layout asked (``sparse``), else dense
+    unless at most :data:`SPARSE_AT_MOST` of the values are non-zero (or the dense matrix would
+    pass the dense size limit).
+
+    The layout also decides the standardisation: a dense matrix is centred and scaled, a sparse
+    one only scaled (centring would fill it).  Below a tenth of non-zeros little is lost: a
+    feature non-zero in a fraction ``f`` of the rows (with one value) has its mean
+    ``sqrt(f / (1 - f))`` standard deviations from zero, a third at ``f = 0.1``.  Measured (test
+    split, 2 cores): the text sets (bibtex 3.7% non-zero, tmc2007-500 4.5%) are held sparse, where
+    bibtex fits in 1.6 s and 220 MB instead of 8.1 s and 395 MB dense with the same scores
+    (Hamming loss 0.0127 / 0.0128, micro-F1 0.4231 / 0.4232); MQ2008 (52%), emotions and yeast
+    (all values) stay dense, as data with large offsets need (centring).
+    """
+    import scipy.sparse as sp
+
+    from predtron.data import opening
+
+    if not sp.issparse(X) or sparse is True:
+        return X
+    entries = X.shape[0] * X.shape[1]
+    if sparse is False or (X.nnz > SPARSE_AT_MOST * entries and entries <= opening.MAX_DENSE_ENTRIES):
+        return X.toarray()
+    return X
 
 
 class Dataset(NamedTuple):
@@ -280,13 +318,13 @@ def _arff_labels(path, options: ReadOptions, n_labels: int | None) -> tuple[int 
 def _read_svmlight(path, task: str, options: ReadOptions, n_features, n_labels, need_groups) -> Dataset:
     from predtron.data import load_letor, load_svmlight
 
-    sparse = options.layout("svmlight", streamed=False)
+    sparse = options.sparse is not False  # read sparse unless --dense, then choose (in_memory_layout)
     if TASKS[task].queries and need_groups:
         data = load_letor(path, group_file=options.group_file, n_features=n_features, sparse=sparse,
                           zero_based=options.zero_based)
-        return Dataset(data.X, data.y, data.group)
+        return Dataset(in_memory_layout(data.X, options.sparse), data.y, data.group)
     data = load_svmlight(path, n_features=n_features, sparse=sparse, zero_based=options.zero_based)
-    return Dataset(data.X, as_labels(data.y), None)
+    return Dataset(in_memory_layout(data.X, options.sparse), as_labels(data.y), None)
 
 
 def _read_arff(path, task: str, options: ReadOptions, n_features, n_labels, need_groups) -> Dataset:
@@ -294,17 +332,17 @@ def _read_arff(path, task: str, options: ReadOptions, n_features, n_labels, need
 
     labels, xml = _arff_labels(path, options, n_labels)
     missing = "error" if options.missing is None else options.missing
-    data = load_arff(path, labels, xml=xml, sparse=options.layout("arff", streamed=False), missing=missing)
+    data = load_arff(path, labels, xml=xml, sparse=options.sparse is not False, missing=missing)
     if n_features is not None and data.X.shape[1] != n_features:
         raise ValueError(f"{path} has {data.X.shape[1]} features, but {n_features} are expected (the training data's)")
-    return Dataset(data.X, data.Y, None)
+    return Dataset(in_memory_layout(data.X, options.sparse), data.Y, None)
 
 
 # ------------------------------------------------------------------ in chunks
 def _stream_svmlight(path, task: str, options: ReadOptions, n_features, n_labels, need_groups, cache, on_progress):
     from predtron.data.stream import iter_letor, iter_svmlight, prefetch
 
-    common = {"chunk_rows": options.chunk_rows, "sparse": options.layout("svmlight", streamed=True),
+    common = {"chunk_rows": options.chunk_rows, "sparse": options.layout("svmlight", True, path),
               "n_features": n_features, "zero_based": options.zero_based, "cache": cache, "on_progress": on_progress}
     if TASKS[task].queries and need_groups:
         for chunk in prefetch(iter_letor(path, group_file=options.group_file, **common)):
@@ -323,7 +361,7 @@ def _stream_arff(path, task: str, options: ReadOptions, n_features, n_labels, ne
     labels, xml = _arff_labels(path, options, n_labels)
     missing = "error" if options.missing is None else options.missing
     chunks = iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=options.chunk_rows,
-                       sparse=options.layout("arff", streamed=True))
+                       sparse=options.layout("arff", True, path))
     for chunk in prefetch(chunks):
         if n_features is not None and chunk.X.shape[1] != n_features:
             raise ValueError(f"{path} has {chunk.X.shape[1]} features, but {n_features} are expected (the "

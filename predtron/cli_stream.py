@@ -137,6 +137,15 @@ def _file_identity(path) -> str | None:
     return described
 
 
+def _layout_named(options, fmt: str, path, extra: dict) -> str:
+    """``sparse`` or ``dense``: the layout of a streamed fit, or the one asked of an in-memory fit
+    (``--sparse``, ``--dense``, or ``by density``: :func:`~predtron.cli_data.in_memory_layout`
+    decides from the data, which the checkpoint's TRAIN entry identifies)."""
+    if extra.get("--stream"):
+        return "sparse" if options.layout(fmt, True, path) else "dense"
+    return {True: "sparse", False: "dense", None: "by density"}[options.sparse]
+
+
 def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -> dict:
     """What a checkpoint must match to be resumed, each entry under the flag that sets it (so that a
     refusal names the flag and both values): the data file and the files read with it (path, size
@@ -145,7 +154,6 @@ def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -
 
     options = request.options
     fmt = check_format(request.data, task, options)
-    streamed = bool(extra.get("--stream"))
     sizes = options.group_file
     if sizes is None and TASKS[task].queries:
         from predtron.data.letor import find_sidecar
@@ -154,7 +162,7 @@ def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -
     xml = options.xml if options.xml is not None or fmt != "arff" or options.labels is not None \
         else mulan_xml(request.data)
     run = {"TRAIN": _file_identity(request.data), "--task": task, "--format": fmt,
-           "--sparse/--dense": "sparse" if options.layout(fmt, streamed=streamed) else "dense",
+           "--sparse/--dense": _layout_named(options, fmt, request.data, extra),
            "--zero-based": bool(options.zero_based), "--group-file": _file_identity(sizes),
            "--labels": options.labels, "--xml": _file_identity(xml), "--missing": options.missing,
            "--n-features": request.n_features}

@@ -24,7 +24,7 @@ from sklearn.metrics import f1_score
 import predtron
 from predtron.cli import build_parser, detect_format, main
 from predtron.data import load_arff, load_emotions, load_mq2008, load_svmlight
-from predtron.data.shipped import EMOTIONS_FILES, MQ2008_FILES, shipped_file
+from predtron.data.shipped import BIBTEX_FILES, BIBTEX_LABELS, EMOTIONS_FILES, MQ2008_FILES, shipped_file
 from predtron.sklearn import (
     PredtronClassifier,
     PredtronMultilabelClassifier,
@@ -604,6 +604,37 @@ def test_a_stream_is_read_sparse_by_default(tmp_path, capsys):
     np.testing.assert_array_equal(stream.learner_.coef_, predtron.load(tmp_path / "sparse.npz").learner_.coef_)
     np.testing.assert_array_equal(predtron.load(tmp_path / "dense-stream.npz").learner_.coef_,
                                   predtron.load(tmp_path / "dense.npz").learner_.coef_)
+
+
+@pytest.mark.parametrize("fill", [0.05, 0.6])
+def test_in_memory_the_share_of_non_zero_values_decides_the_layout(tmp_path, capsys, fill):
+    """Without --sparse/--dense a file read whole is held sparse when at most a tenth of its values
+    are non-zero (text), dense otherwise: the fit is the one of the flag that layout stands for."""
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(200, 40)) * (rng.random((200, 40)) < fill) + 0.5  # offsets: centring matters
+    X[rng.random(X.shape) > fill] = 0.0
+    y = np.argmax(X[:, :3] - X[:, :3].mean(axis=0), axis=1) + 1
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    common = ["fit", train, "--task", "classify", "--epochs", 3, "--quiet"]
+    for name, flags in (("default", []), ("sparse", ["--sparse"]), ("dense", ["--dense"])):
+        assert call(capsys, *common, "--model", tmp_path / name, *flags)[0] == 0
+    coef = {name: predtron.load(tmp_path / f"{name}.npz").learner_.coef_ for name in ("default", "sparse", "dense")}
+    same = "sparse" if fill < 0.1 else "dense"
+    other = "dense" if fill < 0.1 else "sparse"
+    np.testing.assert_array_equal(coef["default"], coef[same])
+    assert not np.array_equal(coef["default"], coef[other])  # the layout matters: centred or only scaled
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_an_arff_file_of_sparse_rows_is_read_sparse(tmp_path, capsys, stream):
+    """bibtex (sparse ARFF rows, 3.7% non-zero) is fitted on its CSR rows in memory and streamed, as
+    ``--sparse`` fits it (dense, it took five times as long)."""
+    train = shipped_file(BIBTEX_FILES["train"])
+    common = ["fit", train, "--task", "multilabel", "--labels", BIBTEX_LABELS, "--epochs", 2, "--quiet", *stream]
+    for name, flags in (("default", []), ("sparse", ["--sparse"])):
+        assert call(capsys, *common, "--model", tmp_path / name, *flags)[0] == 0
+    np.testing.assert_array_equal(predtron.load(tmp_path / "default.npz").learner_.coef_,
+                                  predtron.load(tmp_path / "sparse.npz").learner_.coef_)
 
 
 def test_the_help_says_when_a_second_pass_is_made(capsys):

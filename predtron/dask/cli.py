@@ -49,10 +49,11 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                        help="weights of the shards' parameters at every epoch (default: uniform)")
 
 
-def file_options(task: str, options, n_features: int | None = None, stream: bool = False) -> dict:
+def file_options(task: str, options, n_features: int | None = None, stream: bool = False, first=None) -> dict:
     """The keyword arguments of the workers' reader of a fit on files, from the command line's typed
     read options (:class:`predtron.cli_data.ReadOptions`): the same layout (``--sparse``/``--dense``,
-    by default dense in memory and sparse streamed for svmlight/LETOR, as for one file),
+    by default :meth:`~predtron.cli_data.ReadOptions.layout`'s, the file ``first`` deciding for
+    every shard, so that all hold the same layout),
     ``--zero-based``, ``--n-features``; ARFF's ``--labels``, ``--xml`` and ``--missing``;
     ``--chunk-rows`` with ``stream``.  ``--group-file`` is refused: it gives one file's query
     sizes (put ``qid:`` in the files, or a ``FILE.query`` sidecar beside each)."""
@@ -60,7 +61,7 @@ def file_options(task: str, options, n_features: int | None = None, stream: bool
         raise ValueError("--group-file gives the query sizes of one file; with several files put qid: in every "
                          "line, or a FILE.query file of sizes beside each file")
     fmt = TASKS[task].format
-    out: dict = {"sparse": bool(options.layout(fmt, streamed=stream))}
+    out: dict = {"sparse": bool(options.layout(fmt, stream, first))}
     if fmt == "arff":
         out.update({k: v for k, v in (("n_labels", options.labels), ("xml", options.xml)) if v is not None})
         if options.missing is not None:

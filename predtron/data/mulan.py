@@ -411,6 +411,26 @@ def load_arff(path, n_labels: int | None = None, *, xml=None, sparse: bool = Fal
         raise ValueError(f"{path} could not be read: {type(exc).__name__}: {exc}") from None
 
 
+def arff_rows_are_sparse(path) -> bool:
+    """Whether the data rows of the ARFF file ``path`` are written sparse (``{index value, ...}``):
+    its first data row decides (``False`` for a file without one, or one that cannot be read:
+    the reader then reports what is wrong).  Only the header and that row are read."""
+    path = Path(path)
+    try:
+        with open_binary(path) as handle:
+            for _number, raw in _numbered(handle, path):
+                text = raw.strip()
+                if text.lower().startswith(b"@data"):
+                    break
+            for _number, raw in _numbered(handle, path):
+                text = raw.strip()
+                if text and not text.startswith(b"%"):
+                    return text.startswith(b"{")
+    except (OSError, ValueError, *DECOMPRESSION_ERRORS):
+        pass
+    return False
+
+
 def iter_arff(path, n_labels: int | None = None, *, xml=None, chunk_rows: int = 65_536, sparse: bool = True,
               missing="error") -> Iterator[MultilabelData]:
     """Read a multilabel ARFF file in chunks of at most ``chunk_rows`` rows, in file order.
