@@ -361,9 +361,8 @@ def test_a_flipped_bit_in_a_cached_chunk_is_detected_and_the_cache_rebuilt(tmp_p
 
 
 def _craft(cache, index: bytes, arrays: bytes = b""):
-    import struct
-
-    Path(cache).write_bytes(b"PTCACHE2" + arrays + index + struct.pack("<Q8s", len(index), b"PTCACHE2"))
+    """A cache file holding ``index`` with a valid trailer (so that the structure checks are what refuse it)."""
+    Path(cache).write_bytes(b"PTCACHE2" + arrays + index + cache_module.trailer(index))
 
 
 @pytest.mark.parametrize("index", [
@@ -382,6 +381,33 @@ def test_a_cache_index_of_the_wrong_structure_is_rebuilt(tmp_path, index):
     _craft(cache, index)
     _same_values(list(iter_svmlight(path, chunk_rows=8, cache=cache)), load_svmlight(path, sparse=True))
     assert cache_module._index(cache) is not None
+
+
+@pytest.mark.parametrize("edit", ["drop", "swap", "byte"])
+def test_an_edited_cache_index_is_detected_and_the_cache_rebuilt(tmp_path, edit):
+    """Chunks dropped from the index (the pass would read a part of the file), swapped, or any byte of
+    the index changed: the index's checksum no longer matches, and the pass parses the file."""
+    import json
+    import struct
+
+    path = write(tmp_path, [f"{i % 2} 1:{i} 2:0.5" for i in range(40)])
+    cache = tmp_path / "data.cache"
+    reference = list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    raw = cache.read_bytes()
+    length, crc, tag = struct.unpack("<QI8s", raw[-20:])
+    body, index = raw[:-20 - length], json.loads(raw[-20 - length:-20])
+    if edit == "drop":
+        del index["chunks"][2:]
+    elif edit == "swap":
+        index["chunks"][0], index["chunks"][1] = index["chunks"][1], index["chunks"][0]
+    new = json.dumps(index).encode()
+    if edit == "byte":
+        new = raw[-20 - length:-20].replace(b'"format"', b'"Format"')
+    cache.write_bytes(body + new + struct.pack("<QI8s", len(new), crc, tag))  # the old checksum kept
+    assert cache_module._index(cache) is None
+    again = list(iter_svmlight(path, chunk_rows=8, cache=cache))
+    _same_values(again, load_svmlight(path, sparse=True))
+    assert len(again) == len(reference) == 5 and cache_module._index(cache) is not None  # rebuilt
 
 
 def test_a_cache_with_valid_checksums_but_impossible_arrays_is_refused_before_use(tmp_path, monkeypatch):

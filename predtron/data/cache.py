@@ -1,9 +1,9 @@
 """A binary cache of parsed chunks (as Vowpal Wabbit's ``--cache_file``): later passes skip parsing.
 
 The file.  A header tag, the raw bytes of every chunk's arrays one after the other, a JSON index,
-the index's length and a trailing tag::
+the index's length and CRC-32, and a trailing tag::
 
-    PTCACHE2 | arrays of chunk 0 | arrays of chunk 1 | ... | JSON index | <uint64 length> PTCACHE2
+    PTCACHE2 | arrays of chunk 0 | arrays of chunk 1 | ... | JSON index | <uint64 length> <uint32 crc> PTCACHE2
 
 The index holds the format number, the *source* (size and SHA-256 of the data file's bytes, as
 stored on disk: one digest per half, so that two threads hash it at a reuse), the reader's
@@ -12,7 +12,8 @@ pickled.
 
 What is checked, and what a mismatch does (a cache is never trusted on its word):
 
-* before a cache is used: the tags, the index's whole structure (every field of the right type,
+* before a cache is used: the tags, the index's CRC-32 (an index edited, or with chunks dropped or
+  swapped, would make a pass read a part of the data), the index's whole structure (every field of the right type,
   every array a known numeric dtype lying inside the file), the options, and the source: its size
   from ``stat``, then the SHA-256 of each half of its bytes against the ones recorded.  Any mismatch (the
   data file rewritten, even with the same size and modification time; other options; a damaged or
@@ -54,9 +55,9 @@ from predtron._files import atomic_path, refuse_same_file
 __all__ = ["DamagedCache", "HashingFile", "check_cache_path", "describe_source", "read_cache", "source_identity",
            "write_cache"]
 
-FORMAT = 3  # 3: the source's SHA-256 per half (2: of the whole file)
+FORMAT = 4  # 4: the index's CRC-32 in the trailer (3: the source's SHA-256 per half; 2: of the whole file)
 _HEAD = b"PTCACHE2"
-_TRAILER = struct.Struct("<Q8s")
+_TRAILER = struct.Struct("<QI8s")
 _OLD_TAG = b"PTCACHE1"  # the first format: no header, this tag at the end (read as a cache to replace)
 _DTYPES = {"float64", "float32", "int64", "int32", "int8", "uint8"}
 _READ = 1 << 22
@@ -252,11 +253,14 @@ def _index(path: Path) -> dict | None:
             if size < len(_HEAD) + _TRAILER.size:
                 return None
             handle.seek(size - _TRAILER.size)
-            length, magic = _TRAILER.unpack(handle.read(_TRAILER.size))
+            length, crc, magic = _TRAILER.unpack(handle.read(_TRAILER.size))
             if magic != _HEAD or length > size - _TRAILER.size - len(_HEAD):
                 return None
             handle.seek(size - _TRAILER.size - length)
-            index = json.loads(handle.read(length))
+            raw = handle.read(length)
+            if zlib.crc32(raw) != crc:
+                return None
+            index = json.loads(raw)
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     data_end = size - _TRAILER.size - length
@@ -311,6 +315,11 @@ def _chunks(path: Path, index: dict) -> Iterator[dict[str, np.ndarray]]:
 
 
 # ------------------------------------------------------------------ writing
+def trailer(index: bytes) -> bytes:
+    """The bytes that end a cache whose JSON index is ``index``: its length, its CRC-32 and the tag."""
+    return _TRAILER.pack(len(index), zlib.crc32(index), _HEAD)
+
+
 def write_cache(path, options: dict, chunks: Iterator[dict[str, np.ndarray]],
                 source: Callable[[], dict]) -> Iterator[dict[str, np.ndarray]]:
     """Yield ``chunks`` while writing them to the cache ``path``, committed when they end.
@@ -338,4 +347,4 @@ def write_cache(path, options: dict, chunks: Iterator[dict[str, np.ndarray]],
             yield arrays
         index = json.dumps({"format": FORMAT, "source": source(), "options": options, "chunks": entries}).encode()
         handle.write(index)
-        handle.write(_TRAILER.pack(len(index), _HEAD))
+        handle.write(trailer(index))
