@@ -527,10 +527,12 @@ def model_path(text) -> Path:
     return path if path.suffix else path.with_name(path.name + ".npz")
 
 
-def _check_output(path, flag: str, inputs: dict, *, folder: bool = False) -> None:
+def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, outputs: dict | None = None) -> None:
     """An output refused before any work: it must be writable (its folder exists, a file can be
     created there, a file is not a folder and a folder not a file; ``folder``: the output is a
-    directory, created if missing) and none of ``inputs``."""
+    directory, created if missing) and none of ``inputs`` (which may hold the command's other
+    ``outputs``, named so in the message)."""
+    outputs = outputs or {}
     if path is None or str(path) == "-":
         return
     try:
@@ -548,8 +550,25 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False) -> Non
             if (source is not None and str(source) != "-" and isinstance(source, str | Path)
                     and any(fnmatch.fnmatchcase(Path(source).name, pattern) for pattern in patterns)
                     and _files.same_file(Path(source).parent, path)):
-                raise CommandError(f"--checkpoint {path} would write over the input {name} {source} (a checkpoint "
+                what = name if name.startswith("--") and name in outputs else f"the input {name}"
+                raise CommandError(f"--checkpoint {path} would write over {what} {source} (a checkpoint "
                                    f"writes {', '.join(patterns)} there); choose another folder")
+
+
+def _check_checkpoint(args, model, inputs: dict, *, cluster: bool) -> None:
+    """``--checkpoint DIR`` refused before any work: over an input or over another output (``--model``,
+    ``--cache``), and, for a new fit, over a file in ``DIR`` that is not a checkpoint's own."""
+    if args.checkpoint is None:
+        return
+    outputs = {"--model": model, "--cache": args.cache}
+    _check_output(args.checkpoint, "--checkpoint", {**inputs, **outputs}, folder=True, outputs=outputs)
+    if not args.resume:
+        from predtron import mixing, streaming
+
+        try:
+            (mixing if cluster else streaming).check_checkpoint_folder(args.checkpoint)
+        except ValueError as exc:
+            raise CommandError(f"--checkpoint: {exc}") from None
 
 
 def _inputs(args) -> dict:
@@ -766,7 +785,7 @@ def _fit_files_on_cluster(args, path) -> int:
     files = expand_paths(args.data)
     inputs = {f"the data file {f}": f for f in files}
     _check_output(path, "--model", inputs)
-    _check_output(args.checkpoint, "--checkpoint", inputs, folder=True)
+    _check_checkpoint(args, path, inputs, cluster=True)
     _check_output(args.cache, "--cache", {**inputs, "--model": path}, folder=True)
     _watch_temporaries(args.checkpoint, folder=True)
     _watch_temporaries(args.cache, folder=True)
@@ -823,7 +842,7 @@ def run_fit(args) -> int:
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
     _check_output(args.cache, "--cache", {**inputs, "--model": path})
-    _check_output(args.checkpoint, "--checkpoint", inputs, folder=True)
+    _check_checkpoint(args, path, inputs, cluster=False)
     _watch_temporaries(args.cache)
     _watch_temporaries(args.checkpoint, folder=True)
     params = estimator_params(args.task, args)

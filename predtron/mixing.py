@@ -42,11 +42,12 @@ import numpy as np
 
 from predtron._estimator import EpochOrders, run_epochs
 from predtron._files import atomic_path
+from predtron._seal import check_fresh_folder, check_sealed, sealed
 from predtron._state import run_differences
 from predtron._validation import check_choice, check_int, check_random_state
 
-__all__ = ["MixingResult", "PassResult", "iterative_parameter_mixing", "local_map", "mix_states", "mixing_weights",
-           "read_checkpoint", "shard_orders", "shard_pass", "write_checkpoint"]
+__all__ = ["MixingResult", "PassResult", "check_checkpoint_folder", "iterative_parameter_mixing", "local_map",
+           "mix_states", "mixing_weights", "read_checkpoint", "shard_orders", "shard_pass", "write_checkpoint"]
 
 MIXINGS = ("uniform", "loss")
 
@@ -345,10 +346,22 @@ def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]],
 
 
 # ------------------------------------------------------------------ checkpoints
-CHECKPOINT_FORMAT = "predtron-mixing-checkpoint/1"
+CHECKPOINT_FORMAT = "predtron-mixing-checkpoint/2"  # 2: sealed (predtron._seal)
+#: Checkpoints of format 1 (not sealed) are still read.
+_FORMAT_1 = "predtron-mixing-checkpoint/1"
 PROGRESS_FILE = "progress.json"
 #: The files a checkpoint writes (and replaces, or removes when stale) in its folder, as glob patterns.
 CHECKPOINT_FILES = (PROGRESS_FILE, "mixing-*.npz")
+
+
+def check_checkpoint_folder(directory) -> None:
+    """Refuse a folder for a new checkpoint when writing one there would replace or remove a file that
+    is not a checkpoint file of this package (:func:`predtron._seal.check_fresh_folder`); a folder
+    that does not exist yet is fine."""
+    directory = Path(directory)
+    if directory.is_dir():
+        check_fresh_folder(directory, PROGRESS_FILE, ["mixing-*.npz"], "shard_losses.npy",
+                           "predtron-mixing-checkpoint/")
 
 
 def write_checkpoint(directory, result: MixingResult, *, run: dict, stopping: dict | None = None) -> None:
@@ -371,7 +384,7 @@ def write_checkpoint(directory, result: MixingResult, *, run: dict, stopping: di
                 "totals": [float(result.totals[0]), int(result.totals[1]), int(result.totals[2])],
                 "stopping": stopping, "run": run}
     with atomic_path(directory / PROGRESS_FILE) as temporary:
-        temporary.write_text(json.dumps(progress))
+        temporary.write_text(json.dumps(sealed(progress, directory / model)))
     for stale in directory.glob("mixing-*.npz"):
         if stale.name != model:
             stale.unlink(missing_ok=True)
@@ -388,8 +401,10 @@ def read_checkpoint(directory, run: dict) -> tuple[MixingResult, dict | None]:
         progress = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path} is not a readable checkpoint ({exc})") from None
-    if not isinstance(progress, dict) or progress.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(progress, dict) or progress.get("format") not in (CHECKPOINT_FORMAT, _FORMAT_1):
         raise ValueError(f"{path} is not a predtron mixing checkpoint (format {CHECKPOINT_FORMAT!r})")
+    if progress["format"] == CHECKPOINT_FORMAT:
+        check_sealed(progress, path, directory / str(progress.get("model", "")))
     missing = [k for k in ("epoch", "stopped", "model", "scalars", "orders", "totals", "stopping", "run")
                if k not in progress]
     if missing:

@@ -29,14 +29,18 @@ import numpy as np
 
 from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
+from predtron._seal import check_fresh_folder, check_sealed, sealed
 from predtron._state import run_differences
 from predtron._validation import check_int
 from predtron.persistence import load, save, saved_as
 
-__all__ = ["atomic_save", "fit_passes", "permuted_chunks", "read_checkpoint", "stream_statistics"]
+__all__ = ["atomic_save", "check_checkpoint_folder", "fit_passes", "permuted_chunks", "read_checkpoint",
+           "stream_statistics"]
 
 PROGRESS_FILE = "progress.json"
-CHECKPOINT_FORMAT = "predtron-checkpoint/2"
+CHECKPOINT_FORMAT = "predtron-checkpoint/3"  # 3: sealed (predtron._seal)
+#: Checkpoints of format 2 (not sealed) are still read.
+_FORMAT_2 = "predtron-checkpoint/2"
 #: Checkpoints of format 1 kept one ``model.npz``, which a crash between its rename and that of
 #: ``progress.json`` left one epoch ahead of the progress; they are still read.
 _FORMAT_1 = "predtron-checkpoint/1"
@@ -63,6 +67,16 @@ def atomic_save(estimator, path) -> Path:
     return path
 
 
+def check_checkpoint_folder(directory) -> None:
+    """Refuse a folder for a new checkpoint when writing one there would replace or remove a file that
+    is not a checkpoint file of this package (:func:`predtron._seal.check_fresh_folder`); a folder
+    that does not exist yet is fine."""
+    directory = Path(directory)
+    if directory.is_dir():
+        check_fresh_folder(directory, PROGRESS_FILE, ["model-*.npz", "model.npz"], "__header__.npy",
+                           "predtron-checkpoint/")
+
+
 def _write_json(path: Path, value: dict) -> None:
     with atomic_path(path) as temporary:
         temporary.write_text(json.dumps(value))
@@ -73,7 +87,7 @@ def _write_checkpoint(directory: Path, estimator, progress: dict) -> None:
     the removal of every other model file (earlier epochs', or a later one a crash left)."""
     model = _model_file(progress["epoch"])
     atomic_save(estimator, directory / model)
-    _write_json(directory / PROGRESS_FILE, progress)
+    _write_json(directory / PROGRESS_FILE, sealed(progress, directory / model))
     for stale in [*directory.glob("model-*.npz"), directory / "model.npz"]:
         if stale.name != model:
             stale.unlink(missing_ok=True)
@@ -94,8 +108,11 @@ def read_checkpoint(directory, run: dict, as_class: type | None = None):
         progress = json.loads(progress_path.read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{progress_path} is not a readable checkpoint ({exc})") from None
-    if not isinstance(progress, dict) or progress.get("format") not in (CHECKPOINT_FORMAT, _FORMAT_1):
+    if not isinstance(progress, dict) or progress.get("format") not in (CHECKPOINT_FORMAT, _FORMAT_2, _FORMAT_1):
         raise ValueError(f"{progress_path} is not a predtron checkpoint (format {CHECKPOINT_FORMAT!r})")
+    if progress["format"] == CHECKPOINT_FORMAT:
+        epoch = progress.get("epoch")
+        check_sealed(progress, progress_path, directory / _model_file(epoch if isinstance(epoch, int) else 0))
     if progress.get("run") != run:
         differs = run_differences(progress.get("run"), run)
         raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: {differs}); "
@@ -216,6 +233,8 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     directory = None if checkpoint is None else Path(checkpoint)
     if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            check_checkpoint_folder(directory)
     if resume:
         if directory is None:
             raise ValueError("resume=True needs a checkpoint directory")

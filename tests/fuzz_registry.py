@@ -1319,6 +1319,7 @@ EXCLUDED: dict[str, str] = {
         "checks sample_weight of the learners' and estimators' fit/partial_fit, which are fuzzed; "
         "tests/test_sample_weight.py gives it every malformed weight (negative, NaN, inf, wrong length, all zero)"),
     "predtron.mixing.MixingResult": _RECORD,
+    "predtron.mixing.check_checkpoint_folder": _MIXING,
     "predtron.mixing.PassResult": _RECORD,
     "predtron.mixing.iterative_parameter_mixing": _MIXING,
     "predtron.mixing.local_map": _MIXING,
@@ -1330,6 +1331,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.mixing.write_checkpoint": _MIXING,
     "predtron._models.statistics.FitStatistics": _STATISTICS,
     "predtron.streaming.stream_statistics": _FILES,
+    "predtron.streaming.check_checkpoint_folder": _FILES,
     "predtron.engine.fbeta.fbeta_loss": _ENGINE,
     "predtron.engine.fbeta.fbeta_oracle": _ENGINE,
     "predtron.engine.grade_dp._cost": _ENGINE,
@@ -1378,6 +1380,9 @@ EXCLUDED: dict[str, str] = {
     "predtron.data.stream.scan_labels": _FILES,
     "predtron.data.stream.LabelScan": _RECORD,
     "predtron.data.mulan.find_mulan_xml": _FILES,
+    "predtron.data.mulan.arff_rows_are_sparse": ("peeks at a file's first data row (paths, not arrays): "
+                                                 "tests/test_loaders.py gives it sparse, dense, empty, missing, "
+                                                 "binary and compressed files"),
     "predtron.data.mulan.mulan_xml_names": ("the file names find_mulan_xml looks for, from a path's text (no file "
                                             "is read); tests/test_loaders.py checks them and their order"),
     "predtron.data.mulan.iter_arff": _FILES,

@@ -38,7 +38,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "predtron"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("predtron.engine",)),
     ("core", ("predtron._validation", "predtron._ragged", "predtron._params", "predtron._version",
-              "predtron._history", "predtron._state", "predtron._estimator", "predtron._files", "predtron._exact")),
+              "predtron._history", "predtron._state", "predtron._estimator", "predtron._files", "predtron._exact",
+              "predtron._seal")),
     ("inputs", ("predtron.scoring", "predtron.links", "predtron.kernels", "predtron.metrics")),
     ("problems", ("predtron.problems",)),
     ("persistence", ("predtron.persistence",)),

@@ -10,6 +10,7 @@ printed are checked against the estimators of :mod:`predtron.sklearn` fitted dir
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -749,12 +750,48 @@ def _streamed_fit(tmp_path, capsys, seed: int, n: int, *flags) -> list:
     return args
 
 
+@pytest.mark.parametrize("flag, name", [("--model", "progress.json"), ("--model", "model-3.npz"),
+                                        ("--cache", "model-2.npz"), ("--cache", "mixing-1.npz")])
+def test_an_output_named_as_a_checkpoint_file_in_its_folder_is_refused_before_any_work(tmp_path, capsys, flag, name):
+    X, y = classification_data(21, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    (tmp_path / "ck").mkdir()
+    outputs = {"--model": tmp_path / "m", "--cache": tmp_path / "c", flag: tmp_path / "ck" / name}
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--stream", "--checkpoint", tmp_path / "ck",
+                            "--model", outputs["--model"], "--cache", outputs["--cache"], "--epochs", "2")
+    assert_one_line_error(status, out, err, f"--checkpoint {tmp_path / 'ck'} would write over {flag} ")
+    assert not any((tmp_path / "ck").iterdir())  # nothing ran
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_new_checkpoint_refuses_a_folder_holding_foreign_files(tmp_path, capsys, stream):
+    X, y = classification_data(22, n=30)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    (ck / "model-3.npz").write_text("precious")
+    args = ["fit", train, "--task", "classify", "--model", tmp_path / "m", "--checkpoint", ck, "--epochs", "2", *stream]
+    status, out, err = call(capsys, *args)
+    assert_one_line_error(status, out, err, "model-3.npz exists and is not a predtron checkpoint file")
+    assert (ck / "model-3.npz").read_text() == "precious" and not (tmp_path / "m.npz").exists()
+    (ck / "model-3.npz").unlink()
+    assert call(capsys, *args, "--quiet")[0] == 0
+    assert call(capsys, *args, "--quiet")[0] == 0  # the folder's own checkpoint is replaced by a new fit
+
+
 def test_resuming_from_a_checkpoint_of_another_model_is_refused(tmp_path, capsys):
     args = _streamed_fit(tmp_path, capsys, 13, 30, "--checkpoint", tmp_path / "ck")
     ranking = tmp_path / "rank.txt"
     ranking.write_text("2 qid:1 1:1 2:0\n0 qid:1 1:0 2:1\n1 qid:2 1:1 2:1\n0 qid:2 1:0 2:0\n")
     assert call(capsys, "fit", ranking, "--task", "rank", "--model", tmp_path / "r", "--quiet")[0] == 0
     (tmp_path / "r.npz").replace(tmp_path / "ck" / "model-2.npz")
+    status, out, err = call(capsys, *args, "--resume")
+    assert_one_line_error(status, out, err, "model-2.npz is not the state progress.json was written with")
+    # Sealed anew over the swapped file (a checkpoint written so): the model's class is still checked.
+    from predtron._seal import sealed
+
+    progress = tmp_path / "ck" / "progress.json"
+    progress.write_text(json.dumps(sealed(json.loads(progress.read_text()), tmp_path / "ck" / "model-2.npz")))
     status, out, err = call(capsys, *args, "--resume")
     assert_one_line_error(status, out, err, "holds a PredtronRanker, not the PredtronClassifier being fitted")
 

@@ -307,6 +307,8 @@ def test_resume_on_a_cluster_refuses_other_files_and_options(tcp_cluster, tmp_pa
     (lambda p: p["scalars"].pop("trace_n_rounds"), "malformed state"),
 ])
 def test_a_hand_edited_cluster_checkpoint_is_refused_naming_the_entry(client, tmp_path, edit, named):
+    """Any edit breaks the checkpoint's own checksum; a checkpoint of the previous format (not sealed)
+    has its entries checked one by one, naming the one that is wrong."""
     files = _files(tmp_path)
     params = {"random_state": 1, "epochs": 2, "client": client}
     DaskPredtronClassifier(**params).fit(files, checkpoint=tmp_path / "ckpt")
@@ -314,6 +316,26 @@ def test_a_hand_edited_cluster_checkpoint_is_refused_naming_the_entry(client, tm
     progress = json.loads(progress_file.read_text())
     edit(progress)
     progress_file.write_text(json.dumps(progress))
+    with pytest.raises(ValueError, match="does not match its own checksum"):
+        DaskPredtronClassifier(**params).fit(files, checkpoint=tmp_path / "ckpt", resume=True)
+    legacy = {k: v for k, v in progress.items() if k not in ("digest", "state_sha256")}
+    progress_file.write_text(json.dumps({**legacy, "format": "predtron-mixing-checkpoint/1"}))
     with pytest.raises(ValueError, match=named) as caught:
         DaskPredtronClassifier(**params).fit(files, checkpoint=tmp_path / "ckpt", resume=True)
     assert "\n" not in str(caught.value)
+
+
+def test_a_cluster_checkpoint_binds_its_state_and_keeps_foreign_files(client, tmp_path):
+    files = _files(tmp_path)
+    params = {"random_state": 1, "epochs": 2, "client": client}
+    DaskPredtronClassifier(**params).fit(files, checkpoint=tmp_path / "ckpt")
+    DaskPredtronClassifier(**{**params, "random_state": 2}).fit(files, checkpoint=tmp_path / "other")
+    (tmp_path / "other" / "mixing-2.npz").replace(tmp_path / "ckpt" / "mixing-2.npz")  # another fit's state
+    with pytest.raises(ValueError, match=r"mixing-2\.npz is not the state progress\.json was written with"):
+        DaskPredtronClassifier(**params).fit(files, checkpoint=tmp_path / "ckpt", resume=True)
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "mixing-1.npz").write_text("a user's file")
+    with pytest.raises(ValueError, match=r"mixing-1\.npz exists and is not a predtron checkpoint file"):
+        DaskPredtronClassifier(**params).fit(files, checkpoint=foreign)
+    assert (foreign / "mixing-1.npz").read_text() == "a user's file"

@@ -26,6 +26,7 @@ from predtron.data import (
     split_queries,
 )
 from predtron.data.opening import MAX_DENSE_ENTRIES
+from predtron.data.shipped import BIBTEX_FILES, EMOTIONS_FILES, shipped_file
 
 
 def _write(folder: Path, name: str, text: str | bytes) -> Path:
@@ -591,3 +592,19 @@ def test_a_huge_grade_is_shown_short(tmp_path):
     with pytest.raises(ValueError, match=r"line 1: the relevance grade 1e\+308 must be at most \d+ \(the gain") as info:
         load_letor(path)
     assert len(str(info.value)) < 200
+
+
+def test_the_first_data_row_of_an_arff_file_tells_its_layout(tmp_path):
+    from predtron.data.mulan import arff_rows_are_sparse
+
+    header = "@relation r\n@attribute a numeric\n@attribute b {0,1}\n@DATA\n% a comment\n\n"
+    cases = {"sparse.arff": header + "{0 1.5, 1 1}\n", "dense.arff": header + "1.5,1\n", "empty.arff": header,
+             "nodata.arff": "@relation r\n@attribute a numeric\n", "binary.arff": "\x00\xff{"}
+    for name, text in cases.items():
+        _write(tmp_path, name, text.encode("latin-1"))
+    _write(tmp_path, "sparse.arff.gz", gzip.compress(cases["sparse.arff"].encode()))
+    got = {name: arff_rows_are_sparse(tmp_path / name) for name in [*cases, "sparse.arff.gz", "missing.arff"]}
+    assert got == {"sparse.arff": True, "dense.arff": False, "empty.arff": False, "nodata.arff": False,
+                   "binary.arff": False, "sparse.arff.gz": True, "missing.arff": False}
+    assert arff_rows_are_sparse(shipped_file(BIBTEX_FILES["train"])) is True
+    assert arff_rows_are_sparse(str(shipped_file(EMOTIONS_FILES["train"]))) is False

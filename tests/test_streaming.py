@@ -473,8 +473,65 @@ def test_a_progress_file_missing_a_key_is_refused_naming_it(tmp_path):
     progress = json.loads((tmp_path / "progress.json").read_text())
     del progress["stopping"]
     (tmp_path / "progress.json").write_text(json.dumps(progress))
+    with pytest.raises(ValueError, match=r"progress\.json does not match its own checksum"):
+        read_checkpoint(tmp_path, {})
+    # A checkpoint of the previous format (not sealed) is still read, its entries checked one by one.
+    legacy = {k: v for k, v in progress.items() if k not in ("digest", "state_sha256")}
+    (tmp_path / "progress.json").write_text(json.dumps({**legacy, "format": "predtron-checkpoint/2"}))
     with pytest.raises(ValueError, match="damaged checkpoint: it has no entry 'stopping'"):
         read_checkpoint(tmp_path, {})
+
+
+@pytest.mark.parametrize("edit", ["other model", "earlier model renamed", "epoch", "stopped"])
+def test_a_checkpoint_whose_files_were_swapped_or_edited_is_refused(tmp_path, edit):
+    """progress.json carries the checksum of the model it names and of its own entries: a model file
+    replaced (another fit's, an earlier epoch's under the new name) or an entry edited is refused,
+    where it used to resume to another model."""
+    from predtron.streaming import fit_passes, permuted_chunks, read_checkpoint
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+
+    def fit(folder, epochs, seed=None):
+        fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=epochs),
+                   permuted_chunks(X, y, seed), first={"classes": [-1, 1]}, checkpoint=folder)
+
+    fit(tmp_path / "ck", 3)
+    fit(tmp_path / "other", 3, seed=7)
+    ck = tmp_path / "ck"
+    progress = json.loads((ck / "progress.json").read_text())
+    if edit == "other model":
+        (tmp_path / "other" / "model-3.npz").replace(ck / "model-3.npz")
+    elif edit == "earlier model renamed":
+        fit(tmp_path / "two", 2)
+        (tmp_path / "two" / "model-2.npz").replace(ck / "model-3.npz")
+    else:
+        progress.update({"epoch": 2} if edit == "epoch" else {"stopped": not progress["stopped"]})
+        if edit == "epoch":
+            (ck / "model-3.npz").replace(ck / "model-2.npz")
+        (ck / "progress.json").write_text(json.dumps(progress))
+    match = "does not match its own checksum" if edit in ("epoch", "stopped") else r"is not the state progress\.json"
+    with pytest.raises(ValueError, match=match):
+        read_checkpoint(ck, {})
+
+
+@pytest.mark.parametrize("foreign", ["progress.json", "model-3.npz", "model.npz"])
+def test_a_new_checkpoint_never_replaces_a_file_that_is_not_a_checkpoint_s(tmp_path, foreign):
+    from predtron.streaming import fit_passes, permuted_chunks
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    (tmp_path / foreign).write_text('{"mine": 1}')
+    with pytest.raises(ValueError, match=f"{foreign} exists and is not a predtron checkpoint"):
+        fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=2), permuted_chunks(X, y, None),
+                   first={"classes": [-1, 1]}, checkpoint=tmp_path)
+    assert (tmp_path / foreign).read_text() == '{"mine": 1}'
+    (tmp_path / foreign).unlink()  # a checkpoint of an earlier fit is the fit's own: replaced
+    fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=2), permuted_chunks(X, y, None),
+               first={"classes": [-1, 1]}, checkpoint=tmp_path)
+    fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=3), permuted_chunks(X, y, None),
+               first={"classes": [-1, 1]}, checkpoint=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model-3.npz", "progress.json"]
 
 
 def test_repeating_batches_k_times_is_fit_without_early_stopping():

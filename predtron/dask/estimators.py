@@ -59,7 +59,7 @@ from predtron._state import State
 from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
 from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
-from predtron.mixing import read_checkpoint, write_checkpoint
+from predtron.mixing import check_checkpoint_folder, read_checkpoint, write_checkpoint
 from predtron.persistence import saveable
 from predtron.problems.general import check_loss_matrix
 from predtron.sklearn import (
@@ -442,6 +442,8 @@ class _DaskPredtron(BaseEstimator):
         if stream and local.shuffle:
             raise ValueError("stream=True visits every file in file order: pass shuffle=False (shuffle the files "
                              "beforehand)")
+        if checkpoint is not None and not resume:
+            check_checkpoint_folder(checkpoint)
         if files:
             if y is not None or qid is not None or group is not None:
                 raise ValueError("fit on files reads the labels (and queries) from the files; pass y=None")
