@@ -49,7 +49,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from predtron import _files
 from predtron._version import __version__
@@ -66,6 +66,9 @@ from predtron.cli_data import (
     spool_names,
 )
 from predtron.tasks import TASKS as TASK_TABLE
+
+if TYPE_CHECKING:  # numpy is imported by the commands that use it (start-up time)
+    import numpy as np
 
 PROG = "predtron"
 TASKS = tuple(TASK_TABLE)
@@ -603,19 +606,55 @@ def estimator_params(task: str, args) -> dict:
     return given
 
 
-def read_cost_matrix(path):
-    """A square matrix of costs from a text file (whitespace-separated numbers, one row per line)."""
+def read_cost_matrix(path) -> np.ndarray:
+    """A square matrix of costs from a text file: one row per line, whitespace-separated finite numbers.
+
+    The file may be compressed (gzip, bz2); blank lines and ``#`` comments are skipped.  A file
+    that is not k rows of k finite numbers raises a :class:`CommandError` naming ``--cost-matrix``,
+    the file and the first line at fault, with the value found there.
+    """
+    import math
+
     import numpy as np
 
+    from predtron.data.opening import DECOMPRESSION_ERRORS, open_binary, show, where
+
+    flag = f"--cost-matrix {path}"
     if not Path(path).is_file():
-        raise CommandError(f"cost-matrix file not found: {path}")
+        raise CommandError(f"cost-matrix file not found: {path} (--cost-matrix)")
+    rows: list[list[float]] = []
+    blank = False  # a line of spaces or a comment was seen
     try:
-        costs = np.loadtxt(path, dtype=float, ndmin=2)
-    except ValueError as exc:
-        raise CommandError(f"--cost-matrix {path}: not a matrix of numbers ({exc})") from None
-    if costs.shape[0] != costs.shape[1] or not np.all(np.isfinite(costs)):
-        raise CommandError(f"--cost-matrix {path}: expected k rows of k finite numbers; got shape {costs.shape}")
-    return costs
+        with open_binary(Path(path)) as handle:
+            for number, raw in enumerate(handle, start=1):
+                tokens = raw.split(b"#", 1)[0].split()
+                if not tokens:
+                    blank = blank or bool(raw.strip())
+                    continue
+                row = []
+                for column, token in enumerate(tokens, start=1):
+                    try:
+                        value = float(token)
+                    except ValueError:
+                        raise CommandError(f"{where(flag, number)}: row {len(rows) + 1}, column {column} is "
+                                           f"{show(token)}, not a number (expected k rows of k costs)") from None
+                    if not math.isfinite(value):
+                        raise CommandError(f"{where(flag, number)}: row {len(rows) + 1}, column {column} is "
+                                           f"{show(token)}; a cost must be a finite number")
+                    row.append(value)
+                if rows and len(row) != len(rows[0]):
+                    raise CommandError(f"{where(flag, number)}: row {len(rows) + 1} has {len(row)} costs, but row 1 "
+                                       f"has {len(rows[0])} (expected k rows of k costs)")
+                rows.append(row)
+    except DECOMPRESSION_ERRORS as exc:
+        raise CommandError(f"{flag} could not be read: {type(exc).__name__}: {one_line(exc)}") from None
+    if not rows:
+        what = "holds only blank lines and comments" if blank else "is empty"
+        raise CommandError(f"{flag} {what}: expected k rows of k costs, one row per line")
+    if len(rows) != len(rows[0]):
+        raise CommandError(f"{flag}: expected k rows of k costs; got {len(rows)} row{'s' * (len(rows) != 1)} of "
+                           f"{len(rows[0])}")
+    return np.array(rows, dtype=float)
 
 
 #: Parameter names of the estimators in the messages of their checks, and the flags that set them.

@@ -259,6 +259,31 @@ def test_cost_matrix_and_abstention(tmp_path, capsys):
     assert metric_values(out)["mean cost"] == f"{-estimator.score(X, y):.4f}"
 
 
+BAD_COST_MATRICES = [
+    ("", "--cost-matrix {f} is empty"),
+    ("# costs\n\n", "--cost-matrix {f} holds only blank lines and comments"),
+    ("0 1 1\n1 0\n", "--cost-matrix {f}, line 2: row 2 has 2 costs, but row 1 has 3"),
+    ("0 nan\n1 0\n", "--cost-matrix {f}, line 1: row 1, column 2 is 'nan'; a cost must be a finite number"),
+    ("0 1\n\n1 inf\n", "--cost-matrix {f}, line 3: row 2, column 2 is 'inf'"),
+    ("0 1\n1 zero\n", "--cost-matrix {f}, line 2: row 2, column 2 is 'zero', not a number"),
+    ("0 1 1\n1 0 1\n", "--cost-matrix {f}: expected k rows of k costs; got 2 rows of 3"),
+]
+
+
+@pytest.mark.parametrize(("text", "needle"), BAD_COST_MATRICES,
+                         ids=["empty", "comments only", "short row", "nan", "inf", "word", "not square"])
+def test_a_bad_cost_matrix_is_one_line_naming_the_flag_file_line_and_value(tmp_path, capsys, text, needle):
+    X, y = classification_data(3, n=20)
+    train = write_svmlight(tmp_path / "train.svm", X, y)
+    costs = tmp_path / "costs.txt"
+    costs.write_text(text)
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--cost-matrix", costs)
+    assert_one_line_error(status, out, err, f"predtron fit: error: {needle.format(f=costs)}")
+    assert status == 1
+    assert "usecols" not in err and "shape" not in err
+
+
 def test_ordinal_fit_predict_evaluate(tmp_path, capsys):
     X, y = ordinal_data(0)
     Xt, yt = ordinal_data(1, n=50)
