@@ -174,6 +174,7 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"a larger max_features", "a larger --n-features"),
     (r"max_features = (\d+)", r"the reader's limit of \1 features"),
     (r"pass n_features\b", "pass --n-features N"),
+    (r"pass file_options=\{'n_features': \.\.\.\}", "pass --n-features N"),
     (r"pass missing=<number>", "pass --missing VALUE"),
     (r"^n_labels must", "--labels must"),
     (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "

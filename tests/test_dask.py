@@ -491,3 +491,23 @@ def test_command_line_fits_several_files_on_the_workers(client, tmp_path):
     # several files need a cluster; nothing is written
     assert main(["fit", *map(str, paths), "--task", "classify", "--model", str(tmp_path / "x.npz")]) == 1
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_files_of_different_widths_are_refused_naming_the_flag(client, tmp_path, capsys):
+    """The Dask estimator asks for ``file_options={'n_features': ...}`` (its Python argument); the
+    command line asks for ``--n-features N``, on one line."""
+    X, scores = _data(8, n=60)
+    y = np.argmax(scores, axis=1)
+    paths = [tmp_path / "narrow.svm", tmp_path / "wide.svm"]
+    _write_svmlight(paths[0], np.round(X[:30], 3), y[:30])
+    _write_svmlight(paths[1], np.round(np.hstack([X[30:], np.ones((30, 1))]), 3), y[30:])
+    with pytest.raises(ValueError, match=r"pass file_options=\{'n_features': \.\.\.\}"):
+        DaskPredtronClassifier(client=client).fit([str(p) for p in paths])
+    capsys.readouterr()
+    assert main(["fit", *map(str, paths), "--task", "classify", "--quiet", "--scheduler", client.scheduler.address,
+                 "--model", str(tmp_path / "m.npz")]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err == ("predtron fit: error: the files have different numbers of features ([6, 7]); pass --n-features N "
+                   "to read them alike\n")
+    assert not (tmp_path / "m.npz").exists()

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from predtron._files import temporary_file
-from predtron.cli_data import positive_int
+from predtron.cli_data import flag_message, positive_int
 from predtron.tasks import TASKS
 
 
@@ -259,8 +259,8 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
         try:
             model.fit(files, file_options=file_options, checkpoint=checkpoint, resume=resume, progress=progress,
                       **extra)
-        except ValueError as exc:
-            raise ValueError(with_flags(str(exc))) from None
+        except ValueError as exc:  # the estimator's and the readers' Python arguments, as the flags that set them
+            raise ValueError(flag_message(with_flags(str(exc)))) from None
         return model.to_local()
 
 
