@@ -47,7 +47,7 @@ import signal
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -946,6 +946,29 @@ def run_predict(args) -> int:
     return 0
 
 
+#: A model's message about the labels ``y`` it scores, and the same about the labels of the test file.
+_SCORED_LABELS: tuple[tuple[str, str], ...] = ((r"^y holds ", "the labels of {file} hold "),
+                                               (r"^y must ", "the labels of {file} must "))
+
+
+@contextlib.contextmanager
+def _scored_labels(path) -> Iterator[None]:
+    """Name the labels a model scores (``y`` in the estimators' messages) as the labels of the test file ``path``."""
+    import re
+
+    from predtron.cli_data import DataError
+
+    try:
+        yield
+    except ValueError as exc:
+        if not isinstance(exc, DataError):  # (the readers' messages name the file already)
+            for pattern, replacement in _SCORED_LABELS:
+                found = re.match(pattern, str(exc))
+                if found:
+                    raise CommandError(replacement.format(file=path) + str(exc)[found.end():]) from None
+        raise
+
+
 def run_evaluate(args) -> int:
     """``predtron evaluate``: one ``name: value`` line per metric."""
     task, model = load_model(args.model, args.task)
@@ -957,9 +980,12 @@ def run_evaluate(args) -> int:
         from predtron.cli_stream import stream_metrics
 
         check_data_file(data_path)
-        values = stream_metrics(data_path, options, task, model, args.k)
+        with _scored_labels(data_path):
+            values = stream_metrics(data_path, options, task, model, args.k)
     else:
-        values = TASK_TABLE[task].metrics(model, read_for_model(data_path, options, task, model), args.k)
+        data = read_for_model(data_path, options, task, model)
+        with _scored_labels(data_path):
+            values = TASK_TABLE[task].metrics(model, data, args.k)
     sys.stdout.write("".join(line + "\n" for line in metric_lines(values)))
     return 0
 

@@ -284,6 +284,20 @@ def test_a_bad_cost_matrix_is_one_line_naming_the_flag_file_line_and_value(tmp_p
     assert "usecols" not in err and "shape" not in err
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_evaluate_on_unseen_levels_names_the_file_and_only_the_unseen_levels(tmp_path, capsys, stream):
+    train, test = tmp_path / "o.svm", tmp_path / "ot.svm"
+    train.write_text("0 1:1\n1 1:2\n2 1:3\n0 1:0\n")
+    test.write_text("9 1:1\n0 1:2\n")
+    status, _, err = call(capsys, "fit", train, "--task", "ordinal", "--model", tmp_path / "o.npz", "--quiet")
+    assert (status, err) == (0, "")
+    status, out, err = call(capsys, "evaluate", test, "--model", tmp_path / "o.npz", *(["--stream"] if stream else []))
+    assert_one_line_error(status, out, err)
+    assert status == 1
+    assert err == (f"predtron evaluate: error: the labels of {test} hold 1 level not seen in fit: [9]; the levels "
+                   "seen in fit are [0, 1, 2]\n")
+
+
 def test_ordinal_fit_predict_evaluate(tmp_path, capsys):
     X, y = ordinal_data(0)
     Xt, yt = ordinal_data(1, n=50)

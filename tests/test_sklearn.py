@@ -156,6 +156,23 @@ def test_ordinal_classifier_returns_the_given_levels():
     assert model.score(X, stars) <= 0
 
 
+def test_a_score_on_unseen_levels_or_labels_names_only_those_and_the_fitted_ones():
+    X = np.arange(8.0).reshape(-1, 1)
+    ordinal = PredtronOrdinalClassifier(epochs=2).fit(X, [0, 1, 2, 0, 1, 2, 0, 1])
+    with pytest.raises(ValueError) as info:
+        ordinal.score(X[:2], [9, 0])
+    assert str(info.value) == "y holds 1 level not seen in fit: [9]; the levels seen in fit are [0, 1, 2]"
+    with pytest.raises(ValueError, match=r"^y holds 40 levels not seen in fit: \[3, 4, 5, .*\.\.\.; the levels "
+                                         r"seen in fit are \[0, 1, 2\]$") as info:
+        ordinal.score(np.zeros((41, 1)), [*range(3, 43), 0])
+    assert len(str(info.value)) < 160
+    costs = 1.0 - np.eye(3)
+    classifier = PredtronClassifier(epochs=2, cost_matrix=costs).fit(X, [0, 1, 2, 0, 1, 2, 0, 1])
+    with pytest.raises(ValueError) as info:
+        classifier.score(X[:3], [7, 1, 7])
+    assert str(info.value) == "y holds 1 label not seen in fit: [7]; the labels seen in fit are [0, 1, 2]"
+
+
 def test_early_stopping_and_eta_auto_are_recorded():
     X, Y = make_noisy(Multiclass(3), 200, 5, noise=0.2, seed=6)
     model = PredtronClassifier(random_state=0).fit(X, Y)

@@ -21,6 +21,7 @@ the core learner.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 from collections.abc import Callable
@@ -432,6 +433,24 @@ class EstimatorCore(Params):
             raise ValueError(f"y holds labels not in classes_ {excerpt(self.classes_)}: "
                              f"{excerpt(np.unique(y[~known]))}")
         return indices.astype(np.int64)
+
+    def _scored_indices(self, y, n: int, unit: str) -> np.ndarray:
+        """The index in ``classes_`` of every label of ``y``, the labels of ``n`` scored rows.
+
+        A label not seen in fit is refused, naming the distinct unseen ones (sorted, a short
+        excerpt when many) and the ``classes_`` seen in fit; ``unit`` names one label in the
+        message (``"level"``, ``"label"``)."""
+        y = check_class_labels(y, "y", n=n)
+        index = {c: i for i, c in enumerate(self.classes_.tolist())}
+        values = y.tolist()
+        unseen = [v for v in dict.fromkeys(values) if v not in index]
+        if unseen:
+            with contextlib.suppress(TypeError):
+                unseen.sort()
+            count = f"{len(unseen)} {unit}{'s' if len(unseen) != 1 else ''}"
+            raise ValueError(f"y holds {count} not seen in fit: {excerpt(unseen)}; the {unit}s seen in fit are "
+                             f"{excerpt(self.classes_.tolist())}")
+        return np.array([index[v] for v in values], dtype=np.int64)
 
     def _partial_pass(self, first: bool, X, target, offsets=None, sample_weight=None, **split) -> None:
         """One online pass of the core learner over the batch, in order (Algorithm 1 continued).

@@ -9,7 +9,7 @@ from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_score_input, _saved_classes
 from predtron._models.coef import _LinearCoefMixin
 from predtron._models.weights import _row_weights
-from predtron._validation import as_finite_array, check_class_labels, check_positive, excerpt
+from predtron._validation import as_finite_array, check_positive
 from predtron.persistence import saveable_as
 from predtron.problems import Binary, Multiclass
 from predtron.problems.general import check_loss_matrix
@@ -160,11 +160,7 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         if self.cost_matrix is None and self.reject_cost is None:
             return self._accuracy(X, y, sample_weight=sample_weight)
         indices, abstain = self._predict_indices(X)
-        y = check_class_labels(y, "y", n=np.shape(X)[0])
-        index = {c: i for i, c in enumerate(self.classes_.tolist())}
-        truth = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
-        if truth.shape != indices.shape or np.any(truth < 0):
-            raise ValueError(f"y must hold one label seen in fit per row of X; got {excerpt(y)}")
+        truth = self._scored_indices(y, np.shape(X)[0], "label")
         matrix = (1.0 - np.eye(len(self.classes_))) if self.cost_matrix is None else np.asarray(self.cost_matrix)
         costs = np.where(abstain, float(self.reject_cost or 0.0), matrix[indices, truth])
         return -float(np.average(costs, weights=sample_weight))

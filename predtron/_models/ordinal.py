@@ -9,7 +9,6 @@ from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_score_input, _saved_classes
 from predtron._models.coef import _OrdinalCoefMixin
 from predtron._models.weights import _row_weights
-from predtron._validation import check_class_labels, excerpt
 from predtron.persistence import saveable_as
 from predtron.problems import Ordinal
 
@@ -67,11 +66,7 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
         """Negative mean absolute error, counted in levels."""
         _check_score_input(X, y)
         self._check_fitted()
-        y = check_class_labels(y, "y", n=np.shape(X)[0])
-        index = {c: i for i, c in enumerate(self.classes_.tolist())}
-        if any(v not in index for v in y.tolist()):
-            raise ValueError(f"y holds levels not seen in fit: {excerpt(y)}")
-        truth = np.array([index[v] for v in y.tolist()])
+        truth = self._scored_indices(y, np.shape(X)[0], "level")
         pred = self.learner_.predict(self._validate_X(X, reset=False))
         return -float(np.average(np.abs(pred - truth), weights=sample_weight))
 
