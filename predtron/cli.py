@@ -1098,6 +1098,7 @@ _USER_TERMS: tuple[tuple[str, str], ...] = (
     (r"--seed must be None, an integer >= 0 or a numpy Generator", "--seed must be an integer >= 0"),
     (r"^y holds labels not in classes_ ", "the training labels hold labels not in --classes "),
     (r"^y must hold ", "the training labels must hold "),
+    (r"^classes\[\d+\] is (.*); a class must be", r"--classes holds \1; a class must be"),
     (r"^Unknown label type: continuous\..*", "the training labels are continuous values, not classes (classify and "
                                              "ordinal learn from a finite set of labels)"),
 )

@@ -176,6 +176,7 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"pass n_features\b", "pass --n-features N"),
     (r"pass file_options=\{'n_features': \.\.\.\}", "pass --n-features N"),
     (r"pass missing=<number>", "pass --missing VALUE"),
+    (r"^missing must be a finite real number", "--missing must be a finite number"),
     (r"^n_labels must", "--labels must"),
     (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "
                                                  "to read the file in chunks"),

@@ -369,6 +369,31 @@ def test_n_features_is_stored_in_the_model(tmp_path, capsys):
     assert status == 0 and len(out.splitlines()) == 30
 
 
+NON_FINITE_OPTIONS = [
+    ("multilabel", ["--missing", "nan"], "--missing must be a finite number; got nan"),
+    ("multilabel", ["--missing", "inf", "--stream"], "--missing must be a finite number; got inf"),
+    ("classify", ["--reject-cost", "0.3", "--reject-label", "nan"], "--reject-label must be a finite number"),
+    ("classify", ["--classes", "0", "1", "nan", "--stream"], "--classes holds nan; a class must be a finite number"),
+]
+
+
+@pytest.mark.parametrize(("task", "options", "needle"), NON_FINITE_OPTIONS,
+                         ids=["missing", "missing stream", "reject-label", "classes"])
+def test_a_non_finite_option_value_is_refused_naming_the_flag(tmp_path, capsys, task, options, needle):
+    if task == "multilabel":
+        data = tmp_path / "a.arff"
+        data.write_text("@relation r\n@attribute f numeric\n@attribute l1 {0,1}\n@attribute l2 {0,1}\n@data\n"
+                        "1,0,1\n?,1,0\n3,1,1\n")
+        options = ["--labels", "2", *options]
+    else:
+        X, y = classification_data(4, n=20)
+        data = write_svmlight(tmp_path / "train.svm", X, np.minimum(y, 2) - 1)  # classes 0 and 1
+    status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", "--quiet", *options)
+    assert_one_line_error(status, out, err, f"predtron fit: error: {needle}")
+    assert status == 1
+    assert not (tmp_path / "m.npz").exists()
+
+
 def test_arff_with_xml_labels_and_missing_values(tmp_path, capsys):
     header = ["@relation tiny", "@attribute 'f one' numeric", "@attribute f2 numeric", "@attribute f3 numeric",
               "@attribute a {0,1}", "@attribute b {0,1}", "@data"]

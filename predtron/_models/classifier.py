@@ -3,6 +3,9 @@ abstention), without scikit-learn."""
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 from predtron._models.base import EstimatorCore, estimator_params
@@ -25,8 +28,15 @@ def _reject_cost(value, name: str) -> None:
             raise ValueError(f"{name} must be in (0, 1) (abstaining must cost less than a mistake); got {cost!r}")
 
 
+def _reject_label(value, name: str) -> None:
+    """Any label but a NaN or infinite number, which no prediction could be compared with (NaN differs from itself)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number or a string (predictions are compared with it); "
+                         f"got {value!r}")
+
+
 @estimator_params({"cost_matrix": None, "reject_cost": None, "reject_label": -1},
-                  {"cost_matrix": None, "reject_cost": _reject_cost, "reject_label": None})
+                  {"cost_matrix": None, "reject_cost": _reject_cost, "reject_label": _reject_label})
 @saveable_as("PredtronClassifier")
 class ClassifierCore(_LinearCoefMixin, EstimatorCore):
     """The rules of :class:`~predtron.sklearn.PredtronClassifier` without scikit-learn (its parameters,
