@@ -298,6 +298,21 @@ def test_evaluate_on_unseen_levels_names_the_file_and_only_the_unseen_levels(tmp
                    "seen in fit are [0, 1, 2]\n")
 
 
+def test_a_sidecar_contradicting_the_qids_is_refused_in_memory_as_with_stream(tmp_path, capsys):
+    data = tmp_path / "r.txt"
+    data.write_text("2 qid:1 1:1 2:0\n0 qid:1 1:0 2:1\n1 qid:2 1:1\n0 qid:2 2:1\n")
+    (tmp_path / "r.txt.query").write_text("1\n3\n")
+    errors = []
+    for mode in ([], ["--stream"]):
+        status, out, err = call(capsys, "fit", data, "--task", "rank", "--model", tmp_path / "r.npz", "--quiet", *mode)
+        assert_one_line_error(status, out, err)
+        errors.append((status, err))
+    assert errors[0] == errors[1] == (1, f"predtron fit: error: the group sizes in {data}.query do not match the "
+                                         f"queries of {data} given by its qid: fields: query 1 (from line 1) has 2 "
+                                         "lines, where the sizes give 1\n")
+    assert not (tmp_path / "r.npz").exists()
+
+
 def test_ordinal_fit_predict_evaluate(tmp_path, capsys):
     X, y = ordinal_data(0)
     Xt, yt = ordinal_data(1, n=50)

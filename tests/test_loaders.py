@@ -18,6 +18,7 @@ from predtron.data import (
     check_group_sizes,
     flatten_queries,
     iter_arff,
+    iter_letor,
     load_arff,
     load_letor,
     load_svmlight,
@@ -130,8 +131,30 @@ def test_group_file_argument_and_group_array(tmp_path):
 def test_given_sizes_must_match_the_qids(tmp_path):
     path = _write(tmp_path, "small.txt", LETOR_TEXT)
     assert load_letor(path, group=[2, 1]).group.tolist() == [2, 1]
-    with pytest.raises(ValueError, match=r"group = \[1, 2\] \(2 values\) do not match the queries"):
+    with pytest.raises(ValueError, match=r"^the sizes in group do not match the queries of .*small.txt given by its "
+                                         r"qid: fields: query 1 \(from line 2\) has 2 lines, where the sizes give 1$"):
         load_letor(path, group=[1, 2])
+
+
+@pytest.mark.parametrize(("sizes", "message"), [
+    ("1\n3\n", r"do not match the queries of .*r.txt given by its qid: fields: query 1 \(from line 1\) has 2 lines, "
+               r"where the sizes give 1$"),
+    ("2\n1\n1\n", r"do not .* query 2 \(from line 3\) has 2 lines, where the sizes give 1$"),
+    ("2\n2\n1\n", r"give 3 queries, but .*r.txt has 2 by its qid: fields$"),
+    ("2\n", r"give 1 query, but .*r.txt has more by its qid: fields \(query 2 starts at line 3\)$"),
+], ids=["first query", "second query", "more sizes", "fewer sizes"])
+def test_a_sidecar_contradicting_the_qids_is_refused_as_the_stream_refuses_it(tmp_path, sizes, message):
+    """``load_letor`` looks for a sidecar beside a file with ``qid:`` too (it used the ``qid:`` fields and
+    ignored the sidecar, where ``iter_letor`` refused it): both refuse with the same message."""
+    path = _write(tmp_path, "r.txt", "2 qid:1 1:1 2:0\n0 qid:1 1:0 2:1\n1 qid:2 1:1\n0 qid:2 2:1\n")
+    _write(tmp_path, "r.txt.query", sizes)
+    with pytest.raises(ValueError, match=r"^the group sizes in .*r.txt.query " + message) as memory:
+        load_letor(path)
+    with pytest.raises(ValueError) as stream:
+        list(iter_letor(path, chunk_rows=1))
+    assert str(stream.value) == str(memory.value)
+    _write(tmp_path, "r.txt.query", "2\n2\n")
+    assert load_letor(path).group.tolist() == [2, 2]
 
 
 @pytest.mark.parametrize(("group", "message"), [

@@ -8,6 +8,9 @@ Two layouts are read (both by :func:`load_letor`):
   sidecar file named after the data file with ``.query`` appended (LightGBM's name; XGBoost's
   ``.group`` is also recognised), in a file given by ``group_file``, or in a ``group=`` array.
 
+A file with ``qid:`` and sizes as well (given, or a sidecar beside it) is read only when they
+agree (:func:`check_sizes_match_queries`, the one rule of the in-memory and streaming readers).
+
 The result keeps the *flat* layout that LightGBM, XGBoost and scikit-learn use (one row per
 document with a query id and group sizes); :meth:`LetorData.queries` gives the per-query lists
 the learners take (see also :func:`~predtron.data.layout.split_queries`).
@@ -169,6 +172,60 @@ def _runs(path, qid: np.ndarray, lines: np.ndarray) -> np.ndarray:
     return np.diff(np.append(starts, qid.size)).astype(np.int64)
 
 
+def size_source(group_file) -> str:
+    """How the messages of :func:`check_sizes_match_queries` name given group sizes: those of
+    ``group_file`` (a sidecar or a given file), else those of the ``group`` argument."""
+    return f"the group sizes in {group_file}" if group_file is not None else "the sizes in group"
+
+
+def check_sizes_match_queries(path, source: str, sizes: np.ndarray, first: int, runs: np.ndarray, lines: np.ndarray,
+                              complete: bool) -> None:
+    """Refuse given group sizes that contradict the ``qid:`` fields of the file ``path``.
+
+    The one rule of :func:`load_letor` (the whole file at once) and of
+    :func:`~predtron.data.stream.iter_letor` (a chunk of whole queries at a time, then the end of
+    the file): a file with ``qid:`` and given sizes (``group``, ``group_file`` or a sidecar found
+    beside it) must have one query per size, of that size, in order.
+
+    Parameters
+    ----------
+    path : path-like
+        The data file (for the message).
+    source : str
+        The sizes in the message (:func:`size_source`).
+    sizes : ndarray of int64
+        All the given sizes.
+    first : int
+        The position in the file of the first query of ``runs``.
+    runs : ndarray of int64
+        The sizes of consecutive whole queries of the file (runs of equal ``qid``).
+    lines : ndarray of int
+        The line where each of ``runs`` starts.
+    complete : bool
+        ``runs`` end the file: sizes left over are refused too.
+
+    Raises
+    ------
+    ValueError
+        Naming the first query that differs (its position, line and sizes), or the numbers of
+        queries when the sizes give fewer or more than the file has.
+    """
+    expected = sizes[first:first + runs.size]
+    differ = np.flatnonzero(expected != runs[:expected.size])
+    if differ.size:
+        i = int(differ[0])
+        found = int(runs[i])
+        raise ValueError(f"{source} do not match the queries of {path} given by its qid: fields: query {first + i + 1} "
+                         f"(from line {int(lines[i])}) has {found} line{'s' if found != 1 else ''}, where the sizes "
+                         f"give {int(expected[i])}")
+    if expected.size < runs.size:
+        raise ValueError(f"{source} give {sizes.size} quer{'ies' if sizes.size != 1 else 'y'}, but {path} has more by "
+                         f"its qid: fields (query {first + expected.size + 1} starts at line "
+                         f"{int(lines[expected.size])})")
+    if complete and first + runs.size < sizes.size:
+        raise ValueError(f"{source} give {sizes.size} queries, but {path} has {first + runs.size} by its qid: fields")
+
+
 def load_letor(path, *, group=None, group_file=None, n_features: int | None = None, sparse: bool = False,
                zero_based: bool = False, max_features: int | None = MAX_FEATURES) -> LetorData:
     """Read a learning-to-rank file into the flat layout, validated line by line.
@@ -181,9 +238,11 @@ def load_letor(path, *, group=None, group_file=None, n_features: int | None = No
         Documents per query, in file order (LightGBM's ``group``); for a file without
         ``qid:``.  Integral floats (``3.0``) are accepted.
     group_file : str or path-like, optional
-        A file of group sizes, one per line, instead of ``group``.  When neither is given
-        and the file has no ``qid:``, ``<path>.query`` or ``<path>.group`` is used if it
-        exists.  With ``qid:`` in the file, given sizes must match its queries.
+        A file of group sizes, one per line, instead of ``group``.  When neither is given,
+        ``<path>.query`` or ``<path>.group`` is used if it exists (:func:`find_sidecar`).
+        With ``qid:`` in the file, given or found sizes must match its queries, one size
+        per query in order (:func:`check_sizes_match_queries`, the rule of
+        :func:`~predtron.data.stream.iter_letor` too); the queries are the ``qid:`` runs.
     n_features : int, optional
         Number of features (pass it so that a training and a test file agree).
     sparse : bool, default False
@@ -208,7 +267,8 @@ def load_letor(path, *, group=None, group_file=None, n_features: int | None = No
         For every malformed line (file and line number in the message; see
         :func:`~predtron.data.svmlight.load_svmlight`), a relevance grade that is not a
         whole number ``>= 0``, a query whose lines are not contiguous, group sizes that are
-        not whole numbers ``>= 1`` or do not sum to the number of lines, and a file without
+        not whole numbers ``>= 1`` or do not sum to the number of lines, sizes (given, or a
+        sidecar beside the file) that contradict the file's ``qid:`` fields, and a file without
         ``qid:`` and without group sizes.
 
     Examples
@@ -226,28 +286,20 @@ def load_letor(path, *, group=None, group_file=None, n_features: int | None = No
     path = Path(path)
     n_rows = data.X.shape[0]
     y = _check_relevance(path, data.y, data.lines)
-    if group_file is None and group is None and data.qid is None:
-        group_file = find_sidecar(path)
-        if group_file is None:
+    if group_file is None and group is None:
+        group_file = find_sidecar(path)  # with qid: too, where it must agree with them (as in iter_letor)
+        if group_file is None and data.qid is None:
             raise ValueError(
                 f"{path} has no qid: on its lines and no group sizes were given; pass group=[...] or "
                 f"group_file=..., or put the sizes, one per line, in {path}.query"
             )
-    if group_file is not None:
-        sizes = read_group_file(group_file, n_rows)
-        source = f"the group sizes in {group_file},"
-    elif group is not None:
-        sizes = check_group_sizes(group, n_rows, name="group")
-        source = "group ="
-    else:
-        sizes, source = None, None
     if data.qid is None:
-        qid = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-    else:
-        qid = data.qid
-        runs = _runs(path, qid, data.lines)
-        if sizes is not None and not np.array_equal(sizes, runs):
-            raise ValueError(f"{source} {excerpt(sizes)} do not match the queries of {path} given by its "
-                             f"qid: fields {excerpt(runs)}")
-        sizes = runs
-    return LetorData(data.X, y, qid, sizes, data.docids)
+        sizes = (read_group_file(group_file, n_rows) if group_file is not None
+                 else check_group_sizes(group, n_rows, name="group"))
+        return LetorData(data.X, y, np.repeat(np.arange(sizes.size, dtype=np.int64), sizes), sizes, data.docids)
+    runs = _runs(path, data.qid, data.lines)
+    if group_file is not None or group is not None:
+        sizes = read_group_file(group_file) if group_file is not None else check_group_sizes(group, name="group")
+        check_sizes_match_queries(path, size_source(group_file), sizes, 0, runs,
+                                  data.lines[np.cumsum(runs) - runs], complete=True)
+    return LetorData(data.X, y, data.qid, runs, data.docids)

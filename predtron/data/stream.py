@@ -52,7 +52,7 @@ from predtron.data._svmlight_parse import BLOCK_BYTES, PIECES, _Block, _chunks, 
 from predtron.data._svmlight_rules import _limit, _line_problem
 from predtron.data.cache import DamagedCache, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
-from predtron.data.letor import _check_relevance, find_sidecar, read_group_file
+from predtron.data.letor import _check_relevance, check_sizes_match_queries, find_sidecar, read_group_file, size_source
 from predtron.data.opening import check_file, show, where
 from predtron.data.svmlight import MAX_FEATURES, _check_reader_options, check_flag, rows_matrix
 
@@ -277,9 +277,9 @@ def iter_letor(path, *, group=None, group_file=None, chunk_rows: int = DEFAULT_C
 
 def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_features, max_features, cache, options,
                   on_progress):
-    source = f"the group sizes in {group_file}," if group_file is not None else "group ="
+    source = size_source(group_file)
     bounds = None if sizes is None else np.cumsum(sizes)
-    state = {"done": 0, "query": 0}
+    state = {"done": 0, "query": 0, "qid": False}
     first_line: dict[int, int] = {}
 
     def cut(block: _Block, rows: int, complete: bool, chunk_rows: int) -> int:
@@ -290,7 +290,7 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
                              f"or group_file=..., or put the sizes, one per line, in {path}.query")
         total = state["done"] + rows
         if complete and int(bounds[-1]) != total:
-            raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+            raise ValueError(f"{source}: {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
                              f"{total} rows of {path}")
         ends = bounds[state["query"]:np.searchsorted(bounds, total, side="right")] - state["done"]
         return _cut_at(ends, rows, False, chunk_rows)
@@ -320,15 +320,17 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
                 first_line[q] = int(chunk.lines[start])
             group = np.diff(np.append(starts, n)).astype(np.int64)
             if bounds is not None:
-                expected = sizes[state["query"]:state["query"] + group.size]
-                if not np.array_equal(expected, group):
-                    raise ValueError(f"{source} sizes do not match the queries of {path} given by its qid: fields "
-                                     f"(at line {int(chunk.lines[0])})")
+                check_sizes_match_queries(path, source, sizes, state["query"], group, chunk.lines[starts],
+                                          complete=False)
                 state["query"] += group.size
+            state["qid"] = True
         state["done"] += n
         yield LetorChunk(chunk.X, y, qid, group, chunk.lines)
     if bounds is not None and chunk_rows and state["query"] != sizes.size:
-        raise ValueError(f"{source} {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
+        if state["qid"]:
+            check_sizes_match_queries(path, source, sizes, state["query"], np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                      complete=True)
+        raise ValueError(f"{source}: {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
                          f"{state['done']} rows of {path}")
 
 
