@@ -178,6 +178,18 @@ def size_source(group_file) -> str:
     return f"the group sizes in {group_file}" if group_file is not None else "the sizes in group"
 
 
+def check_sizes_cover_rows(path, source: str, sizes: np.ndarray, n_rows: int) -> None:
+    """Refuse given group sizes (of a file without ``qid:``) that do not add up to its ``n_rows``
+    rows: the one message of :func:`load_letor` and of :func:`~predtron.data.stream.iter_letor`."""
+    if int(np.sum(sizes)) != n_rows:
+        raise ValueError(_sizes_against_rows(path, source, sizes, n_rows))
+
+
+def _sizes_against_rows(path, source: str, sizes: np.ndarray, n_rows: int) -> str:
+    """The message of :func:`check_sizes_cover_rows`."""
+    return f"{source}: {len(sizes)} sizes summing to {int(np.sum(sizes))} do not match the {n_rows} rows of {path}"
+
+
 def check_sizes_match_queries(path, source: str, sizes: np.ndarray, first: int, runs: np.ndarray, lines: np.ndarray,
                               complete: bool) -> None:
     """Refuse given group sizes that contradict the ``qid:`` fields of the file ``path``.
@@ -294,8 +306,11 @@ def load_letor(path, *, group=None, group_file=None, n_features: int | None = No
                 f"group_file=..., or put the sizes, one per line, in {path}.query"
             )
     if data.qid is None:
-        sizes = (read_group_file(group_file, n_rows) if group_file is not None
-                 else check_group_sizes(group, n_rows, name="group"))
+        if group_file is not None:
+            sizes = read_group_file(group_file)
+            check_sizes_cover_rows(path, size_source(group_file), sizes, n_rows)
+        else:
+            sizes = check_group_sizes(group, n_rows, name="group")
         return LetorData(data.X, y, np.repeat(np.arange(sizes.size, dtype=np.int64), sizes), sizes, data.docids)
     runs = _runs(path, data.qid, data.lines)
     if group_file is not None or group is not None:

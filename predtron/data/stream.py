@@ -52,7 +52,15 @@ from predtron.data._svmlight_parse import BLOCK_BYTES, PIECES, _Block, _chunks, 
 from predtron.data._svmlight_rules import _limit, _line_problem
 from predtron.data.cache import DamagedCache, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
-from predtron.data.letor import _check_relevance, check_sizes_match_queries, find_sidecar, read_group_file, size_source
+from predtron.data.letor import (
+    _check_relevance,
+    _sizes_against_rows,
+    check_sizes_cover_rows,
+    check_sizes_match_queries,
+    find_sidecar,
+    read_group_file,
+    size_source,
+)
 from predtron.data.opening import check_file, show, where
 from predtron.data.svmlight import MAX_FEATURES, _check_reader_options, check_flag, rows_matrix
 
@@ -289,9 +297,8 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
             raise ValueError(f"{path} has no qid: on its lines and no group sizes were given; pass group=[...] "
                              f"or group_file=..., or put the sizes, one per line, in {path}.query")
         total = state["done"] + rows
-        if complete and int(bounds[-1]) != total:
-            raise ValueError(f"{source}: {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
-                             f"{total} rows of {path}")
+        if complete:
+            check_sizes_cover_rows(path, source, sizes, total)
         ends = bounds[state["query"]:np.searchsorted(bounds, total, side="right")] - state["done"]
         return _cut_at(ends, rows, False, chunk_rows)
 
@@ -330,8 +337,7 @@ def _letor_chunks(path, sizes, group_file, chunk_rows, sparse, zero_based, n_fea
         if state["qid"]:
             check_sizes_match_queries(path, source, sizes, state["query"], np.zeros(0, np.int64), np.zeros(0, np.int64),
                                       complete=True)
-        raise ValueError(f"{source}: {sizes.size} sizes summing to {int(bounds[-1])} do not match the "
-                         f"{state['done']} rows of {path}")
+        raise ValueError(_sizes_against_rows(path, source, sizes, state["done"]))
 
 
 class LabelScan(NamedTuple):
