@@ -168,6 +168,14 @@ def _shape(value):
     return None
 
 
+def _rows(value) -> int | None:
+    """The number of rows (or items) of an argument's value, if it has one."""
+    shape = _shape(value)
+    if shape is not None:
+        return shape[0] if shape else None
+    return len(value) if isinstance(value, (list, tuple)) else None
+
+
 def shape_problem(result, canonical, n_canonical: int | None, n_variant: int | None) -> str | None:
     """Why ``result`` is not shaped like ``canonical`` (``None`` when it is)."""
     a, b = _shape(result), _shape(canonical)
@@ -297,7 +305,10 @@ def check_input(call: Call, arg: str, variant: Variant, canonical) -> tuple[str 
         if why:
             return f"{label}: result differs from the canonical input's ({why})", result
     elif expect != FREE:
-        why = shape_problem(result, canonical, call.n, variant.n)
+        # A variant's row count tells the result's only for an argument that carries the examples (its
+        # canonical value has the call's n rows): a parameter matrix of another valid shape does not.
+        carries_rows = call.n is not None and _rows(call.kwargs[arg]) == call.n
+        why = shape_problem(result, canonical, call.n, variant.n if carries_rows else None)
         if why:
             return f"{label}: badly shaped result ({why})", result
     return None, result
