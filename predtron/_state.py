@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from predtron._history import LossTrace
-from predtron._validation import MAX_DENSE_ENTRIES
+from predtron._validation import MAX_DENSE_ENTRIES, excerpt
 
 
 class State:
@@ -78,6 +78,38 @@ class State:
     def value(self, key: str):
         """A raw JSON value (checked by the caller)."""
         return self._get(key)
+
+    def names(self, key: str, length: int) -> np.ndarray:
+        """A list of ``length`` distinct strings (the columns' names, ``feature_names_in_``), as an
+        object array as scikit-learn holds them.
+
+        Parameters
+        ----------
+        key : str
+            The entry.
+        length : int
+            The number of names expected (one per feature).
+
+        Returns
+        -------
+        ndarray of shape (length,) and dtype object
+            The names, in order.
+
+        Raises
+        ------
+        ValueError
+            If the entry is missing, is not a list of strings, holds a name twice or has another length.
+        """
+        value = self._get(key)
+        name = f"state entry {self.where}{key!r}"
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{name} must be a list of strings (one name per feature); got {excerpt(value)}")
+        if len(value) != length:
+            raise ValueError(f"{name} must hold {length} names (n_features_in_); got {len(value)}: {excerpt(value)}")
+        if len(set(value)) != len(value):
+            twice = sorted({v for v in value if value.count(v) > 1})
+            raise ValueError(f"{name} must hold distinct names; {excerpt(twice)} appear more than once")
+        return np.asarray(value, dtype=object)
 
     def sub(self, key: str) -> State:
         """The nested state ``key`` (scalars ``scalars[key]``, arrays prefixed ``key.``)."""

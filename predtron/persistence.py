@@ -3,7 +3,9 @@
 A learner is written as one ``.npz`` file: its learned arrays as arrays, and a JSON
 header with the format version, the learner's class, its constructor parameters (a
 problem, a link or a feature map is written as its class name and its own parameters,
-recursively) and the scalars of its state.
+recursively) and the scalars of its state (among them, for an estimator fitted on a DataFrame,
+the columns' names ``feature_names_in_``, so that the loaded estimator refuses columns in
+another order as the original does).
 
 Loading trusts nothing in the file:
 

@@ -54,8 +54,10 @@ def _data(seed=0, n=400, p=6):
 
 
 def _state(model):
-    """Every learned array and number of a local estimator, for exact comparison."""
+    """Every learned array and number of a local estimator, for exact comparison (not the columns' names, which
+    a local fit on a DataFrame records and a Dask fit, on the arrays the frame holds, does not)."""
     scalars, arrays = model._get_state()
+    scalars.pop("feature_names_in_", None)
     return scalars, {k: np.asarray(v) for k, v in arrays.items()}
 
 

@@ -199,6 +199,60 @@ def test_sklearn_estimators_round_trip(tmp_path, model, X, y, kw):
     assert again.score(X, y, **kw) == model.score(X, y, **kw)
 
 
+@pytest.mark.parametrize(("model", "X", "y", "kw"), _sklearn_models(), ids=lambda v: type(v).__name__)
+def test_sklearn_estimators_keep_their_feature_names(tmp_path, model, X, y, kw):
+    """Fitted on a DataFrame, a reloaded estimator holds the column names and refuses reordered columns as the
+    original does; fitted on an array, it has none and still loads."""
+    pd = pytest.importorskip("pandas")
+    columns = [f"c{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame(X, columns=columns)
+    model.fit(frame, y, **kw)
+    again = _round_trip(tmp_path, model)
+    assert again.feature_names_in_.dtype == object and again.feature_names_in_.tolist() == columns
+    np.testing.assert_array_equal(again.predict(frame), model.predict(frame))
+    for estimator in (model, again):
+        with pytest.raises(ValueError, match="The feature names should match those that were passed during fit"):
+            estimator.predict(frame[columns[::-1]])
+    model.fit(X, y, **kw)
+    assert not hasattr(_round_trip(tmp_path, model), "feature_names_in_")
+
+
+def test_a_core_refitted_on_arrays_drops_the_loaded_feature_names(tmp_path):
+    """The command line reads an estimator as its core, which sees arrays without names: refitted on other
+    columns, it no longer holds the file's names, and what it saves loads."""
+    pd = pytest.importorskip("pandas")
+    from predtron._models import ClassifierCore
+    from predtron.persistence import saved_as
+
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((30, 4)), rng.integers(0, 2, 30)
+    save(PredtronClassifier(epochs=1).fit(pd.DataFrame(X, columns=list("abcd")), y), tmp_path / "named")
+    core = load(tmp_path / "named.npz", classes={saved_as(ClassifierCore): ClassifierCore})
+    assert core.feature_names_in_.tolist() == list("abcd")
+    core.fit(X[:, :3], y)
+    assert not hasattr(core, "feature_names_in_")
+    assert load(save(core, tmp_path / "refitted")).n_features_in_ == 3
+
+
+def test_malformed_feature_names_are_refused(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = np.eye(3), ["a", "b", "a"]
+    good = save(PredtronClassifier(epochs=1).fit(pd.DataFrame(X, columns=["x", "y", "z"]), y), tmp_path / "good")
+    header = _header(good)
+    assert header["state"]["feature_names_in_"] == ["x", "y", "z"]
+    bad = {
+        "a string": ("xyz", "must be a list of strings"),
+        "a number": (["x", 1, "z"], "must be a list of strings"),
+        "too short": (["x", "y"], "must hold 3 names"),
+        "twice": (["x", "y", "x"], "must hold distinct names; \\['x'\\] appear"),
+    }
+    for i, (value, message) in enumerate(bad.values()):
+        path = _rewrite(good, tmp_path / f"n{i}.npz", header={**header, "state": {**header["state"],
+                                                                                   "feature_names_in_": value}})
+        with pytest.raises(ValueError, match=rf"n{i}\.npz.*'feature_names_in_' {message}"):
+            load(path)
+
+
 def test_every_saveable_class_is_tested():
     tested = set(LEARNERS) | {name for name, *_ in _baselines()} | {"OneVsAll", "AllPairs"} | {
         type(m).__name__ for m, *_ in _sklearn_models()}

@@ -237,6 +237,7 @@ class EstimatorCore(Params):
         X = as_float64(X)
         if reset:
             self.n_features_in_ = int(X.shape[1])
+            self.__dict__.pop("feature_names_in_", None)  # a loaded file's column names; these columns have none
         elif X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input.")
@@ -541,6 +542,9 @@ class EstimatorCore(Params):
         scalars, arrays = self.learner_._get_state()
         arrays = {f"learner.{k}": v for k, v in arrays.items()}
         scalars = {"learner": scalars, "n_features_in_": int(self.n_features_in_), "eta_": float(self.eta_)}
+        names = getattr(self, "feature_names_in_", None)  # set by scikit-learn's validation on a DataFrame
+        if names is not None:
+            scalars["feature_names_in_"] = [str(name) for name in names]
         if self.scaler_ is not None:
             arrays["scale"] = self.scaler_.scale
             if self.scaler_.mean is not None:
@@ -554,6 +558,10 @@ class EstimatorCore(Params):
         self.eta_ = state.real("eta_", minimum=0.0)
         if self.eta_ <= 0:
             raise ValueError(f"state entry 'eta_' must be positive; got {self.eta_}")
+        if state.has("feature_names_in_"):  # absent when fitted on arrays without column names
+            self.feature_names_in_ = state.names("feature_names_in_", self.n_features_in_)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
         self._restore_extra(state)
         if state.has_array("scale"):
             scaler = _Standardizer.__new__(_Standardizer)
