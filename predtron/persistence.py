@@ -15,6 +15,11 @@ Loading trusts nothing in the file:
   links, feature maps) can be named;
 * the parameters go through the constructors' own checks and the learner's parameter
   checks;
+* the archive's arrays must be exactly those the header lists (its entry ``arrays``): an
+  array deleted from the archive or added to it is refused, including one the learner reads
+  only when it is there (the mean of a scaler, absent by design when the scaler was fitted on
+  sparse data, is then simply not listed).  A file written before headers listed their arrays
+  has no such entry, and its arrays are checked by the learner alone;
 * every array and scalar of the state is checked by the learner's ``_set_state`` (type,
   range, dtype, shape against ``n_features_in_`` and the problem, finiteness).
 
@@ -43,7 +48,7 @@ import numpy as np
 
 from predtron import links, problems
 from predtron._state import State
-from predtron._validation import as_finite_array
+from predtron._validation import as_finite_array, excerpt
 
 FORMAT = "predtron-learner/3"
 _ARRAY_PREFIX = "state__"
@@ -271,7 +276,7 @@ def save(learner, path) -> Path:
     if not hasattr(learner, "_get_state"):
         raise ValueError(f"cannot save learner: a {type(learner).__name__} is not a predtron learner")
     header, arrays = dump(learner, "learner")
-    header = {"format": FORMAT, **header}
+    header = {"format": FORMAT, **header, "arrays": sorted(arrays)}
     try:
         text = json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -315,6 +320,42 @@ def _read_archive(handle, path: Path) -> tuple[np.ndarray, dict]:
     return raw, arrays
 
 
+def _check_listed_arrays(header: dict, arrays: dict) -> None:
+    """Refuse a file whose archive does not hold exactly the arrays its header lists.
+
+    A learner reads some arrays only when they are there (a scaler's mean), so a member deleted
+    from the archive, or one added to it, would otherwise load and predict differently.
+
+    Parameters
+    ----------
+    header : dict
+        The file's header; its entry ``arrays`` lists the state's arrays (:func:`save`).  A header
+        without the entry (written before headers listed their arrays) is not checked here.
+    arrays : dict
+        The state's arrays read from the archive, by name (without the member prefix).
+
+    Raises
+    ------
+    ValueError
+        If the entry is not a list of distinct names, or an array it lists is missing, or the archive
+        holds an array it does not list.
+    """
+    if "arrays" not in header:
+        return
+    listed = header["arrays"]
+    if not isinstance(listed, list) or not all(isinstance(k, str) for k in listed) or len(set(listed)) != len(listed):
+        raise ValueError(f"header entry 'arrays' must be a list of distinct array names; got {excerpt(listed)}")
+    missing = [k for k in listed if k not in arrays]
+    if missing:
+        more = f" ({len(missing)} listed arrays are missing)" if len(missing) > 1 else ""
+        raise ValueError(f"state array {missing[0]!r} is missing: the header lists it, the archive has no member "
+                         f"{_ARRAY_PREFIX + missing[0] + '.npy'!r}{more}")
+    unlisted = sorted(set(arrays) - set(listed))
+    if unlisted:
+        more = f" ({len(unlisted)} arrays are not listed)" if len(unlisted) > 1 else ""
+        raise ValueError(f"the archive holds the state array {unlisted[0]!r}, which the header does not list{more}")
+
+
 def load(path, *, classes: dict[str, type] | None = None):
     """Read a learner written by :func:`save`; it predicts and continues learning as before.
 
@@ -351,6 +392,10 @@ def load(path, *, classes: dict[str, type] | None = None):
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf":
             raise ValueError(f"{path}: array {key!r} has dtype {value.dtype}; saved states hold numbers only")
+    try:
+        _check_listed_arrays(header, arrays)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     try:
         return restore(header, arrays, "learner", classes=classes)
     except RecursionError:

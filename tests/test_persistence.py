@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import warnings
 import zipfile
 
@@ -361,6 +362,48 @@ def test_tampered_arrays_are_refused(tmp_path):
     np.savez(tmp_path / "extra2.npz", **dict(np.load(path)), sneaky=np.zeros(1))
     with pytest.raises(ValueError, match=r"extra2\.npz.*unexpected entries"):
         load(tmp_path / "extra2.npz")
+
+
+@pytest.mark.parametrize(("model", "X", "y", "kw"), _sklearn_models(), ids=lambda v: type(v).__name__)
+def test_every_deleted_array_of_an_estimator_is_refused(tmp_path, model, X, y, kw):
+    """Each array deleted from the archive in turn -- among them the scaler's mean, which the estimator reads
+    only when it is there -- is refused, naming the array and the file."""
+    good = save(model.fit(X, y, **kw), tmp_path / "good")
+    with np.load(good) as data:
+        members = [k for k in data.files if k != "__header__"]
+    assert ("state__mean" in members) == model.standardize
+    for i, member in enumerate(members):
+        path = _rewrite(good, tmp_path / f"d{i}.npz", drop=(member,))
+        name = re.escape(member.removeprefix("state__").rpartition(".")[2])
+        with pytest.raises(ValueError, match=rf"d{i}\.npz: .*array [\w.']*{name}'"):
+            load(path)
+
+
+def test_an_optional_array_stays_optional_and_cannot_be_added(tmp_path):
+    """A scaler fitted on sparse data has no mean (it only scales): the file lists no mean and loads; a mean added
+    to the archive (which would centre the inputs) is refused.  A file whose header lists no arrays (written before
+    headers did) is read as before; a malformed list is refused."""
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(7)
+    X = sp.random(30, 4, density=0.5, format="csr", random_state=7)
+    y = rng.integers(0, 3, 30)
+    model = PredtronClassifier(epochs=2, random_state=0).fit(X, y)
+    good = save(model, tmp_path / "good")
+    with np.load(good) as data:
+        assert "state__scale" in data.files and "state__mean" not in data.files
+    np.testing.assert_array_equal(load(good).decision_function(X), model.decision_function(X))
+    path = _rewrite(good, tmp_path / "added.npz", arrays={"mean": np.ones(4)})
+    with pytest.raises(ValueError, match=r"added\.npz: the archive holds the state array 'mean', which the header "
+                                         "does not list"):
+        load(path)
+    header = _header(good)
+    legacy = _rewrite(good, tmp_path / "legacy.npz", header={k: v for k, v in header.items() if k != "arrays"})
+    np.testing.assert_array_equal(load(legacy).decision_function(X), model.decision_function(X))
+    for i, listed in enumerate(["scale", [*header["arrays"], "scale"], [*header["arrays"], 3]]):
+        path = _rewrite(good, tmp_path / f"l{i}.npz", header={**header, "arrays": listed})
+        with pytest.raises(ValueError, match=rf"l{i}\.npz: header entry 'arrays' must be a list of distinct array "
+                                             "names"):
+            load(path)
 
 
 def test_a_wrong_coef_on_a_three_class_model_is_refused(tmp_path):
