@@ -690,7 +690,8 @@ def fit_model(task: str, data: Dataset, params: dict, verbose: bool):
 
 
 def load_model(path, task: str | None = None):
-    """``(task, estimator)`` from a model file; refuses other learners and a model of another task."""
+    """``(task, estimator, notes)`` from a model file (``notes``: how ``predtron fit`` read the training
+    file, ``{}`` for a model saved otherwise); refuses other learners and a model of another task."""
     import importlib
     import zipfile
 
@@ -705,14 +706,32 @@ def load_model(path, task: str | None = None):
     for module in ("predtron.learners", "predtron.baselines", "predtron.pa", "predtron.reductions"):
         importlib.import_module(module)  # registers every learner a file may name, for the message below
     # The estimators are read as their cores (predtron._models: the same rules, no scikit-learn).
-    model = load(path, classes={spec.class_name: spec.core_class for spec in TASK_TABLE.values()})
+    model, notes = load(path, classes={spec.class_name: spec.core_class for spec in TASK_TABLE.values()}, notes=True)
     found = task_of_model(model)
     if found is None:
         raise CommandError(f"{path} holds a {type(model).__name__}, not a model written by 'predtron fit' "
                            f"(one of {', '.join(t.class_name for t in TASK_TABLE.values())})")
     if task is not None and task != found.name:
         raise CommandError(f"{path} holds a {found.name} model ({found.class_name}), not a {task} model")
-    return found.name, model
+    return found.name, model, notes
+
+
+def check_reading(notes: dict, options: ReadOptions, task: str, path) -> None:
+    """Refuse to read the svmlight file ``path`` for a model otherwise than its training file was read
+    (``notes``, :func:`load_model`'s): with another first feature index (``--zero-based``), every
+    feature would move by one column, silently."""
+    from predtron.cli_data import check_format
+
+    trained = notes.get("zero_based")
+    if not isinstance(trained, bool) or trained == bool(options.zero_based):
+        return
+    if check_format(path, task, options) != "svmlight":
+        return
+    if trained:
+        raise CommandError(f"the model was fitted on svmlight feature indices starting at 0 (--zero-based): pass "
+                           f"--zero-based to read {path} the same way")
+    raise CommandError(f"the model was fitted on svmlight feature indices starting at 1: drop --zero-based to read "
+                       f"{path} the same way")
 
 
 def _model_arff_labels(model) -> int | None:
@@ -779,13 +798,14 @@ def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int |
             f"{passes} epoch{'s' if passes != 1 else ''}{stopped}{', streamed' if streamed else ''}")
 
 
-def _save(model, path: Path) -> Path:
-    """Write ``model`` to ``path`` atomically (the temporary is listed for the Ctrl-C handler)."""
+def _save(model, path: Path, args) -> Path:
+    """Write ``model`` to ``path`` atomically (the temporary is listed for the Ctrl-C handler), with
+    the notes of how the training file was read (:func:`check_reading`)."""
     from predtron.persistence import save
 
     try:
         with _files.atomic_path(path, suffix=".npz") as temporary:
-            save(model, temporary)
+            save(model, temporary, notes={"zero_based": bool(args.zero_based)})
     except OSError as exc:
         raise CommandError(f"--model {path}: {exc.strerror or exc}") from None
     return path
@@ -861,7 +881,7 @@ def _fit_files_on_cluster(args, path) -> int:
         if bar is not None:
             bar.n = bar.total = max(bar.n, 1)
             bar.close()
-    _save(model, path)
+    _save(model, path, args)
     if args.progress is not False:
         print(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} epochs); "
               f"saved {path}")
@@ -896,7 +916,7 @@ def run_fit(args) -> int:
     if args.stream:
         check_data_file(data_path)
         model, counts = stream_fit(request, args.task, params, verbose)
-        _save(model, path)
+        _save(model, path, args)
         if args.progress is not False:
             print(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"], True))
         return 0
@@ -917,7 +937,7 @@ def run_fit(args) -> int:
             model = fit_model(args.task, data, params, verbose)
         except ValueError as exc:
             raise CommandError(_with_flags(str(exc))) from None
-    _save(model, path)
+    _save(model, path, args)
     if args.progress is not False:
         queries = None if data.group is None else len(data.group)
         print(_summary(path, args.task, model, data.X.shape[0], data.X.shape[1], queries, False))
@@ -927,9 +947,10 @@ def run_fit(args) -> int:
 def run_predict(args) -> int:
     """``predtron predict``: one prediction per line."""
     _check_output(args.output, "--output", {**_inputs(args), "--model": model_path(args.model)})
-    task, model = load_model(args.model, args.task)
+    task, model, notes = load_model(args.model, args.task)
     options = read_options(args)
     data_path = local_path(args.data)
+    check_reading(notes, options, task, data_path)
     if args.stream:
         from predtron.cli_stream import stream_predictions
 
@@ -971,11 +992,12 @@ def _scored_labels(path) -> Iterator[None]:
 
 def run_evaluate(args) -> int:
     """``predtron evaluate``: one ``name: value`` line per metric."""
-    task, model = load_model(args.model, args.task)
+    task, model, notes = load_model(args.model, args.task)
     if args.k is not None and task != "rank":
         raise CommandError(f"--k applies to rank models; {model_path(args.model)} is a {task} model")
     options = read_options(args)
     data_path = local_path(args.data)
+    check_reading(notes, options, task, data_path)
     if args.stream:
         from predtron.cli_stream import stream_metrics
 

@@ -256,7 +256,7 @@ def _check_path(path, for_writing: bool = False) -> Path:
     return Path(path)
 
 
-def save(learner, path) -> Path:
+def save(learner, path, *, notes: dict | None = None) -> Path:
     """Write a fitted learner to ``path`` (a ``.npz`` file).
 
     Parameters
@@ -266,6 +266,9 @@ def save(learner, path) -> Path:
         arrays or predtron problems, links and feature maps.
     path : str or Path
         Destination; ``.npz`` is appended if missing.
+    notes : dict, optional
+        Plain JSON kept with the model for the program that wrote it (the command line records
+        how it read the training file); :func:`load` returns them with ``notes=True``.
 
     Returns
     -------
@@ -277,6 +280,10 @@ def save(learner, path) -> Path:
         raise ValueError(f"cannot save learner: a {type(learner).__name__} is not a predtron learner")
     header, arrays = dump(learner, "learner")
     header = {"format": FORMAT, **header, "arrays": sorted(arrays)}
+    if notes is not None:
+        if not isinstance(notes, dict):
+            raise TypeError(f"notes must be a dict of plain JSON values; got {type(notes).__name__}")
+        header["notes"] = notes
     try:
         text = json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -356,8 +363,11 @@ def _check_listed_arrays(header: dict, arrays: dict) -> None:
         raise ValueError(f"the archive holds the state array {unlisted[0]!r}, which the header does not list{more}")
 
 
-def load(path, *, classes: dict[str, type] | None = None):
+def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
     """Read a learner written by :func:`save`; it predicts and continues learning as before.
+
+    With ``notes=True`` the result is ``(learner, notes)``: the ``notes`` given to :func:`save`
+    (``{}`` when none were).
 
     ``classes`` maps registered names to the classes to read them as, each of which is written under
     that name (:func:`saveable_as`): the command line reads the estimators as their cores of
@@ -396,8 +406,12 @@ def load(path, *, classes: dict[str, type] | None = None):
         _check_listed_arrays(header, arrays)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+    saved_notes = header.get("notes", {})
+    if not isinstance(saved_notes, dict):
+        raise ValueError(f"{path}: header entry 'notes' must be a JSON object; got {excerpt(saved_notes)}")
     try:
-        return restore(header, arrays, "learner", classes=classes)
+        learner = restore(header, arrays, "learner", classes=classes)
+        return (learner, saved_notes) if notes else learner
     except RecursionError:
         raise ValueError(f"{path} has a header nested too deeply") from None
     except ValueError as exc:

@@ -686,6 +686,33 @@ def test_a_stream_is_read_sparse_by_default(tmp_path, capsys):
                                   predtron.load(tmp_path / "dense.npz").learner_.coef_)
 
 
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_model_reads_test_files_with_the_index_base_it_was_fitted_on(tmp_path, capsys, stream):
+    """--zero-based is recorded with the model: a test file read otherwise would have every feature one
+    column off, silently; predict and evaluate refuse it, naming the flag."""
+    X, y = classification_data(23, n=60)
+    zero = tmp_path / "zero.svm"
+    zero.write_text("".join(f"{label} " + " ".join(f"{j}:{v:.4f}" for j, v in enumerate(row)) + "\n"
+                            for row, label in zip(X, y, strict=True)))
+    one = write_svmlight(tmp_path / "one.svm", X, y)
+    fitted = {"z": ["--zero-based"], "o": []}
+    for name, flags in fitted.items():
+        assert call(capsys, "fit", zero if flags else one, "--task", "classify", "--model", tmp_path / name,
+                    "--quiet", *flags)[0] == 0
+    for command in ("predict", "evaluate"):
+        status, out, err = call(capsys, command, zero, "--model", tmp_path / "z", *stream)
+        assert_one_line_error(status, out, err, "fitted on svmlight feature indices starting at 0 (--zero-based): "
+                                                "pass --zero-based")
+        status, out, err = call(capsys, command, one, "--model", tmp_path / "o", "--zero-based", *stream)
+        assert_one_line_error(status, out, err, "starting at 1: drop --zero-based")
+        assert call(capsys, command, zero, "--model", tmp_path / "z", "--zero-based", *stream)[0] == 0
+    same = call(capsys, "evaluate", zero, "--model", tmp_path / "z", "--zero-based")
+    assert same == call(capsys, "evaluate", one, "--model", tmp_path / "o")  # the same features, the same model
+    # A model saved by the Python API records nothing: nothing to compare.
+    predtron.save(predtron.load(tmp_path / "o.npz"), tmp_path / "api")
+    assert call(capsys, "evaluate", zero, "--model", tmp_path / "api", "--zero-based")[0] == 0
+
+
 @pytest.mark.parametrize("fill", [0.05, 0.6])
 def test_in_memory_the_share_of_non_zero_values_decides_the_layout(tmp_path, capsys, fill):
     """Without --sparse/--dense a file read whole is held sparse when at most a tenth of its values

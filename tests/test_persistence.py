@@ -504,3 +504,19 @@ def test_an_estimator_core_is_saved_as_its_public_estimator(tmp_path):
     assert type(load(tmp_path / "ranker.npz")) is PredtronRanker
     with pytest.raises(TypeError, match="cannot register Plain as saveable: it has no get_params"):
         saveable_as("PredtronClassifier")(type("Plain", (), {}))
+
+
+def test_notes_are_kept_with_the_model_and_checked_as_an_object(tmp_path):
+    prob, data = problem_cases()["Multiclass"]
+    model = Predtron(prob, eta=0.5).fit(data["X"], data["Y"])
+    path = save(model, tmp_path / "noted", notes={"zero_based": True, "source": ["a", 1]})
+    loaded, notes = load(path, notes=True)
+    assert notes == {"zero_based": True, "source": ["a", 1]}
+    np.testing.assert_array_equal(loaded.coef_, model.coef_)
+    assert load(save(model, tmp_path / "plain"), notes=True)[1] == {}
+    with pytest.raises(TypeError, match="notes must be a dict"):
+        save(model, tmp_path / "bad", notes=["zero_based"])
+    header = _header(path)
+    bad = _rewrite(path, tmp_path / "bad.npz", header={**header, "notes": [1, 2]})
+    with pytest.raises(ValueError, match=r"bad\.npz: header entry 'notes' must be a JSON object"):
+        load(bad)
