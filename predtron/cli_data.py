@@ -177,6 +177,7 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"pass file_options=\{'n_features': \.\.\.\}", "pass --n-features N"),
     (r"pass missing=<number>", "pass --missing VALUE"),
     (r"^missing must be a finite real number", "--missing must be a finite number"),
+    (r"^missing must be", "--missing must be"),
     (r"^n_labels must", "--labels must"),
     (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "
                                                  "to read the file in chunks"),

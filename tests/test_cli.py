@@ -389,11 +389,12 @@ NON_FINITE_OPTIONS = [
     ("multilabel", ["--missing", "inf", "--stream"], "--missing must be a finite number; got inf"),
     ("classify", ["--reject-cost", "0.3", "--reject-label", "nan"], "--reject-label must be a finite number"),
     ("classify", ["--classes", "0", "1", "nan", "--stream"], "--classes holds nan; a class must be a finite number"),
+    ("multilabel", ["--missing", "1e308"], "--missing must be a finite number of magnitude at most 1e+100"),
 ]
 
 
 @pytest.mark.parametrize(("task", "options", "needle"), NON_FINITE_OPTIONS,
-                         ids=["missing", "missing stream", "reject-label", "classes"])
+                         ids=["missing", "missing stream", "reject-label", "classes", "missing huge"])
 def test_a_non_finite_option_value_is_refused_naming_the_flag(tmp_path, capsys, task, options, needle):
     if task == "multilabel":
         data = tmp_path / "a.arff"

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from predtron._validation import check_int, check_real
+from predtron._validation import MAX_ABS_INPUT, check_int, check_real
 from predtron.data._svmlight_rules import _lines as _numbered
 from predtron.data.opening import (
     DECOMPRESSION_ERRORS,
@@ -354,6 +354,9 @@ def _check_arff_options(path, n_labels, xml, sparse, missing):
         if isinstance(missing, str) or isinstance(missing, bool) or not isinstance(missing, numbers.Real):
             raise ValueError(f"missing must be 'error' or a finite number; got {missing!r}"[:200])
         missing = check_real(missing, "missing")
+        if abs(missing) > MAX_ABS_INPUT:  # it would be refused later as an input of the fit, named X
+            raise ValueError(f"missing must be a finite number of magnitude at most {MAX_ABS_INPUT:g} (larger inputs "
+                             f"overflow the scores); got {missing!r}")
     if n_labels is None and xml is None:
         xml = find_mulan_xml(path)
         if xml is None:
