@@ -716,12 +716,23 @@ def load_model(path, task: str | None = None):
     return found.name, model, notes
 
 
-def check_reading(notes: dict, options: ReadOptions, task: str, path) -> None:
-    """Refuse to read the svmlight file ``path`` for a model otherwise than its training file was read
-    (``notes``, :func:`load_model`'s): with another first feature index (``--zero-based``), every
-    feature would move by one column, silently."""
-    from predtron.cli_data import check_format
+def check_reading(notes: dict, options: ReadOptions, task: str, path, model) -> None:
+    """Refuse to read the file ``path`` for a model otherwise than its training file was read (``notes``,
+    :func:`load_model`'s): svmlight with another first feature index (``--zero-based``), or ARFF with
+    other feature attributes (another order), where every feature would move to another column,
+    silently."""
+    from predtron.cli_data import arff_feature_names, check_format
 
+    names = notes.get("feature_names")
+    if isinstance(names, list) and check_format(path, task, options) == "arff":
+        found = arff_feature_names(path, options, _model_arff_labels(model))
+        if found is not None and found != names:
+            at = next((i for i, (a, b) in enumerate(zip(found, names, strict=False)) if a != b), None)
+            if at is None:
+                raise CommandError(f"{path} has {len(found)} feature attributes; the model was fitted on "
+                                   f"{len(names)}")
+            raise CommandError(f"{path} does not have the training file's features: its feature {at + 1} is "
+                               f"{found[at]!r} where the model was fitted on {names[at]!r}")
     trained = notes.get("zero_based")
     if not isinstance(trained, bool) or trained == bool(options.zero_based):
         return
@@ -798,14 +809,22 @@ def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int |
             f"{passes} epoch{'s' if passes != 1 else ''}{stopped}{', streamed' if streamed else ''}")
 
 
-def _save(model, path: Path, args) -> Path:
+def _save(model, path: Path, args, data_path, task: str) -> Path:
     """Write ``model`` to ``path`` atomically (the temporary is listed for the Ctrl-C handler), with
-    the notes of how the training file was read (:func:`check_reading`)."""
+    the notes of how the training file ``data_path`` was read (:func:`check_reading`): svmlight's
+    first feature index, and an ARFF file's feature attributes."""
+    from predtron.cli_data import arff_feature_names, check_format
     from predtron.persistence import save
 
+    options = read_options(args)
+    notes: dict = {"zero_based": bool(args.zero_based)}
+    if check_format(data_path, task, options) == "arff":
+        names = arff_feature_names(data_path, options)
+        if names is not None:
+            notes["feature_names"] = names
     try:
         with _files.atomic_path(path, suffix=".npz") as temporary:
-            save(model, temporary, notes={"zero_based": bool(args.zero_based)})
+            save(model, temporary, notes=notes)
     except OSError as exc:
         raise CommandError(f"--model {path}: {exc.strerror or exc}") from None
     return path
@@ -881,7 +900,7 @@ def _fit_files_on_cluster(args, path) -> int:
         if bar is not None:
             bar.n = bar.total = max(bar.n, 1)
             bar.close()
-    _save(model, path, args)
+    _save(model, path, args, files[0], args.task)
     if args.progress is not False:
         print(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} epochs); "
               f"saved {path}")
@@ -916,7 +935,7 @@ def run_fit(args) -> int:
     if args.stream:
         check_data_file(data_path)
         model, counts = stream_fit(request, args.task, params, verbose)
-        _save(model, path, args)
+        _save(model, path, args, data_path, args.task)
         if args.progress is not False:
             print(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"], True))
         return 0
@@ -937,7 +956,7 @@ def run_fit(args) -> int:
             model = fit_model(args.task, data, params, verbose)
         except ValueError as exc:
             raise CommandError(_with_flags(str(exc))) from None
-    _save(model, path, args)
+    _save(model, path, args, data_path, args.task)
     if args.progress is not False:
         queries = None if data.group is None else len(data.group)
         print(_summary(path, args.task, model, data.X.shape[0], data.X.shape[1], queries, False))
@@ -950,7 +969,7 @@ def run_predict(args) -> int:
     task, model, notes = load_model(args.model, args.task)
     options = read_options(args)
     data_path = local_path(args.data)
-    check_reading(notes, options, task, data_path)
+    check_reading(notes, options, task, data_path, model)
     if args.stream:
         from predtron.cli_stream import stream_predictions
 
@@ -997,7 +1016,7 @@ def run_evaluate(args) -> int:
         raise CommandError(f"--k applies to rank models; {model_path(args.model)} is a {task} model")
     options = read_options(args)
     data_path = local_path(args.data)
-    check_reading(notes, options, task, data_path)
+    check_reading(notes, options, task, data_path, model)
     if args.stream:
         from predtron.cli_stream import stream_metrics
 

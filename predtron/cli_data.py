@@ -317,6 +317,17 @@ def _arff_labels(path, options: ReadOptions, n_labels: int | None) -> tuple[int 
     return None, str(xml)
 
 
+def arff_feature_names(path, options: ReadOptions, n_labels: int | None = None) -> list[str] | None:
+    """The feature attributes of the ARFF file ``path``, in order, read from its header (and its first
+    row), or ``None`` when it has no data row."""
+    from predtron.data.mulan import iter_arff
+
+    labels, xml = _arff_labels(path, options, n_labels)
+    missing = "error" if options.missing is None else options.missing
+    first = next(iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=1), None)
+    return None if first is None else list(first.feature_names)
+
+
 # ------------------------------------------------------------------ in memory
 def _read_svmlight(path, task: str, options: ReadOptions, n_features, n_labels, need_groups) -> Dataset:
     from predtron.data import load_letor, load_svmlight

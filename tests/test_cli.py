@@ -688,6 +688,34 @@ def test_a_stream_is_read_sparse_by_default(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_model_reads_arff_test_files_with_its_training_features(tmp_path, capsys, stream):
+    """The feature attributes of the training ARFF file are recorded with the model: a test file with
+    them in another order (every value in its column) would be read with each feature in another's
+    place, silently; predict and evaluate refuse it, naming the first that differs."""
+    rng = np.random.default_rng(24)
+
+    def arff(path, names, rows):
+        header = [f"@attribute {name} numeric" for name in names] + ["@attribute l1 {0,1}", "@attribute l2 {0,1}"]
+        body = [",".join(f"{v:.3f}" for v in row[:-2]) + f",{int(row[-2])},{int(row[-1])}" for row in rows]
+        path.write_text("\n".join(["@relation r", *header, "@data", *body]) + "\n")
+        return path
+
+    rows = np.c_[rng.normal(size=(40, 3)), rng.integers(0, 2, size=(40, 2))]
+    train = arff(tmp_path / "train.arff", ["a", "b", "c"], rows)
+    same = arff(tmp_path / "same.arff", ["a", "b", "c"], rows)
+    swapped = arff(tmp_path / "swapped.arff", ["b", "a", "c"], rows[:, [1, 0, 2, 3, 4]])
+    assert call(capsys, "fit", train, "--task", "multilabel", "--labels", 2, "--model", tmp_path / "m", "--quiet",
+                *stream)[0] == 0
+    for command in ("predict", "evaluate"):
+        assert call(capsys, command, same, "--model", tmp_path / "m", *stream)[0] == 0
+        status, out, err = call(capsys, command, swapped, "--model", tmp_path / "m", *stream)
+        assert_one_line_error(status, out, err, "swapped.arff does not have the training file's features: its "
+                                                "feature 1 is 'b' where the model was fitted on 'a'")
+    predtron.save(predtron.load(tmp_path / "m.npz"), tmp_path / "api")  # saved from Python: nothing recorded
+    assert call(capsys, "evaluate", swapped, "--model", tmp_path / "api", *stream)[0] == 0
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
 def test_a_model_reads_test_files_with_the_index_base_it_was_fitted_on(tmp_path, capsys, stream):
     """--zero-based is recorded with the model: a test file read otherwise would have every feature one
     column off, silently; predict and evaluate refuse it, naming the flag."""
