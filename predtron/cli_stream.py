@@ -239,6 +239,48 @@ class Progress:
             self.bar = None
 
 
+class _FirstChunkCover:
+    """Which features the first chunk of a streamed fit holds, against the whole first pass: the scaler
+    and ``eta="auto"`` are estimated from the first chunk (``partial_fit``'s rule), so a feature with no
+    value there is left unscaled however large its values later.  :meth:`warn` says so once."""
+
+    def __init__(self, estimator) -> None:
+        auto = isinstance(estimator.eta, str) and estimator.eta == "auto"
+        self.estimated = [flag for flag, on in (("--standardize", estimator.standardize), ("--eta auto", auto)) if on]
+        self.estimate = bool(self.estimated)
+        self.first: np.ndarray | None = None
+        self.later: np.ndarray | None = None
+        self.rows = 0
+
+    def add(self, X) -> None:
+        if not self.estimate:
+            return
+        import scipy.sparse as sp
+
+        if sp.issparse(X):
+            mask = np.zeros(X.shape[1], dtype=bool)
+            mask[X.indices] = True
+        else:
+            mask = np.asarray(X != 0).any(axis=0)
+        if self.first is None:
+            self.first, self.later, self.rows = mask, np.zeros_like(mask), X.shape[0]
+        else:
+            self.later |= mask
+
+    def warn(self) -> None:
+        if self.first is None:
+            return
+        missing = int(np.count_nonzero(self.later & ~self.first))
+        if missing:
+            import warnings
+
+            effect = "they are not scaled" if "--standardize" in self.estimated else "the step does not allow for them"
+            warnings.warn(f"{missing} of {self.first.size} features have no value in the first chunk ({self.rows} "
+                          f"rows), from which {' and '.join(self.estimated)} "
+                          f"{'are' if len(self.estimated) > 1 else 'is'} estimated: {effect}; give a larger "
+                          "--chunk-rows, or shuffle the file beforehand", RuntimeWarning, stacklevel=2)
+
+
 def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     """``predtron fit --stream``: ``(estimator, summary)`` after the epochs over the file's chunks."""
     _check_fit_args(request, params, streaming=True)
@@ -275,6 +317,7 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
             classes = as_labels(classes) if classes.dtype.kind in "iuf" else classes
             integral = classes.dtype.kind in "iu"
         seen = {"rows": 0, "queries": 0}
+        present = _FirstChunkCover(estimator)
 
         def chunks(epoch: int):
             progress.reach(epoch - 1 + surveyed, f"epoch {epoch}/{estimator.epochs}")
@@ -286,7 +329,10 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
                     if epoch == 1:
                         seen["rows"] += len(y)
                         seen["queries"] += len(keywords.get("group", ()))
+                        present.add(X)
                     yield X, y, keywords
+                if epoch == 1:
+                    present.warn()
             except ValueError as exc:
                 found = f"n_features = {n_features}"
                 if request.n_features is not None or found not in str(exc):

@@ -946,6 +946,31 @@ def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
     assert "Warning" not in err and "is rebuilt from" in err and err.count(f"{cache}:") == 1, err
 
 
+@pytest.mark.filterwarnings("default::RuntimeWarning")  # as a user's interpreter shows it
+@pytest.mark.parametrize(("flags", "said"), [([], "--standardize and --eta auto are estimated: they are not scaled"),
+                                             (["--no-standardize"], "--eta auto is estimated: the step does not"),
+                                             (["--no-standardize", "--eta", "1"], None),
+                                             (["--chunk-rows", "1000"], None)])
+def test_a_streamed_fit_says_when_its_first_chunk_misses_features(tmp_path, capsys, flags, said):
+    """The scaler and the step of a streamed fit come from its first chunk: features that appear only
+    later are not scaled, which can ruin the fit (a file sorted so that its first rows are empty).
+    One warning line says so after the first pass."""
+    rng = np.random.default_rng(25)
+    train = tmp_path / "sorted.svm"
+    train.write_text("".join(f"{i % 2}\n" for i in range(100)) + "".join(
+        f"{y} 1:{rng.normal() + y:.3f} 2:{rng.normal():.3f} 3:{1000 * rng.normal():.3f}\n"
+        for y in rng.integers(0, 2, size=300)))
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--stream",
+                            "--chunk-rows", "50", "--quiet", *flags)
+    assert (status, out) == (0, "")
+    if said is None:
+        assert err == ""
+    else:
+        assert err.count("\n") == 1 and err.startswith("predtron fit: warning: 3 of 3 features have no value in "
+                                                        "the first chunk (50 rows), from which "), err
+        assert said in err, err
+
+
 @pytest.mark.parametrize(("lines", "flags", "expected"), [
     (["1 1:0.5", "-1 1:1"], ["--stream", "--classes", "1", "2"], "the training labels hold labels not in --classes"),
     (["1 1:0.5", "-1 1:1"], ["--stream", "--classes", "a", "b"], "--classes takes the labels as they are written"),
