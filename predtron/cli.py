@@ -553,7 +553,7 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
             if (source is not None and str(source) != "-" and isinstance(source, str | Path)
                     and any(fnmatch.fnmatchcase(Path(source).name, pattern) for pattern in patterns)
                     and _files.same_file(Path(source).parent, path)):
-                what = name if name.startswith("--") and name in outputs else f"the input {name}"
+                what = name if name in outputs else f"the input {name}"
                 raise CommandError(f"--checkpoint {path} would write over {what} {source} (a checkpoint "
                                    f"writes {', '.join(patterns)} there); choose another folder")
 
@@ -724,7 +724,12 @@ def check_reading(notes: dict, options: ReadOptions, task: str, path, model) -> 
     from predtron.cli_data import arff_feature_names, check_format
 
     names = notes.get("feature_names")
-    if isinstance(names, list) and check_format(path, task, options) == "arff":
+    trained = notes.get("zero_based")
+    other_base = isinstance(trained, bool) and trained != bool(options.zero_based)
+    if not isinstance(names, list) and not other_base:
+        return
+    fmt = check_format(path, task, options)
+    if isinstance(names, list) and fmt == "arff":
         found = arff_feature_names(path, options, _model_arff_labels(model))
         if found is not None and found != names:
             at = next((i for i, (a, b) in enumerate(zip(found, names, strict=False)) if a != b), None)
@@ -733,10 +738,7 @@ def check_reading(notes: dict, options: ReadOptions, task: str, path, model) -> 
                                    f"{len(names)}")
             raise CommandError(f"{path} does not have the training file's features: its feature {at + 1} is "
                                f"{found[at]!r} where the model was fitted on {names[at]!r}")
-    trained = notes.get("zero_based")
-    if not isinstance(trained, bool) or trained == bool(options.zero_based):
-        return
-    if check_format(path, task, options) != "svmlight":
+    if not other_base or fmt != "svmlight":
         return
     if trained:
         raise CommandError(f"the model was fitted on svmlight feature indices starting at 0 (--zero-based): pass "
@@ -809,15 +811,14 @@ def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int |
             f"{passes} epoch{'s' if passes != 1 else ''}{stopped}{', streamed' if streamed else ''}")
 
 
-def _save(model, path: Path, args, data_path, task: str) -> Path:
+def _save(model, path: Path, options: ReadOptions, data_path, task: str) -> Path:
     """Write ``model`` to ``path`` atomically (the temporary is listed for the Ctrl-C handler), with
-    the notes of how the training file ``data_path`` was read (:func:`check_reading`): svmlight's
-    first feature index, and an ARFF file's feature attributes."""
+    the notes of how the training file ``data_path`` was read with ``options`` (:func:`check_reading`):
+    svmlight's first feature index, and an ARFF file's feature attributes."""
     from predtron.cli_data import arff_feature_names, check_format
     from predtron.persistence import save
 
-    options = read_options(args)
-    notes: dict = {"zero_based": bool(args.zero_based)}
+    notes: dict = {"zero_based": bool(options.zero_based)}
     if check_format(data_path, task, options) == "arff":
         names = arff_feature_names(data_path, options)
         if names is not None:
@@ -900,7 +901,7 @@ def _fit_files_on_cluster(args, path) -> int:
         if bar is not None:
             bar.n = bar.total = max(bar.n, 1)
             bar.close()
-    _save(model, path, args, files[0], args.task)
+    _save(model, path, options, files[0], args.task)
     if args.progress is not False:
         print(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} epochs); "
               f"saved {path}")
@@ -935,7 +936,7 @@ def run_fit(args) -> int:
     if args.stream:
         check_data_file(data_path)
         model, counts = stream_fit(request, args.task, params, verbose)
-        _save(model, path, args, data_path, args.task)
+        _save(model, path, options, data_path, args.task)
         if args.progress is not False:
             print(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"], True))
         return 0
@@ -956,7 +957,7 @@ def run_fit(args) -> int:
             model = fit_model(args.task, data, params, verbose)
         except ValueError as exc:
             raise CommandError(_with_flags(str(exc))) from None
-    _save(model, path, args, data_path, args.task)
+    _save(model, path, options, data_path, args.task)
     if args.progress is not False:
         queries = None if data.group is None else len(data.group)
         print(_summary(path, args.task, model, data.X.shape[0], data.X.shape[1], queries, False))
