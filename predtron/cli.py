@@ -342,6 +342,13 @@ def _add_read_options(group, command: str) -> None:
                            help="with --stream: a binary cache of the parsed chunks, written by the first pass and "
                                 "read by later ones instead of the text (rebuilt when TRAIN changes); on a cluster, "
                                 "a directory holding one cache per training file")
+        group.add_argument("--statistics", choices=("first-chunk", "file"),
+                           help="with --stream: where the scaling of --standardize and the step of --eta auto come "
+                                "from. first-chunk (the default): the first chunk, frozen; one read per epoch. file: "
+                                "the whole file, read once more before the epochs (twice with --eta auto; --cache "
+                                "serves those reads), so that the streamed fit equals the in-memory fit of the same "
+                                "file with --no-shuffle and the same --sparse/--dense, bit for bit. A cluster fit "
+                                "(--workers, --scheduler) always uses the statistics of all its files")
 
 
 def _add_fit_options(group) -> None:
@@ -861,6 +868,10 @@ def _fit_files_on_cluster(args, path) -> int:
     if refused:
         raise CommandError(f"{refused[0]} does not apply to a fit of several files on a cluster (one shard per file"
                            f"{'; --cache applies to --stream' if refused[0] == '--cache' else ''})")
+    if args.statistics is not None and (args.statistics == "first-chunk" or not args.stream):
+        raise CommandError("--statistics applies to --stream" if not args.stream else
+                           "--statistics first-chunk does not apply to a cluster fit: it scales by the statistics of "
+                           "all its files (--statistics file)")
     files = expand_paths(args.data)
     inputs = {f"the data file {f}": f for f in files}
     _check_output(path, "--model", inputs)
@@ -911,7 +922,7 @@ def _fit_files_on_cluster(args, path) -> int:
 
 def run_fit(args) -> int:
     """``predtron fit``: check the outputs, read, fit, save (the model file is replaced only by a complete model)."""
-    from predtron.cli_stream import StreamFit, checkpointed_fit, stream_fit
+    from predtron.cli_stream import StreamFit, check_fit_args, checkpointed_fit, stream_fit
     from predtron.dask.cli import cluster_requested
 
     path = model_path(args.model)
@@ -932,7 +943,8 @@ def run_fit(args) -> int:
     options = read_options(args)
     request = StreamFit(data_path, options, n_features=args.n_features,
                         classes=None if args.classes is None else tuple(args.classes), cache=args.cache,
-                        checkpoint=args.checkpoint, resume=args.resume)
+                        checkpoint=args.checkpoint, resume=args.resume, statistics=args.statistics)
+    check_fit_args(request, params, streaming=args.stream)
     if args.stream:
         check_data_file(data_path)
         model, counts = stream_fit(request, args.task, params, verbose)
@@ -948,9 +960,10 @@ def run_fit(args) -> int:
     if on_cluster:
         from predtron.dask.cli import fit_on_cluster
 
+
         model = fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
                                scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
-    elif args.checkpoint is not None or args.resume or args.cache is not None or args.classes is not None:
+    elif args.checkpoint is not None or args.resume:
         model = checkpointed_fit(request, args.task, data, params)
     else:
         try:

@@ -6,7 +6,9 @@
 them to the estimator's ``partial_fit``, so memory holds one chunk, not the file.  An
 svmlight/LETOR stream is read sparse (CSR chunks) unless ``--dense`` is given.  A stream is
 visited in file order (shuffle the file beforehand; ``--shuffle`` is refused); the scaling of
-``--standardize`` and the step of ``--eta auto`` are estimated from the first chunk and frozen.
+``--standardize`` and the step of ``--eta auto`` are estimated from the first chunk and frozen,
+or, with ``--statistics file``, from the whole file, read once more before the epochs (twice
+with ``--eta auto``), so that the streamed fit equals the in-memory one bit for bit.
 Without ``--n-features`` (and, for classify and ordinal, ``--classes``) a first pass over the
 file finds the number of features and the labels (``predtron.cli_data.survey``); with
 ``--cache FILE`` that pass (or the first epoch) writes a binary cache of the parsed chunks that
@@ -43,11 +45,13 @@ from predtron.cli_data import (
     stream_chunks,
     survey,
 )
-from predtron.streaming import fit_passes, permuted_chunks  # light: no scikit-learn (the estimators' cores)
+
+# light: no scikit-learn (the estimators' cores)
+from predtron.streaming import fit_passes, permuted_chunks, statistics_reads
 from predtron.tasks import TASKS, f1_counts, multilabel_values
 
-__all__ = ["StreamFit", "as_labels", "checkpointed_fit", "label_value", "positive_int", "release_freed_chunks",
-           "stream_fit", "stream_metrics", "stream_predictions"]
+__all__ = ["StreamFit", "as_labels", "check_fit_args", "checkpointed_fit", "label_value", "positive_int",
+           "release_freed_chunks", "stream_fit", "stream_metrics", "stream_predictions"]
 
 #: glibc's ``M_MMAP_THRESHOLD`` option of ``mallopt`` and the value set by :func:`release_freed_chunks`.
 _M_MMAP_THRESHOLD, _THRESHOLD = -3, 1 << 20
@@ -92,6 +96,9 @@ class StreamFit:
         The checkpoint directory (``--checkpoint``).
     resume : bool
         Continue from the checkpoint (``--resume``).
+    statistics : {None, "first-chunk", "file"}
+        Where a streamed fit's scaler and ``eta="auto"`` come from (``--statistics``): the first
+        chunk (``None``, the default) or the whole file, read before the epochs.
     """
 
     data: str
@@ -101,13 +108,17 @@ class StreamFit:
     cache: str | None = None
     checkpoint: str | None = None
     resume: bool = False
+    statistics: str | None = None
 
 
-def _check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
+def check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
+    """Refuse the flags of ``request`` that do not apply to a fit read whole (``streaming=False``) or
+    streamed, and ``--resume`` without ``--checkpoint``, each naming its flag."""
     if request.resume and request.checkpoint is None:
         raise ValueError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
     if not streaming:
-        for flag, value in (("--cache", request.cache), ("--classes", request.classes)):
+        for flag, value in (("--cache", request.cache), ("--classes", request.classes),
+                            ("--statistics", request.statistics)):
             if value is not None:
                 raise ValueError(f"{flag} applies to --stream")
     if request.checkpoint is not None and params.get("reject_cost") is not None:
@@ -175,7 +186,6 @@ def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -
 def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict):
     """The in-memory fit with ``--checkpoint`` (and ``--resume``): epoch by epoch, the examples in
     the order ``fit`` visits them, the state written after every epoch."""
-    _check_fit_args(request, params, streaming=False)
     estimator = TASKS[task].core_class(**params)  # the estimator's core, as in stream_fit
     seed = None
     if estimator.shuffle:
@@ -245,7 +255,7 @@ class _FirstChunkCover:
     value there is left unscaled however large its values later.  :meth:`warn` says so once."""
 
     def __init__(self, estimator) -> None:
-        auto = isinstance(estimator.eta, str) and estimator.eta == "auto"
+        auto = statistics_reads(estimator) == 2  # eta="auto"
         self.estimated = [flag for flag, on in (("--standardize", estimator.standardize), ("--eta auto", auto)) if on]
         self.estimate = bool(self.estimated)
         self.first: np.ndarray | None = None
@@ -277,13 +287,13 @@ class _FirstChunkCover:
             effect = "they are not scaled" if "--standardize" in self.estimated else "the step does not allow for them"
             warnings.warn(f"{missing} of {self.first.size} features have no value in the first chunk ({self.rows} "
                           f"rows), from which {' and '.join(self.estimated)} "
-                          f"{'are' if len(self.estimated) > 1 else 'is'} estimated: {effect}; give a larger "
-                          "--chunk-rows, or shuffle the file beforehand", RuntimeWarning, stacklevel=2)
+                          f"{'are' if len(self.estimated) > 1 else 'is'} estimated: {effect}; give --statistics "
+                          "file (the whole file's statistics, read before the epochs), a larger --chunk-rows, or "
+                          "shuffle the file beforehand", RuntimeWarning, stacklevel=2)
 
 
 def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     """``predtron fit --stream``: ``(estimator, summary)`` after the epochs over the file's chunks."""
-    _check_fit_args(request, params, streaming=True)
     if params.get("shuffle") is True:
         raise ValueError("--shuffle does not apply to --stream: a stream is visited in file order (shuffle the file "
                          "beforehand, e.g. with `shuf`)")
@@ -301,14 +311,18 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     rows = None
     size = Path(path).stat().st_size
     surveyed = task != "multilabel" and (n_features is None or (spec.classes and classes is None))
-    progress = Progress(verbose, size, estimator.epochs + surveyed,
-                        "reading labels and features" if surveyed else f"epoch 1/{estimator.epochs}")
+    whole = request.statistics == "file"
+    reads = statistics_reads(estimator) if whole and not request.resume else 0  # before the epochs
+    before = surveyed + reads  # passes over the file before epoch 1
+    progress = Progress(verbose, size, estimator.epochs + before,
+                        "reading labels and features" if surveyed else
+                        "reading the scaling statistics" if reads else f"epoch 1/{estimator.epochs}")
     try:
         if task == "multilabel":
             n_features = _arff_width(request)
         elif surveyed:
             width, found, rows = survey(path, task, options, cache=request.cache, on_progress=progress.update)
-            progress.end_pass(f"epoch 1/{estimator.epochs}")
+            progress.end_pass("reading the scaling statistics" if reads else f"epoch 1/{estimator.epochs}")
             n_features = n_features or width
             if spec.classes and classes is None:
                 classes = found
@@ -316,23 +330,14 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
         if spec.classes:
             classes = as_labels(classes) if classes.dtype.kind in "iuf" else classes
             integral = classes.dtype.kind in "iu"
-        seen = {"rows": 0, "queries": 0}
-        present = _FirstChunkCover(estimator)
+        seen = {"rows": 0, "queries": 0, "reads": 0}
+        present = _FirstChunkCover(estimator) if not whole else None  # whole-file statistics miss nothing
 
-        def chunks(epoch: int):
-            progress.reach(epoch - 1 + surveyed, f"epoch {epoch}/{estimator.epochs}")
+        def file_chunks():
             try:
                 for X, y, keywords in stream_chunks(path, task, options, n_features, cache=request.cache,
                                                     on_progress=progress.update):
-                    if spec.classes and integral:
-                        y = _integral(y, path)
-                    if epoch == 1:
-                        seen["rows"] += len(y)
-                        seen["queries"] += len(keywords.get("group", ()))
-                        present.add(X)
-                    yield X, y, keywords
-                if epoch == 1:
-                    present.warn()
+                    yield X, (_integral(y, path) if spec.classes and integral else y), keywords
             except ValueError as exc:
                 found = f"n_features = {n_features}"
                 if request.n_features is not None or found not in str(exc):
@@ -342,13 +347,32 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
                                                         "largest index that ends a line; a line's indices must "
                                                         "increase)")) from None
 
+        def statistics_read():
+            progress.reach(surveyed + seen["reads"], "reading the scaling statistics")
+            seen["reads"] += 1
+            return file_chunks()
+
+        def chunks(epoch: int):
+            progress.reach(epoch - 1 + before, f"epoch {epoch}/{estimator.epochs}")
+            for X, y, keywords in file_chunks():
+                if epoch == 1:
+                    seen["rows"] += len(y)
+                    seen["queries"] += len(keywords.get("group", ()))
+                    if present is not None:
+                        present.add(X)
+                yield X, y, keywords
+            if epoch == 1 and present is not None:
+                present.warn()
+
         first = {"classes": classes} if spec.classes else {}
         run = None  # what a checkpoint records; describing the file reads all of it, so only with one
         if request.checkpoint is not None:
             run = _run_description(request, task, params, {
                 "--stream": True, "--chunk-rows": options.chunk_rows, "features": int(n_features),
-                "--classes": None if classes is None else np.asarray(classes).tolist()})
-        fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
+                "--classes": None if classes is None else np.asarray(classes).tolist(),
+                **({"--statistics": "file"} if whole else {})})  # absent: as checkpoints written before it
+        fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run,
+                   statistics=statistics_read if whole else False)
     except BaseException:
         progress.close(complete=False)
         raise

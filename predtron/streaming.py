@@ -35,7 +35,7 @@ from predtron._validation import check_int
 from predtron.persistence import load, save, saved_as
 
 __all__ = ["atomic_save", "check_checkpoint_folder", "fit_passes", "permuted_chunks", "read_checkpoint",
-           "stream_statistics"]
+           "statistics_reads", "stream_statistics"]
 
 PROGRESS_FILE = "progress.json"
 CHECKPOINT_FORMAT = "predtron-checkpoint/3"  # 3: sealed (predtron._seal)
@@ -160,7 +160,13 @@ def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[
     return chunks
 
 
-def stream_statistics(estimator, chunks: Iterable[tuple]):
+def statistics_reads(estimator) -> int:
+    """How many times :func:`stream_statistics` reads the stream for ``estimator``: once for the
+    moments, and once more for the scaled norms of ``eta="auto"``."""
+    return 2 if isinstance(estimator.eta, str) and estimator.eta == "auto" else 1
+
+
+def stream_statistics(estimator, chunks: Iterable[tuple] | Callable[[], Iterable[tuple]]):
     """The :class:`~predtron.sklearn.FitStatistics` of a whole stream of chunks ``(X, y, keywords)``
     for ``estimator``: the moments in a first read; with ``eta="auto"`` the squared norms of the
     scaled chunks (and, for ranking, ``c_L`` of their grades) in a second.  Give them to the
@@ -175,7 +181,7 @@ def stream_statistics(estimator, chunks: Iterable[tuple]):
     for X, _, _ in read():
         statistics.update(as_float64(X))
     scaler = estimator.scaler_from(statistics)
-    if isinstance(estimator.eta, str) and estimator.eta == "auto":
+    if statistics_reads(estimator) == 2:
         ranking = isinstance(estimator, RankerCore)
         problem = estimator.make_problem() if ranking else None
         for X, y, keywords in read():
@@ -193,7 +199,8 @@ def stream_statistics(estimator, chunks: Iterable[tuple]):
 
 def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: int | None = None,
                first: dict | None = None, checkpoint=None, resume: bool = False, run: dict | None = None,
-               after_epoch: Callable[[int], None] | None = None, statistics: bool = False):
+               after_epoch: Callable[[int], None] | None = None,
+               statistics: bool | Callable[[], Iterable[tuple]] = False):
     """Fit ``estimator`` by ``partial_fit`` over ``chunks(epoch)`` for each epoch ``1..epochs``.
 
     Parameters
@@ -215,11 +222,12 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         resume.
     after_epoch : callable, optional
         Called with the epoch number after each epoch (and its checkpoint).
-    statistics : bool
-        Scale and step by the whole stream's statistics (:func:`stream_statistics`, two reads of
-        ``chunks(1)`` before the first epoch): the fit then equals ``fit`` on all the data with
-        the same options, bit for bit (``shuffle=False``); ``False``: the first batch's, frozen
-        (``partial_fit``'s rule).
+    statistics : bool or callable
+        Scale and step by the whole stream's statistics (:func:`stream_statistics`, up to two reads
+        of ``chunks(1)`` before the first epoch, :func:`statistics_reads`; a callable returning the
+        stream's chunks is read instead): the fit then equals ``fit`` on all the data with the same
+        options, bit for bit (``shuffle=False``); ``False``: the first batch's, frozen
+        (``partial_fit``'s rule).  Not read again when the fit resumes or continues.
 
     Returns
     -------
@@ -248,7 +256,8 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
             return estimator
     started = done > 0 or hasattr(estimator, "learner_")
     if statistics and not started:
-        estimator.preset_statistics(stream_statistics(estimator, lambda: chunks(1)))
+        estimator.preset_statistics(stream_statistics(estimator, statistics if callable(statistics)
+                                                      else (lambda: chunks(1))))
     stopped = {"now": False}
 
     def one_pass(epoch: int) -> None:

@@ -1333,6 +1333,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.mixing.write_checkpoint": _MIXING,
     "predtron._models.statistics.FitStatistics": _STATISTICS,
     "predtron.streaming.stream_statistics": _FILES,
+    "predtron.streaming.statistics_reads": "how often stream_statistics reads a stream (see there)",
     "predtron.streaming.check_checkpoint_folder": _FILES,
     "predtron.engine.fbeta.fbeta_loss": _ENGINE,
     "predtron.engine.fbeta.fbeta_oracle": _ENGINE,
@@ -1408,7 +1409,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.learners.stopping.EarlyStopping": ("the stopping rule of the estimators' tol/n_iter_no_change, fuzzed "
                                                  "through every estimator's fit"),
     **{f"predtron.cli_stream.{name}": _STREAM_CLI for name in (
-        "StreamFit", "checkpointed_fit", "release_freed_chunks",
+        "StreamFit", "check_fit_args", "checkpointed_fit", "release_freed_chunks",
         "stream_fit", "stream_metrics", "stream_predictions")},
     **{f"predtron.cli_data.{name}": _CLI for name in (
         "Dataset", "ReadOptions", "as_labels", "detect_format", "discard_spools", "flag_message", "label_value",

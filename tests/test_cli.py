@@ -950,7 +950,8 @@ def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
 @pytest.mark.parametrize(("flags", "said"), [([], "--standardize and --eta auto are estimated: they are not scaled"),
                                              (["--no-standardize"], "--eta auto is estimated: the step does not"),
                                              (["--no-standardize", "--eta", "1"], None),
-                                             (["--chunk-rows", "1000"], None)])
+                                             (["--chunk-rows", "1000"], None),
+                                             (["--statistics", "file"], None)])
 def test_a_streamed_fit_says_when_its_first_chunk_misses_features(tmp_path, capsys, flags, said):
     """The scaler and the step of a streamed fit come from its first chunk: features that appear only
     later are not scaled, which can ruin the fit (a file sorted so that its first rows are empty).
@@ -969,6 +970,52 @@ def test_a_streamed_fit_says_when_its_first_chunk_misses_features(tmp_path, caps
         assert err.count("\n") == 1 and err.startswith("predtron fit: warning: 3 of 3 features have no value in "
                                                         "the first chunk (50 rows), from which "), err
         assert said in err, err
+
+
+@pytest.mark.filterwarnings("default::RuntimeWarning")  # the default's warning about its first chunk
+@pytest.mark.parametrize("task", ["classify", "rank"])
+@pytest.mark.parametrize("flags", [[], ["--cache", "cache.bin"], ["--eta", "0.5"], ["--no-standardize"]])
+def test_a_stream_with_the_whole_files_statistics_equals_the_in_memory_fit(tmp_path, capsys, monkeypatch, task,
+                                                                            flags):
+    """``--statistics file`` reads the whole file for the scaler and the step before the epochs: the
+    streamed fit is then the in-memory fit bit for bit, however the file is cut into chunks, even
+    when its first chunk holds none of the features (where the default, the first chunk's
+    statistics, gives another model); a checkpoint records the choice."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(26)
+    with open("sorted.svm", "w") as out:
+        for i in range(60):  # first rows without features
+            out.write(f"{i % 3} qid:{i // 6}\n")
+        for i in range(60, 360):
+            out.write(f"{rng.integers(0, 3)} qid:{i // 6} 1:{rng.normal() + 2:.3f} 2:{rng.normal():.3f} "
+                      f"3:{1000 * rng.normal():.3f}\n")
+    common = ["fit", "sorted.svm", "--task", task, "--no-shuffle", "--epochs", 4, "--quiet", "--sparse",
+              *[f for f in flags if f not in ("--cache", "cache.bin")]]
+    assert call(capsys, *common, "--model", "memory")[0] == 0
+    streamed = [*common, "--stream", "--chunk-rows", 30, *flags]
+    assert call(capsys, *streamed, "--model", "first")[:2] == (0, "")
+    assert call(capsys, *streamed, "--model", "whole", "--statistics", "file") == (0, "", "")
+    coef = {name: predtron.load(f"{name}.npz").learner_.coef_ for name in ("memory", "first", "whole")}
+    np.testing.assert_array_equal(coef["whole"], coef["memory"])
+    assert not np.array_equal(coef["first"], coef["memory"])  # each case estimates something from a chunk
+    checkpointed = [*streamed, "--model", "resumed", "--checkpoint", "ck"]
+    assert call(capsys, *checkpointed, "--statistics", "file")[0] == 0
+    status, out, err = call(capsys, *checkpointed, "--resume")  # the first chunk's statistics: another fit
+    assert_one_line_error(status, out, err, "--statistics (checkpoint: file; this fit: not given)")
+    assert call(capsys, *checkpointed, "--statistics", "file", "--resume")[0] == 0
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    (["--statistics", "file"], "--statistics applies to --stream"),
+    (["--statistics", "file", "--workers", "1"], "--statistics applies to --stream"),
+    (["--statistics", "first-chunk", "--workers", "1", "--stream"], "--statistics first-chunk does not apply to a "
+                                                                    "cluster fit"),
+])
+def test_the_statistics_flag_is_refused_where_it_does_not_apply(tmp_path, capsys, flags, expected):
+    train = write_svmlight(tmp_path / "train.svm", *classification_data(16, n=20))
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", *flags)
+    assert_one_line_error(status, out, err, expected)
+    assert not (tmp_path / "m.npz").exists()
 
 
 @pytest.mark.parametrize(("lines", "flags", "expected"), [

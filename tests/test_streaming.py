@@ -294,6 +294,7 @@ def _kill_after(monkeypatch, epoch: int) -> None:
     ["--seed", "3"],  # in memory, shuffled by the seed
     ["--stream", "--chunk-rows", "100", "--no-shuffle"],
     ["--stream", "--chunk-rows", "100", "--no-shuffle", "--cache", "CACHE"],
+    ["--stream", "--chunk-rows", "100", "--no-shuffle", "--statistics", "file"],  # read again only at the start
 ])
 def test_a_killed_fit_resumes_to_the_uninterrupted_model_bit_for_bit(tmp_path, capsys, monkeypatch, flags):
     path = _svm(tmp_path)
