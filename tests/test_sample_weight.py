@@ -334,3 +334,36 @@ def test_weighted_partial_fit_over_chunks_is_the_weighted_fit(problem):
             chunks.partial_fit(X[part], Y[part], sample_weight=weights[part])
     np.testing.assert_array_equal(chunks._params, whole._params)
     np.testing.assert_array_equal(chunks.loss_history_, whole.loss_history_)
+
+
+_SCORED = {
+    "accuracy": lambda: PredtronClassifier(random_state=0),
+    "cost": lambda: PredtronClassifier(random_state=0, cost_matrix=[[0, 1, 1], [1, 0, 1], [4, 1, 0]]),
+    "abstention": lambda: PredtronClassifier(random_state=0, reject_cost=0.3),
+    "ordinal": lambda: PredtronOrdinalClassifier(random_state=0),
+    "multilabel": lambda: PredtronMultilabelClassifier(random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCORED))
+@pytest.mark.parametrize("weights, error, match", [
+    (np.ones(3), ValueError, r"sample_weight must have shape \(30,\)"),
+    (np.full(30, np.nan), ValueError, "sample_weight must hold finite non-negative numbers"),
+    (-np.ones(30), ValueError, "sample_weight must hold finite non-negative numbers"),
+    (np.zeros(30), ValueError, "sample_weight must hold at least one positive weight"),
+    ("abc", TypeError, "sample_weight must be an array of 30"),
+])
+def test_score_refuses_malformed_weights_naming_the_argument(name, weights, error, match):
+    """``score``'s weights are checked as ``fit``'s: a wrong length, a NaN, a negative weight or no
+    positive weight was a ``TypeError`` of NumPy's ("Axis must be specified"), a NaN score, a
+    silently accepted negative weight or a ``ZeroDivisionError`` on the cost, abstention, ordinal
+    and multilabel paths."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    target = (X > 0).astype(int) if name == "multilabel" else y
+    model = _SCORED[name]().fit(X, target)
+    with pytest.raises(error, match=match):
+        model.score(X, target, sample_weight=weights)
+    weights = np.arange(30.0)
+    assert np.isfinite(model.score(X, target, sample_weight=weights))

@@ -11,7 +11,7 @@ import numpy as np
 from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_score_input, _saved_classes
 from predtron._models.coef import _LinearCoefMixin
-from predtron._models.weights import _row_weights
+from predtron._models.weights import _row_weights, _score_weights
 from predtron._validation import as_finite_array, check_positive
 from predtron.persistence import saveable_as
 from predtron.problems import Binary, Multiclass
@@ -167,6 +167,7 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy, or the negative mean cost with ``cost_matrix`` or ``reject_cost``."""
         _check_score_input(X, y)
+        sample_weight = _score_weights(sample_weight, np.shape(X)[0])
         if self.cost_matrix is None and self.reject_cost is None:
             return self._accuracy(X, y, sample_weight=sample_weight)
         indices, abstain = self._predict_indices(X)

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_input, _check_score_input, _Count, _saved_classes
 from predtron._models.coef import _LinearCoefMixin
-from predtron._models.weights import _row_weights
+from predtron._models.weights import _row_weights, _score_weights
 from predtron._validation import MAX_DENSE_ENTRIES, check_choice, excerpt
 from predtron.persistence import saveable_as
 from predtron.problems import Binary, Multiclass, Multilabel
@@ -186,6 +186,7 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
         """Negative mean loss (the Hamming loss divided by the number of labels); accuracy for
         a multiclass target."""
         _check_score_input(X, y)
+        sample_weight = _score_weights(sample_weight, np.shape(X)[0])
         self._check_fitted()
         if not self.multilabel_:
             return self._accuracy(X, y, sample_weight=sample_weight)

@@ -8,7 +8,7 @@ import numpy as np
 from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_score_input, _saved_classes
 from predtron._models.coef import _OrdinalCoefMixin
-from predtron._models.weights import _row_weights
+from predtron._models.weights import _row_weights, _score_weights
 from predtron.persistence import saveable_as
 from predtron.problems import Ordinal
 
@@ -65,6 +65,7 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
     def score(self, X, y, sample_weight=None) -> float:
         """Negative mean absolute error, counted in levels."""
         _check_score_input(X, y)
+        sample_weight = _score_weights(sample_weight, np.shape(X)[0])
         self._check_fitted()
         truth = self._scored_indices(y, np.shape(X)[0], "level")
         pred = self.learner_.predict(self._validate_X(X, reset=False))

@@ -34,3 +34,14 @@ def _query_weights(weights: np.ndarray | None, offsets: np.ndarray) -> np.ndarra
                          f"{query} (rows {offsets[query]}-{offsets[query + 1] - 1}) has weights "
                          f"{weights[offsets[query]:offsets[query + 1]][:5].tolist()}")
     return per_query
+
+
+def _score_weights(sample_weight, n_rows: int) -> np.ndarray | None:
+    """The ``sample_weight`` of ``score``: ``None``, or one finite non-negative weight per row of ``X``
+    with a positive sum (a weighted mean over no weight is undefined), checked before any score
+    is computed, as ``fit`` checks its weights (the same messages, naming the argument)."""
+    weights = check_sample_weight(sample_weight, n_rows, fitting=False, what="row of X")
+    if weights is not None and not np.any(weights > 0):
+        raise ValueError("sample_weight must hold at least one positive weight: a mean weighted by zeros is "
+                         "undefined")
+    return weights
