@@ -373,3 +373,22 @@ def test_ranker_refuses_a_query_split_across_partial_fit_calls():
     rows = qid == 0
     again = PredtronRanker(eta=1.0).partial_fit(X[rows], y[rows], qid=qid[rows])
     again.partial_fit(X[rows], y[rows], group=[int(rows.sum())])
+
+
+@pytest.mark.parametrize("core", [False, True], ids=["estimator", "core"])
+@pytest.mark.parametrize("layout", [sp.csr_matrix, sp.csc_matrix, sp.coo_array])
+def test_multilabel_fits_a_sparse_indicator_matrix_as_its_dense_twin(layout, core):
+    """A sparse 0/1 indicator ``Y`` (what ``MultiLabelBinarizer(sparse_output=True)`` gives, and
+    what ``score`` already took) is fitted as the same matrix dense, bit for bit; ``fit`` and
+    ``partial_fit`` refused it with scikit-learn's "Unknown label type: unknown" (the estimator)
+    or an ``IndexError`` (the core)."""
+    from predtron._models.multilabel import MultilabelCore
+    cls = MultilabelCore if core else PredtronMultilabelClassifier
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    Y = (X[:, :3] + 0.3 * rng.standard_normal((60, 3)) > 0).astype(int)
+    sparse, dense = cls(random_state=0).fit(X, layout(Y)), cls(random_state=0).fit(X, Y)
+    assert np.array_equal(sparse.coef_, dense.coef_) and np.array_equal(sparse.intercept_, dense.intercept_)
+    streamed = cls().partial_fit(X[:30], layout(Y[:30])).partial_fit(X[30:], layout(Y[30:]))
+    assert np.array_equal(streamed.coef_, cls().partial_fit(X[:30], Y[:30]).partial_fit(X[30:], Y[30:]).coef_)
+    assert sparse.score(X, layout(Y)) == dense.score(X, Y)

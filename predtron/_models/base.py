@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from predtron._estimator import EpochOrders, Params, epoch_progress, not_fitted, run_epochs
 from predtron._models.checks import _canonical, _check_input, as_float64, check_sample_weight
@@ -243,7 +244,7 @@ class EstimatorCore(Params):
                              f"{self.n_features_in_} features as input.")
         if y is None:
             return X
-        y = np.asarray(y)
+        y = y.toarray() if sp.issparse(y) else np.asarray(y)  # a sparse indicator matrix (multilabel)
         if not multi_output and y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()
         if y_numeric and y.dtype.kind == "O":

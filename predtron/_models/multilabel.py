@@ -59,6 +59,13 @@ def _hamming_factor(nonzero_fraction: float, n_labels: int, cardinality: float) 
     return m / max(float(cardinality), 0.5)
 
 
+def _target_array(Y) -> np.ndarray:
+    """The validated target of ``fit``/``partial_fit`` as a dense array: scikit-learn's validation
+    keeps a sparse indicator matrix sparse (its multilabel estimators accept one, as ``score``
+    here does), and ``numpy.asarray`` of a sparse matrix is a 0-d object array."""
+    return Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+
+
 def _check_indicator(Y: np.ndarray) -> np.ndarray:
     """The target of ``fit``/``partial_fit``: a 2-D 0/1 indicator matrix, as int64; a 1-D ``y``
     (class labels) is refused, naming what to pass instead."""
@@ -107,7 +114,7 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
         self._validate_params()
         _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, Y = self._validate_data(X, y, reset=True, multi_output=True)
-        Y = np.asarray(Y)
+        Y = _target_array(Y)
         self._check_targets(Y)
         target = _check_indicator(Y)
         weights = _row_weights(sample_weight, X.shape[0], fitting=True)
@@ -146,7 +153,7 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
         {partial_scaling}
         """
         first, X, Y = self._partial_data(X, y, multi_output=True, y_numeric=False)
-        Y = np.asarray(Y)
+        Y = _target_array(Y)
         self._check_targets(Y)
         target = _check_indicator(Y)
         weights = _row_weights(sample_weight, X.shape[0], fitting=False)
