@@ -37,6 +37,9 @@ class State:
         if not isinstance(arrays, dict):
             raise ValueError(f"arrays of {where or 'the state'} must be a mapping; got {type(arrays).__name__}")
         self.scalars, self.arrays, self.where = scalars, arrays, where
+        self._read: set[str] = set()  # the scalar entries read (see unread)
+        self._read_arrays: set[str] = set()
+        self._children: list[State] = []
 
     @classmethod
     def of(cls, scalars, arrays) -> State:
@@ -45,6 +48,7 @@ class State:
 
     # ---------------------------------------------------------------- scalars
     def _get(self, key: str):
+        self._read.add(key)
         if key not in self.scalars:
             raise ValueError(f"state entry {self.where}{key!r} is missing")
         return self.scalars[key]
@@ -115,7 +119,27 @@ class State:
         """The nested state ``key`` (scalars ``scalars[key]``, arrays prefixed ``key.``)."""
         prefix = key + "."
         arrays = {k[len(prefix):]: v for k, v in self.arrays.items() if k.startswith(prefix)}
-        return State(self._get(key), arrays, f"{self.where}{key}.")
+        child = State(self._get(key), arrays, f"{self.where}{key}.")
+        self._children.append(child)
+        return child
+
+    def unread(self) -> list[str]:
+        """The entries of the state that no getter has read, scalars and arrays, with their nested
+        prefix (``learner.foo``), those of the nested states read by :meth:`sub` included.
+
+        A learner's ``_set_state`` reads every entry its ``_get_state`` writes, so an entry left
+        unread is one the class does not know: a file edited, or written for another class (a
+        threshold left behind by a removed ``reject_cost`` would otherwise be ignored silently, and
+        the model would predict differently).  The arrays under a scalar entry read whole
+        (``estimators.0.w`` under ``estimators``: sub-learners restored on their own) count as
+        read."""
+        covered = tuple(k + "." for k in self._read)
+        names = [f"{self.where}{k}" for k in self.scalars if k not in self._read]
+        names += [f"{self.where}{k} (array)" for k in self.arrays
+                  if k not in self._read_arrays and not k.startswith(covered)]
+        for child in self._children:
+            names += child.unread()
+        return names
 
     # ----------------------------------------------------------------- arrays
     def has_array(self, key: str) -> bool:
@@ -124,6 +148,7 @@ class State:
     def array(self, key: str, shape: tuple, kind: str = "f", minimum: float | None = None) -> np.ndarray:
         """Array ``key`` of ``shape`` (``None`` entries: any size), floats (``"f"``, finite) or
         integers (``"i"``), at least ``minimum`` everywhere."""
+        self._read_arrays.add(key)
         if key not in self.arrays:
             raise ValueError(f"state array {self.where}{key!r} is missing")
         arr = np.asarray(self.arrays[key])

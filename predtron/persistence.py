@@ -21,7 +21,11 @@ Loading trusts nothing in the file:
   sparse data, is then simply not listed).  A file written before headers listed their arrays
   has no such entry, and its arrays are checked by the learner alone;
 * every array and scalar of the state is checked by the learner's ``_set_state`` (type,
-  range, dtype, shape against ``n_features_in_`` and the problem, finiteness).
+  range, dtype, shape against ``n_features_in_`` and the problem, finiteness);
+* the header has no entry but those :func:`save` writes, and the state no entry the class does
+  not read (:meth:`predtron._state.State.unread`): a valid-looking edit that leaves an entry
+  behind (the threshold of a removed ``reject_cost``, the averaged iterate of an ``average``
+  turned off) is refused instead of changing the predictions silently.
 
 Anything malformed raises ``ValueError`` naming the file.
 
@@ -241,7 +245,12 @@ def restore(header, arrays: dict, where: str = "learner", depth: int = 0, classe
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: invalid parameters for {name}: {exc}") from None
     try:
-        estimator._set_state(State(header["state"], arrays, ""), arrays)
+        state = State(header["state"], arrays, "")
+        estimator._set_state(state, arrays)
+        unread = state.unread()
+        if unread:
+            raise ValueError(f"it holds {len(unread)} entr{'y' if len(unread) == 1 else 'ies'} that {name} does not "
+                             f"read: {excerpt(unread)} (a file edited, or written for another class)")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: malformed state of {name}: {exc}") from None
     return estimator
@@ -293,6 +302,9 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
     np.savez(path, __header__=np.array(text), **{_ARRAY_PREFIX + k: np.asarray(v) for k, v in arrays.items()})
     return path
 
+
+#: The entries of a file's header (:func:`save`; ``not_saved`` from :func:`dump`): any other is refused.
+_HEADER_ENTRIES = frozenset({"format", "class", "params", "state", "arrays", "notes", "not_saved"})
 
 #: Errors of reading a damaged archive (truncated, corrupt member, wrong compression).
 _READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError)
@@ -399,6 +411,10 @@ def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
         found = header.get("format") if isinstance(header, dict) else None
         raise ValueError(f"{path} is not a predtron learner file of this version (format {str(found)[:40]!r}, "
                          f"expected {FORMAT!r})")
+    unknown = sorted(set(header) - _HEADER_ENTRIES)
+    if unknown:
+        raise ValueError(f"{path}: the header holds entries a model file does not have: {excerpt(unknown)} (its "
+                         f"entries are {sorted(_HEADER_ENTRIES)})")
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf":
             raise ValueError(f"{path}: array {key!r} has dtype {value.dtype}; saved states hold numbers only")

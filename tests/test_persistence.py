@@ -520,3 +520,34 @@ def test_notes_are_kept_with_the_model_and_checked_as_an_object(tmp_path):
     bad = _rewrite(path, tmp_path / "bad.npz", header={**header, "notes": [1, 2]})
     with pytest.raises(ValueError, match=r"bad\.npz: header entry 'notes' must be a JSON object"):
         load(bad)
+
+
+def test_entries_the_class_does_not_read_are_refused(tmp_path):
+    """An edited header whose every value is valid on its own, but which leaves an entry the class
+    never reads, used to load and predict differently (or ignore the entry): a removed
+    ``reject_cost`` left its ``threshold_`` behind and the model stopped abstaining; a flipped
+    ``average`` left the averaged iterate ``u`` unread and predicted with the last iterate; a
+    flipped ``standardize`` kept the scaler it said it did not have; unknown entries were ignored."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    cautious = save(PredtronClassifier(random_state=0, reject_cost=0.3).fit(X, y), tmp_path / "cautious")
+    header = _header(cautious)
+    params, state = header["params"], header["state"]
+    bad = {
+        "reject_cost removed": ({**header, "params": {**params, "reject_cost": None}}, r"\['threshold_'\]"),
+        "average flipped": ({**header, "params": {**params, "average": False}}, r"\['learner\.u \(array\)'\]"),
+        "standardize flipped": ({**header, "params": {**params, "standardize": False}},
+                                "standardize=False but the state has the array 'scale'"),
+        "unknown state entry": ({**header, "state": {**state, "note": 1}}, r"\['note'\]"),
+        "unknown learner entry": ({**header, "state": {**state, "learner": {**state["learner"], "x": 0}}},
+                                  r"\['learner\.x'\]"),
+        "unknown header entry": ({**header, "signature": "abc"}, r"the header holds entries a model file does not "
+                                                                 r"have: \['signature'\]"),
+    }
+    for i, (content, match) in enumerate(bad.values()):
+        path = _rewrite(cautious, tmp_path / f"e{i}.npz", header=content)
+        with pytest.raises(ValueError, match=rf"e{i}\.npz.*{match}"):
+            load(path)
+    np.testing.assert_array_equal(load(cautious).predict(X), PredtronClassifier(random_state=0, reject_cost=0.3)
+                                  .fit(X, y).predict(X))

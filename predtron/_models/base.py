@@ -565,6 +565,8 @@ class EstimatorCore(Params):
             self.__dict__.pop("feature_names_in_", None)
         self._restore_extra(state)
         if state.has_array("scale"):
+            if not self.standardize:  # the fit writes a scaler only with standardize=True
+                raise ValueError("standardize=False but the state has the array 'scale' of a fitted scaler")
             scaler = _Standardizer.__new__(_Standardizer)
             scaler.scale = state.array("scale", (self.n_features_in_,))
             if np.any(scaler.scale <= 0):

@@ -212,6 +212,9 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
         self.n_labels_ = state.int("n_labels_", minimum=1, maximum=MAX_DENSE_ENTRIES)
         self.multilabel_ = state.bool("multilabel_")
         if self.multilabel_:
+            if state.value("classes_") is not None:  # the label indices: not stored
+                raise ValueError(f"state entry 'classes_' must be null for a multilabel model; got "
+                                 f"{excerpt(state.value('classes_'))}")
             self.classes_ = np.arange(self.n_labels_)
         else:
             self.classes_ = _saved_classes(state)
