@@ -34,10 +34,11 @@ decorator where it is defined (the file names the class; loading accepts only re
 names).  What can be saved: every learner of :mod:`predtron.learners`, PRank and MMP, the
 passive-aggressive learners, the estimators of :mod:`predtron.sklearn`, and the reductions
 ``OneVsAll`` and ``AllPairs`` with their fitted binary learners when those are predtron
-learners.  What cannot: code -- a callable ``kernel``, a ``CallableMap``, a fitted
-``TfidfMap`` (its corpus statistics), a reduction's ``factory`` (a loaded reduction
-predicts and scores; give it a factory again before calling ``fit``) and a foreign binary
-learner inside a reduction.
+learners.  A parameter holding a NumPy random generator (``random_state``) is written as
+``None`` and listed under ``not_saved``: the fitted state does not depend on it.  What cannot:
+code -- a callable ``kernel``, a ``CallableMap``, a fitted ``TfidfMap`` (its corpus
+statistics), a reduction's ``factory`` (a loaded reduction predicts and scores; give it a
+factory again before calling ``fit``) and a foreign binary learner inside a reduction.
 """
 
 from __future__ import annotations
@@ -205,6 +206,17 @@ def _decode(value, where: str, depth: int = 0):
 
 
 # ------------------------------------------------------------------ components
+def _unsaved_generators(params: dict) -> tuple[str, ...]:
+    """The parameters holding a NumPy random generator (``random_state=np.random.RandomState(0)``
+    or ``np.random.default_rng(0)``, as scikit-learn users pass them): a generator is a running
+    state, not a plain value, and the fitted model does not depend on it (it seeded the passes
+    already made), so it is written as ``None`` and listed under ``not_saved``, as a reduction's
+    ``factory`` is; the loaded model predicts and scores the same, and a later ``fit`` of it draws
+    a fresh order unless given a seed again."""
+    generators = (np.random.RandomState, np.random.Generator)
+    return tuple(k for k, v in params.items() if isinstance(v, generators))
+
+
 def dump(estimator, where: str = "learner") -> tuple[dict, dict]:
     """``(header, arrays)`` of a fitted saveable estimator (used recursively for sub-learners)."""
     name = _SAVED_AS.get(type(estimator), type(estimator).__name__)
@@ -213,9 +225,9 @@ def dump(estimator, where: str = "learner") -> tuple[dict, dict]:
             f"cannot save {where}: a {name} is not a predtron learner (saveable: "
             f"{', '.join(sorted(saveable_classes()))})"
         )
-    unsaved = getattr(estimator, "_unsaved_params", ())
-    params = {k: (None if k in unsaved else _encode(v, f"{where}.{k}"))
-              for k, v in estimator.get_params(deep=False).items()}
+    given = estimator.get_params(deep=False)
+    unsaved = tuple(getattr(estimator, "_unsaved_params", ())) + _unsaved_generators(given)
+    params = {k: (None if k in unsaved else _encode(v, f"{where}.{k}")) for k, v in given.items()}
     scalars, arrays = estimator._get_state()
     header = {"class": name, "params": params, "state": scalars}
     if unsaved:

@@ -551,3 +551,28 @@ def test_entries_the_class_does_not_read_are_refused(tmp_path):
             load(path)
     np.testing.assert_array_equal(load(cautious).predict(X), PredtronClassifier(random_state=0, reject_cost=0.3)
                                   .fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("seed", [np.random.RandomState(3), np.random.default_rng(3)], ids=["RandomState", "Generator"])
+@pytest.mark.parametrize("make", [
+    lambda seed: (PredtronClassifier(random_state=seed), "y"),
+    lambda seed: (PredtronMultilabelClassifier(random_state=seed), "Y"),
+    lambda seed: (PredtronOrdinalClassifier(random_state=seed), "y"),
+    lambda seed: (Predtron(Multiclass(3), eta=0.5, shuffle=True, random_state=np.random.default_rng(3)), "y"),
+], ids=["classifier", "multilabel", "ordinal", "Predtron"])
+def test_a_model_seeded_by_a_numpy_generator_is_saved_without_it(tmp_path, make, seed):
+    """``random_state=np.random.RandomState(0)`` (scikit-learn's idiom) made a fitted model
+    unsaveable ("parameter learner.random_state is a RandomState ..."); the generator only seeded
+    the passes already made, so it is written as ``None`` under ``not_saved`` and the loaded
+    model predicts bit for bit as the original (the learners take only a ``Generator``)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    model, target = make(copy.deepcopy(seed))
+    model.fit(X, (X[:, :3] > 0).astype(int) if target == "Y" else y)
+    path = save(model, tmp_path / "seeded")
+    assert _header(path)["not_saved"] == ["random_state"] and _header(path)["params"]["random_state"] is None
+    again = load(path)
+    assert again.random_state is None
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
