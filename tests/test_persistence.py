@@ -576,3 +576,23 @@ def test_a_model_seeded_by_a_numpy_generator_is_saved_without_it(tmp_path, make,
     assert again.random_state is None
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("make", [
+    lambda X, y, Y, qid: PredtronClassifier(random_state=0).fit(X, y),
+    lambda X, y, Y, qid: PredtronMultilabelClassifier(random_state=0).fit(X, Y),
+    lambda X, y, Y, qid: PredtronOrdinalClassifier(random_state=0).fit(X, y),
+    lambda X, y, Y, qid: PredtronRanker(random_state=0).fit(X, y, qid=qid),
+], ids=["classifier", "multilabel", "ordinal", "ranker"])
+def test_a_loaded_estimator_keeps_n_iter(tmp_path, make):
+    """``n_iter_`` (the passes ``fit`` made, documented) was missing from a loaded estimator
+    (``AttributeError``) although the file holds it (the learner's ``n_epochs_``); a model fitted
+    by ``partial_fit`` alone has none, before and after."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    model = make(X, y, (X[:, :3] > 0).astype(int), np.repeat(np.arange(12), 5))
+    again = load(save(model, tmp_path / "model"))
+    assert isinstance(again.n_iter_, int) and again.n_iter_ == model.n_iter_
+    streamed = load(save(PredtronClassifier().partial_fit(X, y, classes=[0, 1, 2]), tmp_path / "streamed"))
+    assert not hasattr(streamed, "n_iter_")

@@ -583,6 +583,10 @@ class EstimatorCore(Params):
         if self.learner_.n_features_in_ != self.n_features_in_:
             raise ValueError(f"state entry 'learner.n_features_in_' ({self.learner_.n_features_in_}) must equal "
                              f"n_features_in_ ({self.n_features_in_})")
+        if hasattr(self.learner_, "n_epochs_"):  # the passes of fit (a model only partial_fit has none)
+            self.n_iter_ = int(self.learner_.n_epochs_)
+        else:
+            self.__dict__.pop("n_iter_", None)
 
     def _extra_state(self) -> dict:
         return {}
