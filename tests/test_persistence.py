@@ -596,3 +596,31 @@ def test_a_loaded_estimator_keeps_n_iter(tmp_path, make):
     assert isinstance(again.n_iter_, int) and again.n_iter_ == model.n_iter_
     streamed = load(save(PredtronClassifier().partial_fit(X, y, classes=[0, 1, 2]), tmp_path / "streamed"))
     assert not hasattr(streamed, "n_iter_")
+
+
+@pytest.mark.parametrize("cls", [PredtronClassifier, PredtronOrdinalClassifier])
+@pytest.mark.parametrize("labels", [
+    np.array([3, 5, 7], dtype=np.uint8), np.array([1.0, 2.0, 4.0], dtype=np.float32),
+    np.array(["low", "mid", "top"], dtype=object), np.array(["low", "mid", "top"]), np.array([-2, 0, 2], np.int16),
+], ids=["uint8", "float32", "object", "str", "int16"])
+def test_a_loaded_classifier_predicts_labels_of_the_original_dtype(tmp_path, cls, labels):
+    """The saved classes were JSON values only, so a loaded model predicted ``int64`` for ``uint8``
+    labels, ``float64`` for ``float32`` ones and ``<U`` strings for an object array: the same values
+    in another dtype, not the original's predictions bit for bit.  A ``classes_dtype`` that cannot
+    hold the labels unchanged (a truncating string width) is refused."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = labels[np.digitize(X[:, 0], [-0.5, 0.5])]
+    model = cls(random_state=0).fit(X, y)
+    path = save(model, tmp_path / "model")
+    again = load(path)
+    assert again.classes_.dtype == model.classes_.dtype and again.predict(X).dtype == model.predict(X).dtype
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    header = _header(path)
+    if labels.dtype.kind in "UO":
+        narrow = {**header, "state": {**header["state"], "classes_dtype": "<U1"}}
+        with pytest.raises(ValueError, match=r"classes_dtype' \(<U1\) cannot hold the saved classes"):
+            load(_rewrite(path, tmp_path / "narrow.npz", header=narrow))
+    wrong = {**header, "state": {**header["state"], "classes_dtype": "not a dtype"}}
+    with pytest.raises(ValueError, match="classes_dtype' must be a NumPy dtype of the saved classes"):
+        load(_rewrite(path, tmp_path / "wrong.npz", header=wrong))

@@ -65,9 +65,47 @@ def _check_score_input(X, y, *, relevance: bool = False) -> None:
                          f"got shape {np.shape(X)}")
 
 
+def _classes_state(classes: np.ndarray) -> dict:
+    """``classes_`` as the saved state holds them: the labels as JSON and their NumPy dtype, so that
+    a loaded model predicts arrays of the dtype the original predicts (JSON alone turns ``uint8``
+    labels into ``int64``, ``float32`` into ``float64`` and an object array of strings into a
+    ``<U`` array)."""
+    return {"classes_": classes.tolist(), "classes_dtype": classes.dtype.str}
+
+
+#: The dtype kinds a saved ``classes_dtype`` may give the kind of the saved labels (object: any).
+_DTYPE_KINDS = {"b": "bO", "i": "iuO", "u": "iuO", "f": "fO", "U": "UO"}
+
+
+def _as_saved_dtype(classes: np.ndarray, dtype) -> np.ndarray:
+    """The loaded labels ``classes`` in the saved dtype ``dtype`` (a dtype string), which must hold
+    the same values: a dtype that would truncate or round a label is refused."""
+    name = "state entry 'classes_dtype'"
+    try:
+        target = np.dtype(dtype) if isinstance(dtype, str) else None
+    except TypeError:
+        target = None
+    if target is None or target.kind not in _DTYPE_KINDS.get(classes.dtype.kind, ""):
+        raise ValueError(f"{name} must be a NumPy dtype of the saved classes (kind {classes.dtype.kind!r}); "
+                         f"got {excerpt(dtype)}")
+    values = classes.tolist()
+    if target.kind == "O":
+        converted = np.empty(len(values), dtype=object)
+        converted[:] = values
+    else:
+        with np.errstate(all="ignore"):
+            converted = np.asarray(values).astype(target)
+    if converted.tolist() != values:
+        raise ValueError(f"{name} ({target}) cannot hold the saved classes {excerpt(values)} unchanged")
+    return converted
+
+
 def _saved_classes(state) -> np.ndarray:
-    """The saved ``classes_``: at least 2 distinct classes (numbers or strings), sorted."""
+    """The saved ``classes_``: at least 2 distinct classes (numbers or strings), sorted, in their
+    saved dtype (``classes_dtype``; a file without it gives NumPy's dtype of the JSON values)."""
     classes = check_class_labels(state.value("classes_"), "state entry 'classes_'")
+    if state.has("classes_dtype"):
+        classes = _as_saved_dtype(classes, state.value("classes_dtype"))
     if classes.size < 2 or np.any(classes[1:] <= classes[:-1]):
         raise ValueError("state entry 'classes_' must hold at least 2 sorted distinct classes")
     return classes

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from predtron._models.base import EstimatorCore, estimator_params
-from predtron._models.checks import _check_score_input, _saved_classes
+from predtron._models.checks import _check_score_input, _classes_state, _saved_classes
 from predtron._models.coef import _LinearCoefMixin
 from predtron._models.weights import _row_weights, _score_weights
 from predtron._validation import as_finite_array, check_positive
@@ -177,7 +177,7 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         return -float(np.average(costs, weights=sample_weight))
 
     def _extra_state(self) -> dict:
-        state = {"classes_": self.classes_.tolist()}
+        state = _classes_state(self.classes_)
         if self.reject_cost is not None:  # JSON has no infinity: "abstain always" is stored as None
             state["threshold_"] = float(self.threshold_) if np.isfinite(self.threshold_) else None
         return state

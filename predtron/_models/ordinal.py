@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from predtron._models.base import EstimatorCore, estimator_params
-from predtron._models.checks import _check_score_input, _saved_classes
+from predtron._models.checks import _check_score_input, _classes_state, _saved_classes
 from predtron._models.coef import _OrdinalCoefMixin
 from predtron._models.weights import _row_weights, _score_weights
 from predtron.persistence import saveable_as
@@ -72,7 +72,7 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
         return -float(np.average(np.abs(pred - truth), weights=sample_weight))
 
     def _extra_state(self) -> dict:
-        return {"classes_": self.classes_.tolist()}
+        return _classes_state(self.classes_)
 
     def _restore_extra(self, state) -> None:
         self.classes_ = _saved_classes(state)
