@@ -392,3 +392,17 @@ def test_multilabel_fits_a_sparse_indicator_matrix_as_its_dense_twin(layout, cor
     streamed = cls().partial_fit(X[:30], layout(Y[:30])).partial_fit(X[30:], layout(Y[30:]))
     assert np.array_equal(streamed.coef_, cls().partial_fit(X[:30], Y[:30]).partial_fit(X[30:], Y[30:]).coef_)
     assert sparse.score(X, layout(Y)) == dense.score(X, Y)
+
+
+@pytest.mark.parametrize("label", [np.array([7, 8]), [7, 8], (7,), {"a": 1}, b"unsure"],
+                         ids=["array", "list", "tuple", "dict", "bytes"])
+def test_reject_label_must_be_one_label(label):
+    """``reject_label`` is what ``predict`` returns for an abstention: an array of two made ``fit``
+    fail with NumPy's "operands could not be broadcast together", naming nothing; a list or a tuple
+    was compared element-wise with the classes."""
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="reject_label must be one label, a number or a string"):
+        PredtronClassifier(reject_cost=0.3, reject_label=label).fit(X, y)
+    model = PredtronClassifier(reject_cost=0.3, reject_label=np.str_("unsure"), random_state=0).fit(X, y)
+    assert model.predict(X).shape == (40,)

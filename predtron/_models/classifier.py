@@ -12,7 +12,7 @@ from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_score_input, _classes_state, _saved_classes
 from predtron._models.coef import _LinearCoefMixin
 from predtron._models.weights import _row_weights, _score_weights
-from predtron._validation import as_finite_array, check_positive
+from predtron._validation import as_finite_array, check_positive, excerpt
 from predtron.persistence import saveable_as
 from predtron.problems import Binary, Multiclass
 from predtron.problems.general import check_loss_matrix
@@ -29,7 +29,11 @@ def _reject_cost(value, name: str) -> None:
 
 
 def _reject_label(value, name: str) -> None:
-    """Any label but a NaN or infinite number, which no prediction could be compared with (NaN differs from itself)."""
+    """One label (a number, a string or ``None``) but a NaN or infinite number, which no prediction
+    could be compared with (NaN differs from itself); a list or an array is not one label."""
+    if value is not None and not isinstance(value, (str, numbers.Real)):
+        raise ValueError(f"{name} must be one label, a number or a string (predict returns it for an abstention); "
+                         f"got {type(value).__name__}: {excerpt(value)}")
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number or a string (predictions are compared with it); "
                          f"got {value!r}")
