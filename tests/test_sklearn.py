@@ -406,3 +406,32 @@ def test_reject_label_must_be_one_label(label):
         PredtronClassifier(reject_cost=0.3, reject_label=label).fit(X, y)
     model = PredtronClassifier(reject_cost=0.3, reject_label=np.str_("unsure"), random_state=0).fit(X, y)
     assert model.predict(X).shape == (40,)
+
+
+def _cores():
+    from predtron._models.classifier import ClassifierCore
+    from predtron._models.multilabel import MultilabelCore
+    from predtron._models.ordinal import OrdinalCore
+    from predtron._models.ranker import RankerCore
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    qid = {"qid": np.repeat(np.arange(12), 5)}
+    return X, [(ClassifierCore, y, {}), (ClassifierCore(cost_matrix=1 - np.eye(3)), y, {}),
+               (MultilabelCore, (X[:, :3] > 0).astype(int), {}), (OrdinalCore, y, {}), (RankerCore, y, qid)]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_the_cores_refuse_no_features_and_a_score_of_mismatched_labels_naming_them(case):
+    """The estimators' cores (what the command line runs, without scikit-learn's validation) gave
+    NumPy's errors: "cannot reshape array of size 0 into shape (0)" for ``X`` without a column,
+    "operands could not be broadcast together" for ``score`` with fewer labels than rows."""
+    X, cases = _cores()
+    make, y, queries = cases[case]
+    fresh = (lambda: clone(make)) if not isinstance(make, type) else make
+    with pytest.raises(ValueError, match=r"X must have at least one feature \(column\); got shape \(60, 0\)"):
+        fresh().fit(np.zeros((60, 0)), y, **queries)
+    model = fresh().fit(X, y, **queries)
+    with pytest.raises(ValueError, match="X and y must have the same number of examples; got 60 inputs and 5 labels"):
+        model.score(X, y[:5], **queries)
+    assert np.isfinite(model.score(X, y, **queries))

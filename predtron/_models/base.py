@@ -236,6 +236,8 @@ class EstimatorCore(Params):
         ``reset`` sets ``n_features_in_``, else ``X`` must have that many columns.  Returns ``X``, or
         ``(X, y)`` when ``y`` is given (the adapters use scikit-learn's ``validate_data``)."""
         X = as_float64(X)
+        if X.shape[1] == 0:  # as scikit-learn's validate_data: no feature, no score to learn
+            raise ValueError(f"X must have at least one feature (column); got shape {X.shape}")
         if reset:
             self.n_features_in_ = int(X.shape[1])
             self.__dict__.pop("feature_names_in_", None)  # a loaded file's column names; these columns have none

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from predtron._validation import as_label_array, check_class_labels, check_matrix, excerpt
+from predtron._validation import as_label_array, check_class_labels, check_matrix, check_n_labels, excerpt
 
 
 def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, type_name: str = "this estimator") \
@@ -58,11 +58,13 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray:
 
 
 def _check_score_input(X, y, *, relevance: bool = False) -> None:
-    """``_check_input`` and at least one row: a score of no rows is undefined."""
+    """``_check_input``, at least one row (a score of no rows is undefined) and one label (or row of
+    labels) of ``y`` per row of ``X``."""
     _check_input(X, y, fitting=True, relevance=relevance)
     if np.shape(X)[0] == 0:
         raise ValueError(f"X must hold at least one row to score (a mean over no rows is undefined); "
                          f"got shape {np.shape(X)}")
+    check_n_labels(as_label_array(y, "y"), np.shape(X)[0], "y")
 
 
 def _classes_state(classes: np.ndarray) -> dict:
