@@ -624,3 +624,26 @@ def test_a_loaded_classifier_predicts_labels_of_the_original_dtype(tmp_path, cls
     wrong = {**header, "state": {**header["state"], "classes_dtype": "not a dtype"}}
     with pytest.raises(ValueError, match="classes_dtype' must be a NumPy dtype of the saved classes"):
         load(_rewrite(path, tmp_path / "wrong.npz", header=wrong))
+
+
+@pytest.mark.parametrize("ids", [np.repeat(np.arange(4), 5), np.repeat(np.array(["q0", "q1", "q2", "q3"]), 5)],
+                         ids=["numbers", "strings"])
+def test_a_loaded_ranker_refuses_a_query_cut_across_partial_fit_calls_as_the_original(tmp_path, ids):
+    """``partial_fit`` refuses a call whose first query id is the last one of the previous call (a
+    query cut in two would be learned as two queries); the id was not saved, so a model saved
+    between two calls of a stream accepted the cut silently after ``load``."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    y = np.digitize(X[:, 0], [0.0, 1.0])
+    ranker = PredtronRanker(random_state=0).partial_fit(X[:12], y[:12], qid=ids[:12])  # cuts query 2
+    again = load(save(ranker, tmp_path / "stream"))
+    for model in (ranker, again):
+        with pytest.raises(ValueError, match="continues the last query of the previous call"):
+            model.partial_fit(X[12:], y[12:], qid=ids[12:])
+    header = _header(save(ranker, tmp_path / "stream"))
+    for i, bad in enumerate([[1], True, {"__float__": "inf"}]):
+        content = {**header, "state": {**header["state"], "last_qid": bad}}
+        with pytest.raises(ValueError, match="state entry 'last_qid' must be null, a finite number or a string"):
+            load(_rewrite(tmp_path / "stream.npz", tmp_path / f"b{i}.npz", header=content))
+    fitted = load(save(PredtronRanker(random_state=0).fit(X, y, qid=ids), tmp_path / "fitted"))
+    fitted.partial_fit(X[:5], y[:5], qid=ids[:5])  # after fit nothing continues

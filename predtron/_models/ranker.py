@@ -85,6 +85,19 @@ class RankerCore(_RankerCoefMixin, EstimatorCore):
         self._last_qid = np.asarray(qid)[-1].item() if qid is not None and len(qid) else None
         return self
 
+    def _extra_state(self) -> dict:
+        """The query id that ended the last ``partial_fit`` call (``None`` after ``fit`` or a call with
+        ``group``), so that a loaded model refuses a query cut across two calls as the original does."""
+        return {"last_qid": getattr(self, "_last_qid", None)}
+
+    def _restore_extra(self, state) -> None:
+        last = state.value("last_qid") if state.has("last_qid") else None  # absent from older files
+        if last is not None and not isinstance(last, str) and (
+                isinstance(last, bool) or not isinstance(last, (int, float)) or not np.isfinite(last)):
+            raise ValueError(f"state entry 'last_qid' must be null, a finite number or a string (a query id); "
+                             f"got {excerpt(last)}")
+        self._last_qid = last
+
     def predict(self, X) -> np.ndarray:
         """One score per row (higher ranks first), ``X @ coef_ + intercept_``; ``X`` needs no
         query ids."""
