@@ -55,9 +55,12 @@ def _data(seed=0, n=400, p=6):
 
 def _state(model):
     """Every learned array and number of a local estimator, for exact comparison (not the columns' names, which
-    a local fit on a DataFrame records and a Dask fit, on the arrays the frame holds, does not)."""
+    a local fit on a DataFrame records and a Dask fit, on the arrays the frame holds, does not; nor the dtype of
+    the classes, float for labels read from a file and int for an array of the same labels: the values are
+    compared)."""
     scalars, arrays = model._get_state()
     scalars.pop("feature_names_in_", None)
+    scalars.pop("classes_dtype", None)
     return scalars, {k: np.asarray(v) for k, v in arrays.items()}
 
 
