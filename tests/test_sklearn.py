@@ -435,3 +435,15 @@ def test_the_cores_refuse_no_features_and_a_score_of_mismatched_labels_naming_th
     with pytest.raises(ValueError, match="X and y must have the same number of examples; got 60 inputs and 5 labels"):
         model.score(X, y[:5], **queries)
     assert np.isfinite(model.score(X, y, **queries))
+
+
+def test_a_refit_without_abstention_drops_the_threshold_of_the_fit_before():
+    """``fit`` starts from scratch, so a model refitted after ``set_params(reject_cost=None)`` kept a
+    stale ``threshold_`` of the earlier fit (scikit-learn's rule: the fitted attributes are those of
+    the last fit)."""
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = PredtronClassifier(reject_cost=0.3, random_state=0).fit(X, y)
+    assert hasattr(model, "threshold_")
+    model.set_params(reject_cost=None).fit(X, y)
+    assert not hasattr(model, "threshold_")

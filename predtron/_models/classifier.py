@@ -90,6 +90,8 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         self._fit_learner(problem, X, self._encode(indices), sample_weight=weights)
         if self.reject_cost is not None:
             self.threshold_ = self._fit_threshold(X, indices)
+        else:  # a fit without abstention keeps no threshold of an earlier fit with it
+            self.__dict__.pop("threshold_", None)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
