@@ -647,3 +647,19 @@ def test_a_loaded_ranker_refuses_a_query_cut_across_partial_fit_calls_as_the_ori
             load(_rewrite(tmp_path / "stream.npz", tmp_path / f"b{i}.npz", header=content))
     fitted = load(save(PredtronRanker(random_state=0).fit(X, y, qid=ids), tmp_path / "fitted"))
     fitted.partial_fit(X[:5], y[:5], qid=ids[:5])  # after fit nothing continues
+
+
+def test_a_model_wider_than_a_saved_state_may_be_is_refused_at_fit():
+    """A fit on sparse ``X`` of more than ``MAX_DENSE_ENTRIES`` columns (hashed features) succeeded and
+    saved, but its file could not be loaded ("n_features_in_ must be ... <= 268435456"): the fit
+    now refuses such ``X``, naming it, before allocating the weights."""
+    import scipy.sparse as sp
+
+    from predtron._validation import MAX_DENSE_ENTRIES
+    n = 12
+    X = sp.csr_matrix((np.ones(n), (np.arange(n), np.arange(n) * 1000)), shape=(n, MAX_DENSE_ENTRIES + 1))
+    y = np.arange(n) % 2
+    with pytest.raises(ValueError, match=r"X has 268,435,457 features, more than the 268,435,456 a model can hold"):
+        PredtronClassifier(standardize=False, eta=1.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"X has 268,435,457 features"):
+        Predtron(Binary(), eta=1.0).fit(X, np.where(y == 1, 1, -1))

@@ -81,6 +81,7 @@ from predtron._estimator import EpochOrders, Estimator, check_epoch_args, epoch_
 from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
+    MAX_DENSE_ENTRIES,
     check_bool,
     check_choice,
     check_positive,
@@ -295,6 +296,10 @@ class OnlineLearner(Estimator, ABC):
         return inputs, labels
 
     def _start(self, inputs) -> None:
+        if inputs.n_features > MAX_DENSE_ENTRIES:  # the bound a saved state's n_features_in_ is read with
+            raise ValueError(f"X has {inputs.n_features:,} features, more than the {MAX_DENSE_ENTRIES:,} a model can "
+                             "hold (a dense weight per feature, and the most a saved model may declare); hash them "
+                             "into fewer columns (sklearn.feature_extraction.FeatureHasher) or drop the empty ones")
         self.n_features_in_ = inputs.n_features
         self._intercept = inputs.intercept
         self._trace = LossTrace(self.record_losses)
