@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from predtron import links, problems
+from predtron._files import atomic_path
 from predtron._state import State
 from predtron._validation import as_finite_array, excerpt
 
@@ -311,7 +312,10 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
         raise ValueError(f"cannot save learner: a value is not plain JSON ({exc})") from None
     if path.suffix != ".npz":
         path = path.with_suffix(path.suffix + ".npz")
-    np.savez(path, __header__=np.array(text), **{_ARRAY_PREFIX + k: np.asarray(v) for k, v in arrays.items()})
+    # Written beside the destination and renamed onto it: a write that fails or is interrupted
+    # (a full disk, Ctrl-C) leaves the model already there, never a truncated file in its place.
+    with atomic_path(path, suffix=".npz") as temporary:
+        np.savez(temporary, __header__=np.array(text), **{_ARRAY_PREFIX + k: np.asarray(v) for k, v in arrays.items()})
     return path
 
 

@@ -663,3 +663,29 @@ def test_a_model_wider_than_a_saved_state_may_be_is_refused_at_fit():
         PredtronClassifier(standardize=False, eta=1.0).fit(X, y)
     with pytest.raises(ValueError, match=r"X has 268,435,457 features"):
         Predtron(Binary(), eta=1.0).fit(X, np.where(y == 1, 1, -1))
+
+
+def test_a_failed_save_leaves_the_model_already_there(tmp_path, monkeypatch):
+    """``save`` wrote the archive in place: a write that failed half-way (a full disk, Ctrl-C) left a
+    truncated file instead of the model saved before, which ``load`` then refused.  It now writes
+    beside the destination and renames, and leaves no temporary behind."""
+    import predtron.persistence as persistence
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    path = save(PredtronClassifier(random_state=0).fit(X, y), tmp_path / "model.npz")
+    before = path.read_bytes()
+    real = np.savez
+
+    def interrupted(file, **arrays):
+        real(file, **arrays)
+        with open(file, "r+b") as handle:
+            handle.truncate(100)  # half written
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(persistence.np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save(PredtronClassifier(random_state=1, epochs=2).fit(X, y), path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
+    monkeypatch.setattr(persistence.np, "savez", real)
+    np.testing.assert_array_equal(load(path).predict(X), PredtronClassifier(random_state=0).fit(X, y).predict(X))
