@@ -155,6 +155,8 @@ class State:
         name = f"state array {self.where}{key!r}"
         if arr.dtype.kind not in ("iuf" if kind == "f" else "iu"):
             raise ValueError(f"{name} must hold {'real numbers' if kind == 'f' else 'integers'}; got dtype {arr.dtype}")
+        if kind == "f" and arr.dtype != np.float64:  # what save writes: another dtype is an edit that rounds
+            raise ValueError(f"{name} must be float64, as saved; got dtype {arr.dtype}")
         if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape, strict=True)):
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
             raise ValueError(f"{name} must have shape {want}; got {arr.shape}")

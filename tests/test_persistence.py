@@ -689,3 +689,19 @@ def test_a_failed_save_leaves_the_model_already_there(tmp_path, monkeypatch):
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
     monkeypatch.setattr(persistence.np, "savez", real)
     np.testing.assert_array_equal(load(path).predict(X), PredtronClassifier(random_state=0).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float16, np.uint8])
+def test_a_weight_array_in_another_dtype_is_refused(tmp_path, dtype):
+    """``save`` writes every real array as float64; the same array as integers (the weights
+    truncated) or float32 (rounded) loaded, and the first predicted differently."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    path = save(PredtronClassifier(random_state=0).fit(X, y), tmp_path / "model")
+    with np.load(path) as data:
+        w = data["state__learner.w"]
+    edited = _rewrite(path, tmp_path / "edited.npz", arrays={"learner.w": (w * 10).astype(dtype)})
+    with pytest.raises(ValueError, match=rf"edited\.npz.*state array learner\.'w' must be float64, as saved; got "
+                                         rf"dtype {np.dtype(dtype)}"):
+        load(edited)
