@@ -705,3 +705,19 @@ def test_a_weight_array_in_another_dtype_is_refused(tmp_path, dtype):
     with pytest.raises(ValueError, match=rf"edited\.npz.*state array learner\.'w' must be float64, as saved; got "
                                          rf"dtype {np.dtype(dtype)}"):
         load(edited)
+
+
+@pytest.mark.parametrize("name", ["mean", "scale"])
+def test_scaling_statistics_beyond_any_input_are_refused(tmp_path, name):
+    """Inputs are at most ``MAX_ABS_INPUT`` in magnitude, and so are their mean and scale; a file
+    edited to a mean of 1e308 loaded, and every prediction then failed with "X has an entry of
+    magnitude 1.1e+308", blaming the caller's X."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    path = save(PredtronClassifier(random_state=0).fit(X, y), tmp_path / "model")
+    with np.load(path) as data:
+        values = data[f"state__{name}"].copy()
+    values[0] = 1e308
+    with pytest.raises(ValueError, match=rf"state array '{name}' must hold statistics of inputs, at most 1e\+100"):
+        load(_rewrite(path, tmp_path / "edited.npz", arrays={name: values}))

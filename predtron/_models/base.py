@@ -34,6 +34,7 @@ from predtron._models.checks import _canonical, _check_input, as_float64, check_
 from predtron._models.statistics import FitStatistics, _Standardizer
 from predtron._state import State
 from predtron._validation import (
+    MAX_ABS_INPUT,
     MAX_DENSE_ENTRIES,
     check_bool,
     check_choice,
@@ -574,6 +575,12 @@ class EstimatorCore(Params):
             if np.any(scaler.scale <= 0):
                 raise ValueError("state array 'scale' must be positive")
             scaler.mean = state.array("mean", (self.n_features_in_,)) if state.has_array("mean") else None
+            # Statistics of inputs |x| <= MAX_ABS_INPUT are at most that large: a larger mean or scale
+            # is an edit, and would make every prediction fail blaming X.
+            for name, values in (("scale", scaler.scale), ("mean", scaler.mean)):
+                if values is not None and np.any(np.abs(values) > MAX_ABS_INPUT):
+                    raise ValueError(f"state array {name!r} must hold statistics of inputs, at most {MAX_ABS_INPUT:g} "
+                                     f"in magnitude; got {float(np.max(np.abs(values))):.3g}")
             self.scaler_ = scaler
         elif self.standardize:
             raise ValueError("standardize=True but the state has no array 'scale'")
