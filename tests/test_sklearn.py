@@ -447,3 +447,19 @@ def test_a_refit_without_abstention_drops_the_threshold_of_the_fit_before():
     assert hasattr(model, "threshold_")
     model.set_params(reject_cost=None).fit(X, y)
     assert not hasattr(model, "threshold_")
+
+
+@pytest.mark.parametrize("classes, label", [(np.array([0, 1]), 0.5), (np.array(["no", "yes"]), "unsure"),
+                                            (np.array(["no", "yes"]), -1), (np.array([2, 5]), -1)],
+                         ids=["int-float", "str-str", "str-int", "int-int"])
+def test_predict_with_abstention_has_one_dtype_whether_or_not_a_row_abstains(classes, label):
+    """With ``reject_cost`` the dtype of ``predict`` depended on the rows given: the classes' dtype
+    when none abstained, that of the classes and ``reject_label`` together (or object) when one
+    did, so that two batches of the same model predicted arrays of different dtypes."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    model = PredtronClassifier(reject_cost=0.45, reject_label=label, random_state=0).fit(X, classes[(X[:, 0] > 0) * 1])
+    answers = model.predict(X)
+    sure = X[answers != label][:3]
+    assert np.any(answers == label) and not np.any(model.predict(sure) == label)
+    assert model.predict(sure).dtype == answers.dtype

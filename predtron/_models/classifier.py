@@ -162,11 +162,14 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         """The predicted class (``reject_label`` for an abstention)."""
         indices, abstain = self._predict_indices(X)
         labels = self.classes_[indices]
-        if not abstain.any():
+        if self.reject_cost is None:
             return labels
+        # One dtype for the classes and reject_label, whether or not a row of this X abstains (the
+        # predictions of two batches then have the same dtype and concatenate and compare alike).
         marker = np.asarray(self.reject_label)
-        out = labels.astype(np.result_type(labels.dtype, marker.dtype)) if marker.dtype.kind in "biuf" \
-            and labels.dtype.kind in "biuf" else labels.astype(object)
+        kinds = {marker.dtype.kind in "biuf", labels.dtype.kind in "biuf"}
+        same = kinds == {True} or (marker.dtype.kind == "U" and labels.dtype.kind == "U")
+        out = labels.astype(np.result_type(labels.dtype, marker.dtype) if same else object)
         out[abstain] = self.reject_label
         return out
 
