@@ -463,3 +463,20 @@ def test_predict_with_abstention_has_one_dtype_whether_or_not_a_row_abstains(cla
     sure = X[answers != label][:3]
     assert np.any(answers == label) and not np.any(model.predict(sure) == label)
     assert model.predict(sure).dtype == answers.dtype
+
+
+def test_early_stopping_ends_after_passes_without_loss():
+    """A loss is never negative, so once a pass has no loss no later pass improves.  The multilabel
+    estimator's relative ``tol`` is ``tol`` times the first pass's loss: with a first pass without
+    loss (every label always on, which the initial scores already predict) the required improvement
+    was 0, every pass without loss counted as one, and the fit made all ``epochs`` passes; so did
+    any estimator with ``tol=0``."""
+    from predtron.learners.stopping import EarlyStopping
+    X = np.random.default_rng(0).standard_normal((60, 4))
+    on = PredtronMultilabelClassifier(random_state=0).fit(X, np.ones((60, 3), dtype=int))
+    assert on.n_iter_ == 1 + on.n_iter_no_change
+    for relative in (False, True):
+        rule = EarlyStopping(0.0, 3, relative=relative)
+        assert [rule.update(10 * k, 5.0) for k in range(1, 6)] == [False, False, False, False, True]  # loss, 0, 0, 0, 0
+    rule = EarlyStopping(0.0, 3)  # with loss: an equal pass is no improvement only when the best is 0
+    assert not any(rule.update(10 * k, 1.0 * k) for k in range(1, 10))

@@ -43,7 +43,11 @@ class EarlyStopping:
         self.rounds, self.total = rounds, total
         if self.scale is None:  # relative: the first pass sets the unit of the loss
             self.scale = float(mean)
-        self.stall = self.stall + 1 if mean > self.best - self.tol * self.scale else 0
+        # A loss is never negative: after a pass without loss no pass can improve, whatever ``tol``
+        # (with ``tol=0``, or a relative ``tol`` whose first pass had no loss, a run of passes
+        # without loss would otherwise count as improvements and make every pass of ``epochs``).
+        stalled = mean > self.best - self.tol * self.scale or self.best <= 0
+        self.stall = self.stall + 1 if stalled else 0
         self.best = min(self.best, mean)
         return bool(self.stall >= self.patience)
 
