@@ -296,6 +296,14 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
     -------
     Path
         The file written.
+
+    Raises
+    ------
+    ValueError
+        If the learner cannot be saved (a parameter that is code, a foreign sub-learner), or if
+        :func:`load` would refuse the file: a parameter changed by ``set_params`` after the fit
+        (a ``cost_matrix`` given to a fitted binary classifier, ``average`` turned off) no
+        longer matches the fitted state.  Nothing is written then.
     """
     path = _check_path(path, for_writing=True)
     if not hasattr(learner, "_get_state"):
@@ -310,6 +318,13 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
         text = json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"cannot save learner: a value is not plain JSON ({exc})") from None
+    try:  # what load will do: a file it would refuse is not written (a core read as itself, as the CLI does)
+        as_itself = {_SAVED_AS[type(learner)]: type(learner)} if type(learner) in _SAVED_AS else None
+        restore(json.loads(text), arrays, "learner", classes=as_itself)
+    except ValueError as exc:
+        raise ValueError(f"cannot save learner: the file would not load ({exc}); the parameters are written with the "
+                         "state, so a parameter changed by set_params since the fit must be set back, or the "
+                         "learner fitted again, before saving") from None
     if path.suffix != ".npz":
         path = path.with_suffix(path.suffix + ".npz")
     # Written beside the destination and renamed onto it: a write that fails or is interrupted

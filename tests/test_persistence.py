@@ -721,3 +721,35 @@ def test_scaling_statistics_beyond_any_input_are_refused(tmp_path, name):
     values[0] = 1e308
     with pytest.raises(ValueError, match=rf"state array '{name}' must hold statistics of inputs, at most 1e\+100"):
         load(_rewrite(path, tmp_path / "edited.npz", arrays={name: values}))
+
+
+@pytest.mark.parametrize("change", [
+    {"cost_matrix": [[0, 1], [5, 0]]}, {"average": False}, {"standardize": False}, {"fit_intercept": False},
+], ids=lambda change: next(iter(change)))
+def test_save_refuses_a_model_whose_parameters_changed_since_its_fit(tmp_path, change):
+    """``save`` writes the current parameters with the fitted state: after ``set_params`` (a cost
+    matrix given to a fitted binary classifier, ``average`` turned off, ...) it wrote a file that
+    ``load`` refused, or one that loaded with entries left unread.  It now refuses to write, naming
+    the reason, and writes nothing; set back, the same model saves and loads."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = PredtronClassifier(random_state=0).fit(X, y)
+    before = model.get_params()
+    model.set_params(**change)
+    with pytest.raises(ValueError, match=r"cannot save learner: the file would not load \(learner: malformed state "
+                                         r"of PredtronClassifier: .*\); .*set_params since the fit"):
+        save(model, tmp_path / "changed")
+    assert not list(tmp_path.iterdir())
+    model.set_params(**before)
+    np.testing.assert_array_equal(load(save(model, tmp_path / "same")).predict(X), model.predict(X))
+
+
+def test_a_reject_cost_set_after_fit_is_refused_naming_it(tmp_path):
+    """A ``reject_cost`` given by ``set_params`` to a model fitted without one has no threshold:
+    ``predict`` and ``save`` raised ``AttributeError: ... no attribute 'threshold_'``."""
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    model = PredtronClassifier(random_state=0).fit(X, (X[:, 0] > 0).astype(int)).set_params(reject_cost=0.3)
+    for call in (lambda: model.predict(X), lambda: save(model, tmp_path / "model")):
+        with pytest.raises(ValueError, match=r"reject_cost=0\.3 was set after a fit without it"):
+            call()

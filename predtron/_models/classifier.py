@@ -155,7 +155,7 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         self._check_fitted()
         T = self._scores(self._validate_X(X, reset=False))
         indices = self._decode(self.learner_.problem.batch_pred(T))
-        abstain = (self._gap(T) < self.threshold_) if self.reject_cost is not None else np.zeros(len(T), dtype=bool)
+        abstain = (self._gap(T) < self._threshold()) if self.reject_cost is not None else np.zeros(len(T), dtype=bool)
         return indices, abstain
 
     def predict(self, X) -> np.ndarray:
@@ -185,10 +185,19 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         costs = np.where(abstain, float(self.reject_cost or 0.0), matrix[indices, truth])
         return -float(np.average(costs, weights=sample_weight))
 
+    def _threshold(self) -> float:
+        """``threshold_``, which ``fit`` sets with ``reject_cost``; a ``reject_cost`` given by
+        ``set_params`` after a fit without one is refused, naming it (not an ``AttributeError``)."""
+        if not hasattr(self, "threshold_"):
+            raise ValueError(f"reject_cost={self.reject_cost!r} was set after a fit without it: the abstention "
+                             "threshold_ is fitted by fit; call fit again (or set reject_cost=None)")
+        return self.threshold_
+
     def _extra_state(self) -> dict:
         state = _classes_state(self.classes_)
         if self.reject_cost is not None:  # JSON has no infinity: "abstain always" is stored as None
-            state["threshold_"] = float(self.threshold_) if np.isfinite(self.threshold_) else None
+            threshold = self._threshold()
+            state["threshold_"] = float(threshold) if np.isfinite(threshold) else None
         return state
 
     def _restore_extra(self, state) -> None:
