@@ -409,6 +409,9 @@ def _check_listed_arrays(header: dict, arrays: dict) -> None:
 def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
     """Read a learner written by :func:`save`; it predicts and continues learning as before.
 
+    ``path`` is the file, or the path given to :func:`save` (which appends ``.npz`` to a name
+    without it): a missing ``path`` without the suffix reads ``path`` + ``.npz``.
+
     With ``notes=True`` the result is ``(learner, notes)``: the ``notes`` given to :func:`save`
     (``{}`` when none were).
 
@@ -422,6 +425,8 @@ def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
         if _SAVED_AS.get(cls) != name:
             raise ValueError(f"classes: {getattr(cls, '__name__', cls)!r} is not saved as {name!r} (saveable_as)")
     path = _check_path(path)
+    if path.suffix != ".npz" and not path.exists() and path.with_suffix(path.suffix + ".npz").is_file():
+        path = path.with_suffix(path.suffix + ".npz")  # the file save(learner, path) wrote
     try:
         handle = open(path, "rb")  # our handle, closed on every path (np.load leaks its own on a bad zip)
     except FileNotFoundError:

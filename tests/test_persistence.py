@@ -753,3 +753,20 @@ def test_a_reject_cost_set_after_fit_is_refused_naming_it(tmp_path):
     for call in (lambda: model.predict(X), lambda: save(model, tmp_path / "model")):
         with pytest.raises(ValueError, match=r"reject_cost=0\.3 was set after a fit without it"):
             call()
+
+
+def test_load_reads_the_path_given_to_save(tmp_path):
+    """``save(model, "m")`` writes ``m.npz`` (it appends the suffix), but ``load("m")`` raised
+    ``FileNotFoundError``: the path of the one call did not open the file of the other.  A file
+    named exactly as given is read first."""
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    model = PredtronClassifier(random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    save(model, tmp_path / "model")
+    np.testing.assert_array_equal(load(tmp_path / "model").predict(X), model.predict(X))
+    np.testing.assert_array_equal(load(str(tmp_path / "model")).predict(X), model.predict(X))
+    (tmp_path / "other").write_bytes(b"not a model")
+    save(model, tmp_path / "other")  # other.npz beside a file named other: that file is read
+    with pytest.raises(ValueError, match="other is not a readable predtron model file"):
+        load(tmp_path / "other")
+    with pytest.raises(FileNotFoundError, match="model file not found"):
+        load(tmp_path / "missing")
