@@ -480,3 +480,15 @@ def test_early_stopping_ends_after_passes_without_loss():
         assert [rule.update(10 * k, 5.0) for k in range(1, 6)] == [False, False, False, False, True]  # loss, 0, 0, 0, 0
     rule = EarlyStopping(0.0, 3)  # with loss: an equal pass is no improvement only when the best is 0
     assert not any(rule.update(10 * k, 1.0 * k) for k in range(1, 10))
+
+
+def test_the_multilabel_core_names_a_target_of_the_wrong_shape():
+    """The core (what the command line runs) called a 3-D target "a 1-D array of shape (60, 2, 2)"
+    and refused one without columns with "n_labels must be an integer >= 1" (a parameter the
+    caller never gave)."""
+    from predtron._models.multilabel import MultilabelCore
+    X = np.random.default_rng(0).standard_normal((60, 4))
+    with pytest.raises(ValueError, match=r"got a 3-D array of shape \(60, 2, 2\)"):
+        MultilabelCore().fit(X, np.zeros((60, 2, 2), dtype=int))
+    with pytest.raises(ValueError, match=r"y must have at least one label column; got shape \(60, 0\)"):
+        MultilabelCore().fit(X, np.zeros((60, 0), dtype=int))

@@ -69,11 +69,16 @@ def _target_array(Y) -> np.ndarray:
 def _check_indicator(Y: np.ndarray) -> np.ndarray:
     """The target of ``fit``/``partial_fit``: a 2-D 0/1 indicator matrix, as int64; a 1-D ``y``
     (class labels) is refused, naming what to pass instead."""
-    if Y.ndim != 2:
+    if Y.ndim == 1:
         raise ValueError(f"y must be a 2-D 0/1 indicator matrix of shape (n_samples, n_labels), one column per "
                          f"label (sklearn.preprocessing.MultiLabelBinarizer makes one from label sets); got a "
                          f"1-D array of shape {Y.shape}: for one class label per row use PredtronClassifier, or "
                          f"pass y.reshape(-1, 1) for a single 0/1 label")
+    if Y.ndim != 2:
+        raise ValueError(f"y must be a 2-D 0/1 indicator matrix of shape (n_samples, n_labels), one column per "
+                         f"label; got a {Y.ndim}-D array of shape {Y.shape}")
+    if Y.shape[1] == 0:
+        raise ValueError(f"y must have at least one label column; got shape {Y.shape}")
     values = np.unique(Y)
     if not np.all(np.isin(values, [0, 1])):
         raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values {excerpt(values)}")
