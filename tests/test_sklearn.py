@@ -492,3 +492,33 @@ def test_the_multilabel_core_names_a_target_of_the_wrong_shape():
         MultilabelCore().fit(X, np.zeros((60, 2, 2), dtype=int))
     with pytest.raises(ValueError, match=r"y must have at least one label column; got shape \(60, 0\)"):
         MultilabelCore().fit(X, np.zeros((60, 0), dtype=int))
+
+
+@pytest.mark.parametrize("loss_driven", [False, True])
+@pytest.mark.parametrize("update", ["oracle", "prediction"])
+def test_the_paper_settings_run_algorithm_1_as_the_learner_does(update, loss_driven):
+    """The README's promise: with ``average=False, shuffle=False, fit_intercept=False,
+    standardize=False, epochs=1`` (and a numeric ``eta``) every estimator is the generic learner of
+    :mod:`predtron.learners` on its problem, bit for bit."""
+    from predtron import Predtron, PredtronLD
+    from predtron.problems import Binary, Ordinal
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((80, 5))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    Y = (X[:, :3] > 0).astype(int)
+    qid = np.repeat(np.arange(16), 5)
+    cls = PredtronLD if loss_driven else Predtron
+    paper = dict(average=False, shuffle=False, standardize=False, epochs=1, tol=None, eta=0.7, update=update,
+                 loss_driven=loss_driven)
+    learner = lambda problem: cls(problem, eta=0.7, update=update)  # noqa: E731
+    pairs = [
+        (PredtronClassifier(fit_intercept=False, **paper).fit(X, y > 0),
+         learner(Binary()).fit(X, np.where(y > 0, 1, -1))),
+        (PredtronClassifier(fit_intercept=False, **paper).fit(X, y), learner(Multiclass(3)).fit(X, y)),
+        (PredtronOrdinalClassifier(fit_intercept=False, **paper).fit(X, y).learner_, learner(Ordinal(3)).fit(X, y)),
+        (PredtronMultilabelClassifier(fit_intercept=False, loss="subset", **paper).fit(X, Y),
+         learner(Multilabel(3, "subset")).fit(X, Y)),
+        (PredtronRanker(**paper).fit(X, y, qid=qid), learner(SubsetRanking(f="discount")).fit(X, y, qid=qid)),
+    ]
+    for estimator, reference in pairs:
+        np.testing.assert_array_equal(estimator.coef_, reference.coef_)
