@@ -15,6 +15,9 @@ Loading trusts nothing in the file:
   links, feature maps) can be named;
 * the parameters go through the constructors' own checks and the learner's parameter
   checks;
+* every array must have the SHA-256 digest the header lists for it (its entry ``digests``): an
+  array replaced by another valid one, or two arrays swapped, is refused (the digests detect
+  an edit of the archive, not of the header with it: they are not a signature);
 * the archive's arrays must be exactly those the header lists (its entry ``arrays``): an
   array deleted from the archive or added to it is refused, including one the learner reads
   only when it is there (the mean of a scaler, absent by design when the scaler was fitted on
@@ -43,6 +46,7 @@ factory again before calling ``fit``) and a foreign binary learner inside a redu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zipfile
@@ -309,7 +313,8 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
     if not hasattr(learner, "_get_state"):
         raise ValueError(f"cannot save learner: a {type(learner).__name__} is not a predtron learner")
     header, arrays = dump(learner, "learner")
-    header = {"format": FORMAT, **header, "arrays": sorted(arrays)}
+    header = {"format": FORMAT, **header, "arrays": sorted(arrays),
+              "digests": {k: _digest(np.asarray(v)) for k, v in sorted(arrays.items())}}
     if notes is not None:
         if not isinstance(notes, dict):
             raise TypeError(f"notes must be a dict of plain JSON values; got {type(notes).__name__}")
@@ -335,7 +340,7 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
 
 
 #: The entries of a file's header (:func:`save`; ``not_saved`` from :func:`dump`): any other is refused.
-_HEADER_ENTRIES = frozenset({"format", "class", "params", "state", "arrays", "notes", "not_saved"})
+_HEADER_ENTRIES = frozenset({"format", "class", "params", "state", "arrays", "digests", "notes", "not_saved"})
 
 #: Errors of reading a damaged archive (truncated, corrupt member, wrong compression).
 _READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError)
@@ -406,6 +411,43 @@ def _check_listed_arrays(header: dict, arrays: dict) -> None:
         raise ValueError(f"the archive holds the state array {unlisted[0]!r}, which the header does not list{more}")
 
 
+def _digest(array: np.ndarray) -> str:
+    """SHA-256 of an array's dtype, shape and values (in C order), as hex: what the header's entry
+    ``digests`` holds for every state array."""
+    hasher = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
+    hasher.update(np.ascontiguousarray(array).tobytes())
+    return hasher.hexdigest()
+
+
+def _check_digests(header: dict, arrays: dict) -> None:
+    """Refuse a file whose state arrays are not those :func:`save` wrote: every array must have the
+    digest the header lists for it (:func:`_digest`).
+
+    Every array taken alone may be valid (the right shape, finite), yet another array under its
+    name, such as the last iterate swapped with the averaged one, or a scaler's mean with its
+    scale, would load and predict differently.  The digests detect such an edit of the archive
+    (not an edit of the header and the archive together: they are not a signature).  A file
+    written before headers held digests has no such entry and is not checked here.
+
+    Raises
+    ------
+    ValueError
+        If the entry is not an object of hex digests naming exactly the archive's arrays, or an
+        array differs from its digest.
+    """
+    if "digests" not in header:
+        return
+    digests = header["digests"]
+    if not isinstance(digests, dict) or set(digests) != set(arrays) or not all(
+            isinstance(v, str) for v in digests.values()):
+        raise ValueError(f"header entry 'digests' must give one digest for each state array "
+                         f"{sorted(arrays)}; got {excerpt(digests)}")
+    for name in sorted(arrays):
+        if _digest(arrays[name]) != digests[name]:
+            raise ValueError(f"state array {name!r} is not the array saved under that name (it differs from its "
+                             "digest in the header): the archive's arrays were edited or swapped")
+
+
 def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
     """Read a learner written by :func:`save`; it predicts and continues learning as before.
 
@@ -456,6 +498,7 @@ def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
             raise ValueError(f"{path}: array {key!r} has dtype {value.dtype}; saved states hold numbers only")
     try:
         _check_listed_arrays(header, arrays)
+        _check_digests(header, arrays)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
     saved_notes = header.get("notes", {})

@@ -24,7 +24,7 @@ from predtron import AllPairs, OneVsAll, Predtron, PredtronLD
 from predtron.baselines import MMP, PRank
 from predtron.learners import NotSeparatedWarning
 from predtron.pa import CalibratedMultilabelPA, CalibratedPA, PairedPA
-from predtron.persistence import FORMAT, load, save, saveable_classes
+from predtron.persistence import FORMAT, _digest, load, save, saveable_classes
 from predtron.problems import Binary, Multiclass
 from predtron.sklearn import (
     PredtronClassifier,
@@ -270,13 +270,22 @@ def _saved(tmp_path, learner=None):
 
 
 def _rewrite(path, target, header=None, arrays=None, drop=()):
-    """Copy the archive at ``path`` to ``target`` with a new header and/or replaced arrays."""
+    """Copy the archive at ``path`` to ``target`` with a new header and/or replaced arrays.
+
+    Replaced arrays get their digests in the header (as a tamperer who edits both would give
+    them), so that the checks behind the digests' are reached; ``test_swapped_arrays_are_refused``
+    checks the digests themselves."""
     with np.load(path) as data:
         content = {k: data[k] for k in data.files if k not in drop}
     if header is not None:
         content["__header__"] = np.array(header if isinstance(header, str) else json.dumps(header))
     for key, value in (arrays or {}).items():
         content["state__" + key] = value
+    if arrays:
+        parsed = json.loads(str(content["__header__"]))
+        if isinstance(parsed, dict) and isinstance(parsed.get("digests"), dict):
+            parsed["digests"].update({key: _digest(np.asarray(value)) for key, value in arrays.items()})
+            content["__header__"] = np.array(json.dumps(parsed))
     np.savez(target, **content)
     return target
 
@@ -770,3 +779,33 @@ def test_load_reads_the_path_given_to_save(tmp_path):
         load(tmp_path / "other")
     with pytest.raises(FileNotFoundError, match="model file not found"):
         load(tmp_path / "missing")
+
+
+def test_swapped_arrays_are_refused(tmp_path):
+    """Arrays each valid on its own but under another array's name loaded and predicted
+    differently: the last iterate swapped with the averaged one, a scaler's scale given as its
+    mean.  The header's digests name the array that is not the one saved (a file without the
+    entry, written before it existed, still loads)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    model = PredtronClassifier(random_state=0).fit(X, y)
+    path = save(model, tmp_path / "model")
+    with np.load(path) as data:
+        w, u, scale = data["state__learner.w"], data["state__learner.u"], data["state__scale"]
+    for i, (name, swapped) in enumerate([("learner.u", {"learner.w": u, "learner.u": w}),
+                                         ("mean", {"mean": np.abs(scale)})]):
+        edited = tmp_path / f"swapped{i}.npz"
+        with np.load(path) as data:
+            content = {k: data[k] for k in data.files}
+        content.update({"state__" + k: v for k, v in swapped.items()})
+        np.savez(edited, **content)
+        with pytest.raises(ValueError, match=rf"swapped{i}\.npz: state array '{name}' is not the array saved under "
+                                             r"that name .*edited or swapped"):
+            load(edited)
+    header = _header(path)
+    old = _rewrite(path, tmp_path / "old.npz", header={k: v for k, v in header.items() if k != "digests"})
+    np.testing.assert_array_equal(load(old).predict(X), model.predict(X))
+    bad = _rewrite(path, tmp_path / "bad.npz", header={**header, "digests": {"learner.w": "0" * 64}})
+    with pytest.raises(ValueError, match="header entry 'digests' must give one digest for each state array"):
+        load(bad)
