@@ -16,8 +16,10 @@ Loading trusts nothing in the file:
 * the parameters go through the constructors' own checks and the learner's parameter
   checks;
 * every array must have the SHA-256 digest the header lists for it (its entry ``digests``): an
-  array replaced by another valid one, or two arrays swapped, is refused (the digests detect
-  an edit of the archive, not of the header with it: they are not a signature);
+  array replaced by another valid one, or two arrays swapped, is refused; and the header must
+  have the digest of its own content (its entry ``content``, the notes excepted): a parameter
+  removed or changed, a state value edited, is refused even when valid on its own.  The
+  digests detect edits, not a forger who recomputes them: they are not a signature;
 * the archive's arrays must be exactly those the header lists (its entry ``arrays``): an
   array deleted from the archive or added to it is refused, including one the learner reads
   only when it is there (the mean of a scaler, absent by design when the scaler was fitted on
@@ -315,6 +317,10 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
     header, arrays = dump(learner, "learner")
     header = {"format": FORMAT, **header, "arrays": sorted(arrays),
               "digests": {k: _digest(np.asarray(v)) for k, v in sorted(arrays.items())}}
+    try:
+        header["content"] = _content_digest(json.loads(json.dumps(header, allow_nan=False)))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cannot save learner: a value is not plain JSON ({exc})") from None
     if notes is not None:
         if not isinstance(notes, dict):
             raise TypeError(f"notes must be a dict of plain JSON values; got {type(notes).__name__}")
@@ -340,7 +346,8 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
 
 
 #: The entries of a file's header (:func:`save`; ``not_saved`` from :func:`dump`): any other is refused.
-_HEADER_ENTRIES = frozenset({"format", "class", "params", "state", "arrays", "digests", "notes", "not_saved"})
+_HEADER_ENTRIES = frozenset({"format", "class", "params", "state", "arrays", "digests", "content", "notes",
+                             "not_saved"})
 
 #: Errors of reading a damaged archive (truncated, corrupt member, wrong compression).
 _READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError)
@@ -417,6 +424,40 @@ def _digest(array: np.ndarray) -> str:
     hasher = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
     hasher.update(np.ascontiguousarray(array).tobytes())
     return hasher.hexdigest()
+
+
+def _content_digest(header: dict) -> str:
+    """SHA-256 of a header's canonical JSON (sorted keys, no spaces) without its entries ``content``
+    and ``notes``: the class, the parameters, the state's scalars and the arrays' digests, as
+    :func:`save` wrote them (its entry ``content``)."""
+    body = {k: v for k, v in header.items() if k not in ("content", "notes")}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_content(header: dict) -> None:
+    """Refuse a header edited after :func:`save`: its entry ``content`` must be the digest of the
+    rest (:func:`_content_digest`; the notes excepted).
+
+    Many edits leave every value valid on its own (a parameter removed, which then takes its
+    default; a cost matrix removed or added; a loss changed), and would load a model that
+    predicts or scores differently.  A file written before headers held the entry is not
+    checked here.
+
+    Raises
+    ------
+    ValueError
+        If the entry is not the digest of the header.
+    """
+    if "content" not in header:
+        return
+    try:
+        expected = _content_digest(header)
+    except (TypeError, ValueError):
+        expected = None
+    if header["content"] != expected:
+        raise ValueError("the header is not the one saved with the model (it differs from its digest, the entry "
+                         "'content'): the class, parameters or state were edited")
 
 
 def _check_digests(header: dict, arrays: dict) -> None:
@@ -497,6 +538,7 @@ def load(path, *, classes: dict[str, type] | None = None, notes: bool = False):
         if value.dtype.kind not in "biuf":
             raise ValueError(f"{path}: array {key!r} has dtype {value.dtype}; saved states hold numbers only")
     try:
+        _check_content(header)
         _check_listed_arrays(header, arrays)
         _check_digests(header, arrays)
     except ValueError as exc:

@@ -24,7 +24,7 @@ from predtron import AllPairs, OneVsAll, Predtron, PredtronLD
 from predtron.baselines import MMP, PRank
 from predtron.learners import NotSeparatedWarning
 from predtron.pa import CalibratedMultilabelPA, CalibratedPA, PairedPA
-from predtron.persistence import FORMAT, _digest, load, save, saveable_classes
+from predtron.persistence import FORMAT, _content_digest, _digest, load, save, saveable_classes
 from predtron.problems import Binary, Multiclass
 from predtron.sklearn import (
     PredtronClassifier,
@@ -272,20 +272,26 @@ def _saved(tmp_path, learner=None):
 def _rewrite(path, target, header=None, arrays=None, drop=()):
     """Copy the archive at ``path`` to ``target`` with a new header and/or replaced arrays.
 
-    Replaced arrays get their digests in the header (as a tamperer who edits both would give
-    them), so that the checks behind the digests' are reached; ``test_swapped_arrays_are_refused``
-    checks the digests themselves."""
+    The header gets the digests of the replaced arrays and of its own content (as a forger who
+    recomputes them would), so that the checks behind the digests are reached;
+    ``test_swapped_arrays_are_refused`` and ``test_an_edited_header_is_refused`` check the
+    digests themselves."""
     with np.load(path) as data:
         content = {k: data[k] for k in data.files if k not in drop}
     if header is not None:
         content["__header__"] = np.array(header if isinstance(header, str) else json.dumps(header))
     for key, value in (arrays or {}).items():
         content["state__" + key] = value
-    if arrays:
+    try:
         parsed = json.loads(str(content["__header__"]))
-        if isinstance(parsed, dict) and isinstance(parsed.get("digests"), dict):
+    except (ValueError, RecursionError):  # a malformed header, written as given
+        parsed = None
+    if isinstance(parsed, dict):
+        if arrays and isinstance(parsed.get("digests"), dict):
             parsed["digests"].update({key: _digest(np.asarray(value)) for key, value in arrays.items()})
-            content["__header__"] = np.array(json.dumps(parsed))
+        if "content" in parsed:
+            parsed["content"] = _content_digest(parsed)
+        content["__header__"] = np.array(json.dumps(parsed))
     np.savez(target, **content)
     return target
 
@@ -809,3 +815,33 @@ def test_swapped_arrays_are_refused(tmp_path):
     bad = _rewrite(path, tmp_path / "bad.npz", header={**header, "digests": {"learner.w": "0" * 64}})
     with pytest.raises(ValueError, match="header entry 'digests' must give one digest for each state array"):
         load(bad)
+
+
+def test_an_edited_header_is_refused(tmp_path):
+    """Header edits that leave every value valid on its own loaded a model that predicted or scored
+    differently: a parameter removed (it then took its default), a cost matrix removed, a
+    multilabel loss changed.  The header's digest of its own content names the edit; the notes
+    are not part of it, and a file written before the entry existed still loads."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    model = PredtronClassifier(random_state=0, average=False, cost_matrix=[[0, 1, 1], [1, 0, 1], [4, 1, 0]]).fit(X, y)
+    path = save(model, tmp_path / "model", notes={"by": "test"})
+    header = _header(path)
+    params = header["params"]
+    edits = [{**header, "params": {k: v for k, v in params.items() if k != "average"}},
+             {**header, "params": {**params, "cost_matrix": None}},
+             {**header, "state": {**header["state"], "eta_": 2 * header["state"]["eta_"]}},
+             {**header, "content": None}]
+    for i, edited in enumerate(edits):
+        target = tmp_path / f"edited{i}.npz"
+        with np.load(path) as data:
+            content = {k: data[k] for k in data.files}
+        content["__header__"] = np.array(json.dumps(edited))
+        np.savez(target, **content)
+        with pytest.raises(ValueError, match=rf"edited{i}\.npz: the header is not the one saved with the model"):
+            load(target)
+    notes = _rewrite(path, tmp_path / "notes.npz", header={**header, "notes": {"by": "someone else"}})
+    np.testing.assert_array_equal(load(notes).predict(X), model.predict(X))  # the notes are not the model
+    old = {k: v for k, v in header.items() if k != "content"}
+    np.testing.assert_array_equal(load(_rewrite(path, tmp_path / "old.npz", header=old)).predict(X), model.predict(X))
