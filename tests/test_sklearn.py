@@ -522,3 +522,23 @@ def test_the_paper_settings_run_algorithm_1_as_the_learner_does(update, loss_dri
     ]
     for estimator, reference in pairs:
         np.testing.assert_array_equal(estimator.coef_, reference.coef_)
+
+
+def test_a_cost_matrix_set_after_fit_takes_effect_at_the_next_fit():
+    """The classifier read ``cost_matrix`` at prediction time to decide whether its model was binary:
+    after ``set_params(cost_matrix=...)`` on a fitted two-class model (one score column), ``predict``
+    decoded the binary scores as class indices and answered ``classes_[1]`` for every row, and
+    ``decision_function`` changed shape.  Predictions now come from the fitted model; the next fit
+    uses the cost matrix."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    model = PredtronClassifier(random_state=0).fit(X, y)
+    before, scores = model.predict(X), model.decision_function(X)
+    model.set_params(cost_matrix=[[0, 1], [5, 0]])
+    np.testing.assert_array_equal(model.predict(X), before)
+    np.testing.assert_array_equal(model.decision_function(X), scores)
+    model.fit(X, y)
+    assert model.decision_function(X).shape == (60, 2)
+    model.set_params(cost_matrix=None).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), before)

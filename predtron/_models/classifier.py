@@ -53,12 +53,21 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
             return Binary()
         return Multiclass(k, loss=None if self.cost_matrix is None else np.asarray(self.cost_matrix, dtype=float))
 
-    def _binary(self) -> bool:
+    def _binary_params(self) -> bool:
+        """Whether the parameters make the problem binary (two classes, no cost matrix): the rule of a fit."""
         return len(self.classes_) == 2 and self.cost_matrix is None
 
-    def _encode(self, indices: np.ndarray) -> np.ndarray:
-        """Class indices as the problem's labels (``classes_[1]`` is ``+1`` for two classes)."""
-        return np.where(indices == 1, 1, -1) if self._binary() else indices
+    def _binary(self) -> bool:
+        """Whether the fitted problem is binary (the parameters' rule before a fit): predictions read
+        the model they come from, so that a ``cost_matrix`` given by ``set_params`` to a fitted
+        binary model takes effect at the next fit, not by decoding its scores as class scores."""
+        learner = self.__dict__.get("learner_")
+        return isinstance(learner.problem, Binary) if learner is not None else self._binary_params()
+
+    def _encode(self, indices: np.ndarray, binary: bool | None = None) -> np.ndarray:
+        """Class indices as the problem's labels (``classes_[1]`` is ``+1`` for two classes);
+        ``binary``: the rule to use (default: the fitted problem's)."""
+        return np.where(indices == 1, 1, -1) if (self._binary() if binary is None else binary) else indices
 
     def _decode(self, predictions: np.ndarray) -> np.ndarray:
         if self._binary():
@@ -86,8 +95,9 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
                 raise ValueError(f"reject_label must differ from every class; {self.reject_label!r} is a class of y")
         X = self._fit_scaler(X)
         problem = self._problem()
-        self.eta_ = self._resolve_eta(problem, X, self._encode(indices))
-        self._fit_learner(problem, X, self._encode(indices), sample_weight=weights)
+        target = self._encode(indices, self._binary_params())  # the problem of this fit, not of an earlier one
+        self.eta_ = self._resolve_eta(problem, X, target)
+        self._fit_learner(problem, X, target, sample_weight=weights)
         if self.reject_cost is not None:
             self.threshold_ = self._fit_threshold(X, indices)
         else:  # a fit without abstention keeps no threshold of an earlier fit with it
