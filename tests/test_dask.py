@@ -55,7 +55,7 @@ def _data(seed=0, n=400, p=6):
 
 def _state(model):
     """Every learned array and number of a local estimator, for exact comparison (not the columns' names, which
-    a local fit on a DataFrame records and a Dask fit, on the arrays the frame holds, does not; nor the dtype of
+    a fit on a DataFrame records and a fit on the arrays the frame holds does not; nor the dtype of
     the classes, float for labels read from a file and int for an array of the same labels: the values are
     compared)."""
     scalars, arrays = model._get_state()
@@ -516,3 +516,51 @@ def test_files_of_different_widths_are_refused_naming_the_flag(client, tmp_path,
     assert err == ("predtron fit: error: the files have different numbers of features ([6, 7]); pass --n-features N "
                    "to read them alike\n")
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_dataframe_fit_records_and_checks_column_names_as_the_local_estimator(client, tmp_path):
+    """A Dask fit on a dask dataframe records its column names (``feature_names_in_``) as the local
+    fit on the pandas frame does; ``to_local()``, a saved and loaded model, predictions and scores on
+    a dask dataframe then refuse reordered columns as the local estimator does, and a refit on arrays
+    forgets them."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, scores = _data(seed=6, n=200, p=4)
+    y = scores.argmax(axis=1)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    serial = PredtronClassifier(epochs=2, random_state=0).fit(frame, y)
+    model = DaskPredtronClassifier(epochs=2, random_state=0, client=client).fit(
+        dd.from_pandas(frame, npartitions=2), dd.from_pandas(pd.Series(y), npartitions=2))
+    assert list(model.feature_names_in_) == list(serial.feature_names_in_) == ["a", "b", "c", "d"]
+    local = model.to_local()
+    assert list(local.feature_names_in_) == ["a", "b", "c", "d"]
+    loaded = load(save(local, tmp_path / "local.npz"))
+    again = load(save(model, tmp_path / "dask.npz"))
+    assert list(again.feature_names_in_) == ["a", "b", "c", "d"]
+    reordered = frame[["d", "c", "b", "a"]]
+    for estimator in (serial, local, loaded, again.to_local()):
+        with pytest.raises(ValueError, match="feature names"):
+            estimator.predict(reordered)
+    lazy = dd.from_pandas(reordered, npartitions=2)
+    for call in (lambda: model.predict(lazy), lambda: model.decision_function(lazy),
+                 lambda: model.score(lazy, dd.from_pandas(pd.Series(y), npartitions=2))):
+        with pytest.raises(ValueError, match="feature names"):
+            call()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the right columns: no warning, by partition or at the coordinator
+        right = dd.from_pandas(frame, npartitions=2)
+        assert np.array_equal(model.predict(right).compute(), local.predict(frame))
+        assert abs(model.score(right, dd.from_pandas(pd.Series(y), npartitions=2)) - local.score(frame, y)) < 1e-12
+    with pytest.warns(UserWarning, match="does not have valid feature names"):  # as the local estimator warns
+        model.predict(da.from_array(X, chunks=(100, 4)))
+    model.fit(da.from_array(X, chunks=(100, 4)), da.from_array(y, chunks=100))
+    assert not hasattr(model, "feature_names_in_") and not hasattr(model.to_local(), "feature_names_in_")
+    # a checkpoint of the frame's fit is not resumed with its columns reordered (same numbers, same scale sum)
+    yd = dd.from_pandas(pd.Series(y), npartitions=2)
+    DaskPredtronClassifier(epochs=1, random_state=0, client=client).fit(
+        dd.from_pandas(frame, npartitions=2), yd, checkpoint=tmp_path / "ckpt")
+    with pytest.raises(ValueError, match="feature_names"):
+        DaskPredtronClassifier(epochs=2, random_state=0, client=client).fit(
+            dd.from_pandas(reordered, npartitions=2), yd, checkpoint=tmp_path / "ckpt", resume=True)

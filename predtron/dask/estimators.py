@@ -108,6 +108,28 @@ def _as_dask_array(value, name: str, ndim: tuple[int, ...]):
     return value
 
 
+def _column_probe(X, n_features: int):
+    """One row of zeros shaped as ``X``'s rows, for the local estimator's checks of the columns: a
+    pandas frame with the columns of a dask dataframe ``X`` (so that their names are recorded at fit
+    and checked at prediction exactly as the local estimator records and checks a frame's), else
+    an array."""
+    if hasattr(X, "columns") and hasattr(X, "to_dask_array"):  # a dask DataFrame (a Series has no columns)
+        import pandas as pd
+
+        return pd.DataFrame(np.zeros((1, len(X.columns))), columns=X.columns)
+    return np.zeros((1, n_features))
+
+
+def _without_names(model):
+    """``model`` (a shallow copy) without ``feature_names_in_``: what the partitions, plain arrays
+    once the names were checked at the coordinator, are predicted with (no warning per partition)."""
+    if getattr(model, "feature_names_in_", None) is None:
+        return model
+    out = copy.copy(model)
+    out.__dict__.pop("feature_names_in_", None)
+    return out
+
+
 def _is_file_list(X) -> bool:
     return isinstance(X, (list, tuple)) and len(X) > 0 and all(isinstance(f, (str, Path)) for f in X)
 
@@ -457,6 +479,7 @@ class _DaskPredtron(BaseEstimator):
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed with a dask X")
             raw = _array_shards(client, X, y, qid=qid, group=group)
+            local._record_columns(_column_probe(X, X.shape[1]))  # a dataframe's column names, as the local fit
         else:
             raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
                             " (use the estimators of predtron.sklearn for in-memory data)")
@@ -500,6 +523,8 @@ class _DaskPredtron(BaseEstimator):
                "params": {k: repr(v) for k, v in sorted(self.get_params(deep=False).items()) if k != "client"},
                "shards": [[int(s[0]), int(s[1])] for s in summaries], "eta_": float(local.eta_),
                "scale": None if local.scaler_ is None else float(np.sum(local.scaler_.scale))}
+        if getattr(local, "feature_names_in_", None) is not None:  # a dataframe's columns: resumed in their order
+            run["feature_names"] = [str(name) for name in local.feature_names_in_]
         if files and checkpoint is not None:  # the files themselves (hashed where they are) and how they are read
             from predtron.data.cache import describe_source
 
@@ -539,7 +564,7 @@ class _DaskPredtron(BaseEstimator):
         local.learner_ = learner
         local.n_iter_ = result.n_epochs
         self.model_ = _plain(local)  # the plain class: pickles and predicts like any local estimator
-        self.n_features_in_ = local.n_features_in_
+        self._copy_columns(self.model_)
         self.n_iter_ = result.n_epochs
         self.n_shards_ = len(shards)
         self.shard_losses_ = result.shard_losses
@@ -549,14 +574,31 @@ class _DaskPredtron(BaseEstimator):
                 setattr(self, name, getattr(local, name))
         return self
 
+    def _copy_columns(self, model) -> None:
+        """``n_features_in_`` and ``feature_names_in_`` (when the model has names) from ``model``."""
+        self.n_features_in_ = model.n_features_in_
+        names = getattr(model, "feature_names_in_", None)
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
+
+    def _checked_model(self, X, method: str):
+        """``(X as a dask array, the model its partitions are given to, the probe's output)``: ``X``'s
+        columns checked once, here, by the local estimator's ``method`` on one row shaped as ``X``'s
+        (the number of columns, and a dataframe's column names against those of the fit: the local
+        estimator's errors and warnings)."""
+        columns = X
+        X = _as_dask_array(X, "X", (2,)).rechunk({1: -1})
+        probe = np.asarray(getattr(self.model_, method)(_column_probe(columns, X.shape[1])))
+        return X, _without_names(self.model_), probe
+
     # ------------------------------------------------------------ prediction
     def _map(self, X, method: str):
         check_is_fitted(self, "model_")
-        model = self.model_
         if not _is_dask(X):
-            return getattr(model, method)(X)
-        X = _as_dask_array(X, "X", (2,)).rechunk({1: -1})
-        probe = np.asarray(getattr(model, method)(np.zeros((1, X.shape[1]))))
+            return getattr(self.model_, method)(X)
+        X, model, probe = self._checked_model(X, method)
         if probe.ndim == 1:
             return X.map_blocks(_apply, model=model, method=method, dtype=probe.dtype, drop_axis=1,
                                 chunks=(X.chunks[0],))
@@ -578,10 +620,10 @@ class _DaskPredtron(BaseEstimator):
         if isinstance(self.model_, PredtronRanker) or kwargs:
             values = dask.compute(X, y, *kwargs.values())
             return float(self.model_.score(values[0], values[1], **dict(zip(kwargs, values[2:], strict=True))))
-        X = _as_dask_array(X, "X", (2,)).rechunk({1: -1})
+        X, model, _ = self._checked_model(X, "predict")
         y = _as_dask_array(y, "y", (1, 2))
         y = y.rechunk({0: X.chunks[0]} if y.ndim == 1 else {0: X.chunks[0], 1: -1})
-        parts = [dask.delayed(_part_score)(self.model_, x, t)
+        parts = [dask.delayed(_part_score)(model, x, t)
                  for x, t in zip(X.to_delayed().ravel(), y.to_delayed().ravel(), strict=True)]
         scores = np.array([p for p in dask.compute(*parts) if p is not None], dtype=np.float64)
         if len(scores) == 0:
@@ -619,7 +661,7 @@ class _DaskPredtron(BaseEstimator):
         self.mixing_weights_ = state.array("mixing_weights_", (self.n_iter_, self.n_shards_))
         model.n_iter_ = self.n_iter_
         self.model_ = model
-        self.n_features_in_ = model.n_features_in_
+        self._copy_columns(model)
         for name in ("classes_", "n_labels_", "multilabel_", "eta_"):
             if hasattr(model, name):
                 setattr(self, name, getattr(model, name))
@@ -641,6 +683,12 @@ def _part_score(model, X, y):
 class _LocalMixin:
     """What the Dask fit needs of a local estimator, per label convention (the default:
     classes, encoded by the estimator's own ``_encode``)."""
+
+    def _record_columns(self, probe) -> None:
+        """Record the columns of a fit's ``X`` from one row shaped as its rows (``probe``): the local
+        estimator's own validation, so a dataframe's column names become ``feature_names_in_`` by
+        scikit-learn's rules, as in the local ``fit``."""
+        self._validate_data(probe, reset=True)
 
     def _check_extra(self) -> None:
         if getattr(self, "reject_cost", None) is not None:
