@@ -566,16 +566,33 @@ def check_query_ids(qid, n_rows: int, name: str = "qid") -> np.ndarray:
         raise ValueError(f"{name} must hold numbers or strings; got dtype {ids.dtype}")
     if n_rows == 0:
         return np.zeros(1, dtype=np.int64)
+    starts, runs = query_runs(ids)
+    check_query_runs(starts, runs, name, ids)
+    return np.concatenate([starts, [n_rows]]).astype(np.int64)
+
+
+def query_runs(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, runs)`` of one query id per row: the first row of every run of equal ids and
+    the id of each run (consecutive runs differ)."""
+    ids = np.asarray(ids)
     change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-    starts = np.concatenate([[0], change])
-    runs = ids[starts]
+    starts = np.concatenate([[0], change]).astype(np.int64)
+    return starts, ids[starts]
+
+
+def check_query_runs(starts: np.ndarray, runs: np.ndarray, name: str = "qid", ids=None) -> None:
+    """Refuse a query whose rows are not contiguous: ``runs[i]`` is the id of the run of rows that
+    begins at row ``starts[i]`` (:func:`query_runs`, of all rows or of consecutive parts of them put
+    end to end); an id of two runs is a query cut by other queries' rows.  ``ids`` (the ids per row,
+    when at hand) only shows in the message of ids that are not hashable."""
     try:
         distinct = len(set(runs.tolist()))
     except TypeError:
-        raise ValueError(f"{name} must hold hashable numbers or strings; got {excerpt(ids)}") from None
+        raise ValueError(f"{name} must hold hashable numbers or strings; got "
+                         f"{excerpt(runs if ids is None else ids)}") from None
     if distinct != len(runs):
         seen: set = set()
-        for start, q in zip(starts.tolist(), runs.tolist(), strict=True):
+        for start, q in zip(np.asarray(starts).tolist(), runs.tolist(), strict=True):
             if q in seen:
                 raise ValueError(
                     f"the rows of query {q!r} are not contiguous (row {start} follows rows of other queries); sort "
@@ -583,13 +600,17 @@ def check_query_ids(qid, n_rows: int, name: str = "qid") -> np.ndarray:
                     f"numpy.argsort({name}, kind='stable'), then index X, y and {name} with order"
                 )
             seen.add(q)
-    return np.concatenate([starts, [n_rows]]).astype(np.int64)
+
+
+def check_query_keywords(qid, group) -> None:
+    """Refuse anything but exactly one of ``qid`` and ``group`` (the queries of a ranking fit)."""
+    if (qid is None) == (group is None):
+        raise ValueError("give exactly one of qid (a query id per row) and group (rows per query)")
 
 
 def query_offsets(n_rows: int, qid=None, group=None) -> np.ndarray:
     """Offsets of the queries of a flat ranking layout, from exactly one of ``qid`` and ``group``."""
-    if (qid is None) == (group is None):
-        raise ValueError("give exactly one of qid (a query id per row) and group (rows per query)")
+    check_query_keywords(qid, group)
     if group is not None:
         return check_group_sizes(group, n_rows)
     return check_query_ids(qid, n_rows)

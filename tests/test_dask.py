@@ -564,3 +564,26 @@ def test_a_dataframe_fit_records_and_checks_column_names_as_the_local_estimator(
     with pytest.raises(ValueError, match="feature_names"):
         DaskPredtronClassifier(epochs=2, random_state=0, client=client).fit(
             dd.from_pandas(reordered, npartitions=2), yd, checkpoint=tmp_path / "ckpt", resume=True)
+
+
+def test_queries_cut_by_partitions_or_both_query_keywords_are_refused_as_the_local_ranker_refuses_them(client):
+    """A query whose rows come back in a later partition, or continue across an empty partition,
+    was fitted as two queries; qid and group together fitted by qid, group ignored.  Each is
+    refused, with the local estimator's message where it has one."""
+    _, dask_cls, X, y, split = _cases()[4]
+    qid = np.repeat(np.arange(40), 10)
+    back = qid.copy()
+    back[300:310] = 0  # query 0's rows: 0..9 and 300..309
+    with pytest.raises(ValueError, match="the rows of query 0 are not contiguous") as local_error:
+        PredtronRanker(epochs=1).fit(X, y, qid=back)
+    with pytest.raises(ValueError, match="the rows of query 0 are not contiguous") as dask_error:
+        dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100),
+                                              qid=da.from_array(back, chunks=100))
+    assert str(dask_error.value) == str(local_error.value)
+    rows = ((105, 0, 295),)  # query 10 continues after an empty partition
+    with pytest.raises(ValueError, match=r"partition 1 of X ends inside query 10 \(it continues in partition 3\)"):
+        dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(rows[0], 6)), da.from_array(y, chunks=rows),
+                                              qid=da.from_array(qid, chunks=rows))
+    with pytest.raises(ValueError, match="give exactly one of qid"):
+        dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100),
+                                              qid=da.from_array(qid, chunks=100), **split)

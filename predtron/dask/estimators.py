@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import itertools
 from pathlib import Path
 
 import dask
@@ -56,7 +55,15 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from predtron._state import State
-from predtron._validation import check_choice, check_matrix, excerpt, query_offsets
+from predtron._validation import (
+    check_choice,
+    check_matrix,
+    check_query_keywords,
+    check_query_runs,
+    excerpt,
+    query_offsets,
+    query_runs,
+)
 from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.mixing import check_checkpoint_folder, read_checkpoint, write_checkpoint
@@ -155,21 +162,39 @@ def _array_shards(client, X, y, qid=None, group=None) -> list:
     if qid is not None:
         qid = _as_dask_array(qid, "qid", (1,)).rechunk({0: rows})
         q_parts = list(qid.to_delayed().ravel())
-        ends = client.compute([dask.delayed(_first_last)(q) for q in q_parts], sync=True)
-        for i, ((_, last), (first, _)) in enumerate(itertools.pairwise(ends)):
-            if last == first:
-                raise ValueError(f"partition {i + 1} of X ends inside query {last!r} (it continues in partition "
-                                 f"{i + 2}); a partition must hold whole queries: rechunk X, y and qid at query "
-                                 "boundaries")
+        _check_partition_queries(client.compute([dask.delayed(_query_runs)(q) for q in q_parts], sync=True), rows)
     elif group is not None:
         g_parts = _split_groups(group, rows)
     return client.compute([dask.delayed(_raw_block)(x, t, q, g)
                            for x, t, q, g in zip(x_parts, y_parts, q_parts, g_parts, strict=True)])
 
 
-def _first_last(qid):
+def _query_runs(qid):
+    """:func:`~predtron._validation.query_runs` of one partition's query ids (``None``: no rows)."""
     qid = np.asarray(qid)
-    return (qid[0].item(), qid[-1].item()) if len(qid) else (None, None)
+    return query_runs(qid) if len(qid) else None
+
+
+def _check_partition_queries(runs: list, rows) -> None:
+    """Refuse queries cut by the partitions (given every partition's runs of query ids and its
+    rows): a query that continues in the next partition holding rows (an empty partition between
+    them changes nothing), and, as the local estimator refuses it, a query whose rows are not
+    contiguous across the partitions."""
+    starts, ids, previous, offset = [], [], None, 0
+    for i, (part, n) in enumerate(zip(runs, rows, strict=True)):
+        if part is not None:
+            part_starts, part_ids = part
+            first, last = part_ids[[0, -1]].tolist()
+            if previous is not None and previous[1] == first:
+                raise ValueError(f"partition {previous[0] + 1} of X ends inside query {previous[1]!r} (it continues "
+                                 f"in partition {i + 1}); a partition must hold whole queries: rechunk X, y and qid "
+                                 "at query boundaries")
+            starts.append(part_starts + offset)
+            ids.append(part_ids)
+            previous = (i, last)
+        offset += int(n)
+    if ids:
+        check_query_runs(np.concatenate(starts), np.concatenate(ids), "qid")
 
 
 def _split_groups(group, rows) -> list[np.ndarray]:
@@ -478,8 +503,9 @@ class _DaskPredtron(BaseEstimator):
         elif _is_dask(X):
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed with a dask X")
+            if issubclass(self._local_class, PredtronRanker):
+                check_query_keywords(qid, group)
             raw = _array_shards(client, X, y, qid=qid, group=group)
-            local._record_columns(_column_probe(X, X.shape[1]))  # a dataframe's column names, as the local fit
         else:
             raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
                             " (use the estimators of predtron.sklearn for in-memory data)")
@@ -489,6 +515,8 @@ class _DaskPredtron(BaseEstimator):
         if not kept:
             raise ValueError("X has no rows in any partition (or file); at least one example is needed to learn")
         raw, summaries = [raw[i] for i in kept], [summaries[i] for i in kept]
+        if not files:  # a dataframe's column names become feature_names_in_, as in the local fit
+            local._record_columns(_column_probe(X, X.shape[1]))
         widths = {s[1] for s in summaries}
         n_features = max(widths)
         if len(widths) > 1 and not _is_file_list(X):
