@@ -227,6 +227,9 @@ def test_errors_name_the_argument(client):
         DaskPredtronClassifier(client=client).fit(da.from_array(X), da.from_array(y[:10]))
     with pytest.raises(ValueError, match="reject_cost"):
         DaskPredtronClassifier(client=client, reject_cost=0.3).fit(da.from_array(X), da.from_array(y))
+    for rounds in (0, "3", 2.5, True):  # named as the parameter is, before any data are read
+        with pytest.raises(ValueError, match="mixing_rounds must be an integer"):
+            DaskPredtronClassifier(client=client, mixing_rounds=rounds).fit(da.from_array(X), da.from_array(y))
 
 
 def test_command_line_on_a_cluster(client, tmp_path):

@@ -57,6 +57,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from predtron._state import State
 from predtron._validation import (
     check_choice,
+    check_int,
     check_matrix,
     check_query_keywords,
     check_query_runs,
@@ -465,6 +466,7 @@ class _DaskPredtron(BaseEstimator):
     def _validate_params(self) -> None:
         """Check the parameters as ``fit`` does (``mixing``, and the local estimator's)."""
         check_choice(self.mixing, "mixing", MIXINGS)
+        check_int(self.mixing_rounds, "mixing_rounds", minimum=1)
         self._local_estimator().check_params()
 
     def to_local(self):
@@ -477,6 +479,7 @@ class _DaskPredtron(BaseEstimator):
     def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None,
              stream=False, cache=None):
         check_choice(self.mixing, "mixing", MIXINGS)
+        check_int(self.mixing_rounds, "mixing_rounds", minimum=1)
         client = get_client(self.client)
         local = self._local_estimator()
         local.check_params()
