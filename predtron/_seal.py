@@ -66,6 +66,15 @@ def check_sealed(progress: dict, progress_path: Path, state_file: Path) -> None:
                          "differ: the file was replaced or damaged); start afresh (without resuming) or restore it")
 
 
+def check_folder(directory, name: str) -> Path:
+    """``directory`` as a path, refused (``ValueError`` naming the argument ``name``) when it exists and
+    is not a folder (a file given where a checkpoint or cache folder goes is never written over)."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"{name} must be a folder (it is created if missing); {directory} exists and is not one")
+    return directory
+
+
 def check_fresh_folder(directory: Path, progress_file: str, state_patterns: Iterable[str], state_member: str,
                        fmt: str) -> None:
     """Refuse (``ValueError``) to start a checkpoint in ``directory`` when that would replace or remove

@@ -42,7 +42,7 @@ import numpy as np
 
 from predtron._estimator import EpochOrders, run_epochs
 from predtron._files import atomic_path
-from predtron._seal import check_fresh_folder, check_sealed, sealed
+from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed
 from predtron._state import run_differences
 from predtron._validation import check_choice, check_int, check_random_state
 
@@ -357,8 +357,8 @@ CHECKPOINT_FILES = (PROGRESS_FILE, "mixing-*.npz")
 def check_checkpoint_folder(directory) -> None:
     """Refuse a folder for a new checkpoint when writing one there would replace or remove a file that
     is not a checkpoint file of this package (:func:`predtron._seal.check_fresh_folder`); a folder
-    that does not exist yet is fine."""
-    directory = Path(directory)
+    that does not exist yet is fine; a path that is not a folder is refused."""
+    directory = check_folder(directory, "checkpoint")
     if directory.is_dir():
         check_fresh_folder(directory, PROGRESS_FILE, ["mixing-*.npz"], "shard_losses.npy",
                            "predtron-mixing-checkpoint/")

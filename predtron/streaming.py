@@ -29,7 +29,7 @@ import numpy as np
 
 from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
-from predtron._seal import check_fresh_folder, check_sealed, sealed
+from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed
 from predtron._state import run_differences
 from predtron._validation import check_int
 from predtron.persistence import load, save, saved_as
@@ -70,8 +70,8 @@ def atomic_save(estimator, path) -> Path:
 def check_checkpoint_folder(directory) -> None:
     """Refuse a folder for a new checkpoint when writing one there would replace or remove a file that
     is not a checkpoint file of this package (:func:`predtron._seal.check_fresh_folder`); a folder
-    that does not exist yet is fine."""
-    directory = Path(directory)
+    that does not exist yet is fine; a path that is not a folder is refused."""
+    directory = check_folder(directory, "checkpoint")
     if directory.is_dir():
         check_fresh_folder(directory, PROGRESS_FILE, ["model-*.npz", "model.npz"], "__header__.npy",
                            "predtron-checkpoint/")
@@ -238,7 +238,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     run = {} if run is None else run
     stopper = estimator.stopping_rule()
     done = 0
-    directory = None if checkpoint is None else Path(checkpoint)
+    directory = None if checkpoint is None else check_folder(checkpoint, "checkpoint")
     if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)
         if not resume:

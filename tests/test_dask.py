@@ -590,3 +590,21 @@ def test_queries_cut_by_partitions_or_both_query_keywords_are_refused_as_the_loc
     with pytest.raises(ValueError, match="give exactly one of qid"):
         dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100),
                                               qid=da.from_array(qid, chunks=100), **split)
+
+
+def test_a_checkpoint_or_cache_path_that_is_a_file_is_refused_naming_the_argument(client, tmp_path):
+    """``checkpoint=`` or ``cache=`` naming a file (an input, say) raised FileExistsError from mkdir,
+    after the data were read; refused with a ValueError naming the argument, the file untouched."""
+    _, dask_cls, X, y, _ = _cases()[1]
+    path = tmp_path / "a.svm"
+    _write_svmlight(path, np.round(X[:50], 3), y[:50])
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="checkpoint must be a folder"):
+        dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200),
+                                              checkpoint=path)
+    with pytest.raises(ValueError, match="cache must be a folder"):
+        dask_cls(client=client, epochs=1, shuffle=False).fit([str(path)], stream=True, cache=path)
+    with pytest.raises(ValueError, match="resume=True needs checkpoint="):
+        dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200),
+                                              resume=True)
+    assert path.read_bytes() == before

@@ -535,6 +535,26 @@ def test_a_new_checkpoint_never_replaces_a_file_that_is_not_a_checkpoint_s(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model-3.npz", "progress.json"]
 
 
+@pytest.mark.parametrize("resume", [False, True])
+def test_a_checkpoint_path_that_is_a_file_is_refused_naming_the_argument(tmp_path, resume):
+    """A file given as the checkpoint folder raised FileExistsError from mkdir; it is refused with a
+    ValueError naming ``checkpoint``, and the file is left as it was (streaming and mixing alike)."""
+    from predtron import mixing, streaming
+    from predtron.streaming import fit_passes, permuted_chunks
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    path = tmp_path / "notes.txt"
+    path.write_text("mine")
+    with pytest.raises(ValueError, match="checkpoint must be a folder"):
+        fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=2), permuted_chunks(X, y, None),
+                   first={"classes": [-1, 1]}, checkpoint=path, resume=resume)
+    for module in (streaming, mixing):
+        with pytest.raises(ValueError, match="checkpoint must be a folder"):
+            module.check_checkpoint_folder(path)
+    assert path.read_text() == "mine"
+
+
 def test_repeating_batches_k_times_is_fit_without_early_stopping():
     X = np.random.default_rng(1).normal(size=(60, 4))
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)

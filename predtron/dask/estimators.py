@@ -54,6 +54,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from predtron._seal import check_folder
 from predtron._state import State
 from predtron._validation import (
     check_choice,
@@ -313,7 +314,7 @@ def _stream_shards(files, kind: str, options: dict, cache) -> list[FileStream]:
     cached in it, in a file named after the file's position and name (never one of the files)."""
     caches = [None] * len(files)
     if cache is not None:
-        directory = Path(cache)
+        directory = check_folder(cache, "cache")
         directory.mkdir(parents=True, exist_ok=True)
         caches = [str(directory / f"{i}-{Path(f).name}.cache") for i, f in enumerate(files)]
         from predtron.data.cache import check_cache_path
@@ -492,6 +493,8 @@ class _DaskPredtron(BaseEstimator):
         if stream and local.shuffle:
             raise ValueError("stream=True visits every file in file order: pass shuffle=False (shuffle the files "
                              "beforehand)")
+        if resume and checkpoint is None:
+            raise ValueError("resume=True needs checkpoint= (the directory of the checkpoint)")
         if checkpoint is not None and not resume:
             check_checkpoint_folder(checkpoint)
         if files:
@@ -564,8 +567,6 @@ class _DaskPredtron(BaseEstimator):
             run["stream"] = bool(stream)
         start = None
         if resume:
-            if checkpoint is None:
-                raise ValueError("resume=True needs checkpoint= (the directory of the checkpoint)")
             start, stopping = read_checkpoint(checkpoint, run)
             try:  # the saved state, checked before any epoch is sent to the workers
                 copy.deepcopy(prototype).set_state(start.scalars, start.arrays)
