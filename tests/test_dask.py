@@ -445,6 +445,13 @@ def test_a_killed_cluster_fit_resumes_to_the_uninterrupted_model_bit_for_bit(cli
     assert np.array_equal(resumed.shard_losses_, whole.shard_losses_)
     with pytest.raises(ValueError, match="written by another fit"):
         dask_cls(**{**params, "epochs": 8}).fit(Xd, yd, checkpoint=tmp_path, resume=True)
+    # other data of the same shape, scale and step (rows or columns permuted, labels changed) are refused too
+    other_labels = y.copy()
+    other_labels[:20] = np.roll(other_labels[:20], 1)
+    for X2, y2 in ((X[::-1], y[::-1]), (X[:, ::-1], y), (X, other_labels)):
+        with pytest.raises(ValueError, match=r"written by another fit \(it differs in: .*data\[0\]"):
+            dask_cls(**params).fit(da.from_array(X2, chunks=Xd.chunks), da.from_array(y2, chunks=yd.chunks),
+                                   checkpoint=tmp_path, resume=True)
 
 
 def test_mixing_rounds_with_one_shard_are_the_serial_fit(client):

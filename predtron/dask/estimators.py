@@ -44,6 +44,7 @@ ranker with ``group=`` / ``qid=``      ``group``            both
 from __future__ import annotations
 
 import copy
+import hashlib
 import inspect
 from pathlib import Path
 
@@ -418,6 +419,21 @@ def _prepare_shard(local, raw, n_features: int) -> tuple:
     return X, target, split
 
 
+def _shard_digest(shard) -> str:
+    """The SHA-256 of a prepared shard's numbers (its scaled inputs, encoded labels and query sizes):
+    a checkpoint of in-memory data is resumed only with the same data, cut the same way (the
+    shapes, scale and step it also records do not change when rows or columns are permuted or
+    labels changed)."""
+    X, target, split = shard
+    sha = hashlib.sha256(repr((type(X).__name__, X.shape)).encode())
+    parts = [X.data, X.indices, X.indptr] if sp.issparse(X) else [X]
+    for values in [*parts, np.asarray(target), np.asarray(split.get("group", []))]:
+        values = np.ascontiguousarray(values)
+        sha.update(repr((values.dtype.str, values.shape)).encode())
+        sha.update(repr(values.tolist()).encode() if values.dtype.kind == "O" else values.tobytes())
+    return sha.hexdigest()
+
+
 def _apply(block, model, method: str):
     return getattr(model, method)(block)
 
@@ -559,6 +575,8 @@ class _DaskPredtron(BaseEstimator):
                "scale": None if local.scaler_ is None else float(np.sum(local.scaler_.scale))}
         if getattr(local, "feature_names_in_", None) is not None:  # a dataframe's columns: resumed in their order
             run["feature_names"] = [str(name) for name in local.feature_names_in_]
+        if not files and checkpoint is not None:  # the data themselves, shard by shard
+            run["data"] = client.gather([client.submit(_shard_digest, s, pure=False) for s in shards])
         if files and checkpoint is not None:  # the files themselves (hashed where they are) and how they are read
             from predtron.data.cache import describe_source
 
