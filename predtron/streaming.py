@@ -197,6 +197,29 @@ def stream_statistics(estimator, chunks: Iterable[tuple] | Callable[[], Iterable
     return statistics
 
 
+def _n_rows(X) -> int:
+    """Rows of a chunk's ``X`` (an array, a sparse matrix, a frame or a list of rows)."""
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(X)
+
+
+def _checked_chunks(chunks: Callable[[int], Iterable[tuple]], epoch: int) -> Iterable[tuple]:
+    """``chunks(epoch)``, each item checked to be a chunk ``(X, y, keywords)`` (a clear error naming
+    ``chunks`` instead of a failed unpacking)."""
+    source = chunks(epoch)
+    try:
+        items = iter(source)
+    except TypeError:
+        raise TypeError(f"chunks({epoch}) must return an iterable of chunks (X, y, keywords); got "
+                        f"{type(source).__name__}") from None
+    for item in items:
+        if not (isinstance(item, tuple) and len(item) == 3 and isinstance(item[2], dict)):
+            got = f"a tuple of {len(item)}" if isinstance(item, tuple) else type(item).__name__
+            raise ValueError(f"chunks({epoch}) must give chunks (X, y, keywords), keywords a dict ({{}} or "
+                             f"{{'group': sizes}}); got {got}")
+        yield item
+
+
 def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: int | None = None,
                first: dict | None = None, checkpoint=None, resume: bool = False, run: dict | None = None,
                after_epoch: Callable[[int], None] | None = None,
@@ -210,7 +233,9 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         set the passes and the stopping rule unless ``epochs`` is given.
     chunks : callable
         ``chunks(epoch)`` returns the epoch's chunks, each ``(X, y, keywords)``; the keywords
-        go to ``partial_fit`` (``{"group": sizes}`` for the ranker).
+        go to ``partial_fit`` (``{"group": sizes}`` for the ranker).  It is called once per
+        epoch and must give the data anew each time (a new iterator, or a list): an epoch that
+        gives no examples is refused.  A chunk of no rows is skipped.
     first : dict, optional
         Keywords of the very first ``partial_fit`` call (``classes=...``).
     checkpoint : path-like, optional
@@ -234,6 +259,9 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     estimator
         The fitted estimator (``n_iter_``: the epochs made).
     """
+    if not callable(chunks):
+        raise TypeError(f"chunks must be a callable, chunks(epoch) giving the epoch's chunks (X, y, keywords) anew "
+                        f"for every epoch (permuted_chunks makes one of in-memory data); got {type(chunks).__name__}")
     epochs = check_int(estimator.epochs if epochs is None else epochs, "epochs", minimum=1)
     run = {} if run is None else run
     stopper = estimator.stopping_rule()
@@ -262,11 +290,19 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
 
     def one_pass(epoch: int) -> None:
         nonlocal started
-        for X, y, keywords in chunks(epoch):
+        fed = 0
+        for X, y, keywords in _checked_chunks(chunks, epoch):
+            if _n_rows(X) == 0:
+                continue  # a chunk of no rows changes nothing (as the Dask fit skips an empty partition)
             if not started and first:
                 keywords = {**first, **keywords}
             estimator.partial_fit(X, y, **keywords)
             started = True
+            fed += 1
+        if fed == 0:
+            raise ValueError(f"chunks({epoch}) gave no examples: every epoch must give the data anew (a one-shot "
+                             "iterator or generator returned for every epoch is empty after its first pass, or after "
+                             "statistics=True read it); return a new iterator, or a list, at every call")
         estimator.n_iter_ = estimator.learner_.n_epochs_ = epoch
 
     def stop(epoch: int) -> bool:

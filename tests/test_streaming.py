@@ -555,6 +555,38 @@ def test_a_checkpoint_path_that_is_a_file_is_refused_naming_the_argument(tmp_pat
     assert path.read_text() == "mine"
 
 
+def test_a_chunk_source_is_checked_and_every_epoch_must_give_the_data():
+    """A one-shot iterator returned for every epoch made only its first pass while n_iter_ counted
+    them all (silently); an epoch of no chunks raised AttributeError, a malformed chunk a failed
+    unpacking, a chunk of no rows partial_fit's refusal.  Now: empty epochs and malformed sources
+    are refused naming chunks, and a chunk of no rows is skipped."""
+    from predtron.streaming import fit_passes
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    parts = [(X[:20], y[:20], {}), (X[20:40], y[20:40], {}), (X[40:], y[40:], {})]
+    params = dict(standardize=False, eta=0.5, tol=None, epochs=3, shuffle=False)
+    first = {"classes": [-1, 1]}
+    whole = fit_passes(PredtronClassifier(**params), lambda epoch: parts, first=first)
+    for statistics, epoch in ((False, 2), (True, 1)):  # statistics=True reads the first epoch's chunks first
+        once = iter(parts)
+        with pytest.raises(ValueError, match=rf"chunks\({epoch}\) gave no examples"):
+            fit_passes(PredtronClassifier(**params), lambda epoch, source=once: source, first=first,
+                       statistics=statistics)
+    with pytest.raises(ValueError, match=r"chunks\(1\) gave no examples"):
+        fit_passes(PredtronClassifier(**params), lambda epoch: [], first=first)
+    with pytest.raises(ValueError, match=r"chunks\(1\) must give chunks \(X, y, keywords\).*a tuple of 2"):
+        fit_passes(PredtronClassifier(**params), lambda epoch: [(X, y)], first=first)
+    with pytest.raises(TypeError, match=r"chunks\(1\) must return an iterable"):
+        fit_passes(PredtronClassifier(**params), lambda epoch: None, first=first)
+    with pytest.raises(TypeError, match="chunks must be a callable"):
+        fit_passes(PredtronClassifier(**params), parts, first=first)
+    empty = (X[:0], y[:0], {})
+    skipped = fit_passes(PredtronClassifier(**params), lambda epoch: [empty, parts[0], empty, *parts[1:], empty],
+                         first=first)
+    same_model(skipped, whole)
+
+
 def test_repeating_batches_k_times_is_fit_without_early_stopping():
     X = np.random.default_rng(1).normal(size=(60, 4))
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
