@@ -31,7 +31,7 @@ from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
 from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed
 from predtron._state import run_differences
-from predtron._validation import check_int
+from predtron._validation import check_int, query_offsets
 from predtron.persistence import load, save, saved_as
 
 __all__ = ["atomic_save", "check_checkpoint_folder", "fit_passes", "permuted_chunks", "read_checkpoint",
@@ -176,20 +176,25 @@ def stream_statistics(estimator, chunks: Iterable[tuple] | Callable[[], Iterable
     from predtron._models import FitStatistics, RankerCore
     from predtron._models.checks import as_float64
 
-    read = chunks if callable(chunks) else (lambda: chunks)
+    def read():
+        return _chunk_items(chunks() if callable(chunks) else chunks, "chunks")
+
     statistics = FitStatistics(standardize=estimator.standardize, fit_intercept=bool(estimator.fit_intercept))
     for X, _, _ in read():
-        statistics.update(as_float64(X))
+        if _n_rows(X):
+            statistics.update(as_float64(X))
     scaler = estimator.scaler_from(statistics)
     if statistics_reads(estimator) == 2:
         ranking = isinstance(estimator, RankerCore)
         problem = estimator.make_problem() if ranking else None
         for X, y, keywords in read():
+            if not _n_rows(X):
+                continue  # skipped by fit_passes too
             X = as_float64(X)
             X = scaler(X) if scaler is not None else X
             offsets, target = None, None
-            if ranking:
-                offsets = np.concatenate([[0], np.cumsum(keywords["group"])]).astype(np.int64)
+            if ranking:  # the queries as partial_fit reads them: exactly one of qid and group
+                offsets = query_offsets(X.shape[0], qid=keywords.get("qid"), group=keywords.get("group"))
                 target = np.asarray(y, dtype=np.int64)
             elif y is not None and np.ndim(y) == 2:  # a multilabel indicator: its label cardinality
                 target = y
@@ -206,16 +211,21 @@ def _n_rows(X) -> int:
 def _checked_chunks(chunks: Callable[[int], Iterable[tuple]], epoch: int) -> Iterable[tuple]:
     """``chunks(epoch)``, each item checked to be a chunk ``(X, y, keywords)`` (a clear error naming
     ``chunks`` instead of a failed unpacking)."""
-    source = chunks(epoch)
+    return _chunk_items(chunks(epoch), f"chunks({epoch})")
+
+
+def _chunk_items(source, name: str) -> Iterable[tuple]:
+    """The items of ``source``, each checked to be a chunk ``(X, y, keywords)``; ``name`` is the
+    source's name in the messages."""
     try:
         items = iter(source)
     except TypeError:
-        raise TypeError(f"chunks({epoch}) must return an iterable of chunks (X, y, keywords); got "
+        raise TypeError(f"{name} must return an iterable of chunks (X, y, keywords); got "
                         f"{type(source).__name__}") from None
     for item in items:
         if not (isinstance(item, tuple) and len(item) == 3 and isinstance(item[2], dict)):
             got = f"a tuple of {len(item)}" if isinstance(item, tuple) else type(item).__name__
-            raise ValueError(f"chunks({epoch}) must give chunks (X, y, keywords), keywords a dict ({{}} or "
+            raise ValueError(f"{name} must give chunks (X, y, keywords), keywords a dict ({{}} or "
                              f"{{'group': sizes}}); got {got}")
         yield item
 

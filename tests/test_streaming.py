@@ -646,3 +646,27 @@ def test_a_ranking_stream_with_its_whole_statistics_equals_the_in_memory_fit():
     streamed = fit_passes(PredtronRanker(**params), chunks, statistics=True)
     assert streamed.eta_ == whole.eta_
     assert np.array_equal(streamed.learner_.coef_, whole.learner_.coef_)
+
+
+def test_stream_statistics_reads_the_queries_as_partial_fit_does():
+    """stream_statistics read a ranking chunk's queries from keywords["group"] only: chunks with
+    qid (which partial_fit takes) raised KeyError, as did chunks with neither, and a malformed chunk
+    an IndexError.  Now the queries are read by the rule partial_fit uses (exactly one of qid and
+    group), and a stream with qid gives the fit's model."""
+    from predtron.streaming import fit_passes, stream_statistics
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4))
+    grades = np.clip(np.round(X[:, 0] + 1), 0, 2).astype(int)
+    qid = np.repeat(np.arange(12), 5)
+    params = dict(epochs=2, shuffle=False, tol=None)
+    chunks = [(X[:30], grades[:30], {"qid": qid[:30]}), (X[30:], grades[30:], {"qid": qid[30:]})]
+    streamed = fit_passes(PredtronRanker(**params), lambda epoch: chunks, statistics=True)
+    whole = PredtronRanker(**params).fit(X, grades, qid=qid)
+    assert streamed.eta_ == whole.eta_
+    assert np.array_equal(streamed.scaler_.scale, whole.scaler_.scale)
+    assert np.array_equal(streamed.learner_.coef_, whole.learner_.coef_)
+    with pytest.raises(ValueError, match="give exactly one of qid"):
+        stream_statistics(PredtronRanker(**params), [(X, grades, {})])
+    with pytest.raises(ValueError, match=r"chunks must give chunks \(X, y, keywords\)"):
+        stream_statistics(PredtronRanker(**params), [X])
