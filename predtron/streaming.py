@@ -301,6 +301,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
     def one_pass(epoch: int) -> None:
         nonlocal started
         fed = 0
+        estimator.start_pass()  # a query may end one epoch and start the next
         for X, y, keywords in _checked_chunks(chunks, epoch):
             if _n_rows(X) == 0:
                 continue  # a chunk of no rows changes nothing (as the Dask fit skips an empty partition)

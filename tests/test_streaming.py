@@ -670,3 +670,24 @@ def test_stream_statistics_reads_the_queries_as_partial_fit_does():
         stream_statistics(PredtronRanker(**params), [(X, grades, {})])
     with pytest.raises(ValueError, match=r"chunks must give chunks \(X, y, keywords\)"):
         stream_statistics(PredtronRanker(**params), [X])
+
+
+def test_a_query_that_ends_one_epoch_may_start_the_next():
+    """partial_fit refuses a call whose first query id is the last one of the previous call (a query
+    cut in two); fit_passes fed every epoch after the previous one without saying a pass had ended,
+    so a qid stream whose epochs end and start with the same query (one query, or chunks visited in
+    a new order per epoch) stopped at the second epoch.  fit_passes now starts every epoch with
+    start_pass(); within a pass the cut query is still refused."""
+    from predtron.streaming import fit_passes
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(10, 3))
+    grades = np.clip(np.round(X[:, 0] + 1), 0, 2).astype(int)
+    qid = np.zeros(10, dtype=int)
+    params = dict(epochs=3, shuffle=False, tol=None, standardize=False, eta=0.5)
+    streamed = fit_passes(PredtronRanker(**params), lambda epoch: [(X, grades, {"qid": qid})])
+    assert streamed.n_iter_ == 3
+    assert np.array_equal(streamed.learner_.coef_, PredtronRanker(**params).fit(X, grades, qid=qid).learner_.coef_)
+    with pytest.raises(ValueError, match="continues the last query of the previous call"):
+        fit_passes(PredtronRanker(**params), lambda epoch: [(X[:5], grades[:5], {"qid": qid[:5]}),
+                                                            (X[5:], grades[5:], {"qid": qid[5:]})])

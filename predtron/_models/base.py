@@ -526,6 +526,13 @@ class EstimatorCore(Params):
             raise ValueError("preset_statistics applies before the first partial_fit call (the estimator is fitted)")
         self._preset_statistics = statistics
 
+    def start_pass(self) -> None:
+        """Tell the estimator that the next ``partial_fit`` call begins a new pass over the stream
+        (:func:`predtron.streaming.fit_passes` calls it before every epoch): nothing is learned or
+        reset, but a check that spans calls within one pass (the ranker's query cut between two
+        calls) does not span the end of one pass and the start of the next."""
+        return None
+
     def transform_inputs(self, X):
         """``X`` (validated) scaled by the fitted ``scaler_`` (unchanged without one)."""
         return self._transform(X)

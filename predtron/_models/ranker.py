@@ -98,6 +98,11 @@ class RankerCore(_RankerCoefMixin, EstimatorCore):
                              f"got {excerpt(last)}")
         self._last_qid = last
 
+    def start_pass(self) -> None:
+        """The next ``partial_fit`` call begins a new pass: its first query may carry the id that
+        ended the previous call (the same query, seen again), which within a pass is refused."""
+        self._last_qid = None
+
     def predict(self, X) -> np.ndarray:
         """One score per row (higher ranks first), ``X @ coef_ + intercept_``; ``X`` needs no
         query ids."""
