@@ -202,6 +202,21 @@ def stream_statistics(estimator, chunks: Iterable[tuple] | Callable[[], Iterable
     return statistics
 
 
+def _plain_value(value):
+    """A parameter's value in a form that compares as the value does (arrays and sequences as lists)."""
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return np.asarray(value).tolist()
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _param_differences(saved, estimator) -> str:
+    """Where the parameters of a checkpoint's model and of the estimator to resume differ (``""``:
+    nowhere); ``verbose`` changes nothing that is learned and is not compared."""
+    old, new = ({k: _plain_value(v) for k, v in model.get_params(deep=False).items() if k != "verbose"}
+                for model in (saved, estimator))
+    return "" if old == new else run_differences({"params": old}, {"params": new})
+
+
 def _n_rows(X) -> int:
     """Rows of a chunk's ``X`` (an array, a sparse matrix, a frame or a list of rows)."""
     shape = getattr(X, "shape", None)
@@ -285,6 +300,10 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         if directory is None:
             raise ValueError("resume=True needs a checkpoint directory")
         saved, progress = read_checkpoint(directory, run, as_class=type(estimator))
+        differs = _param_differences(saved, estimator)
+        if differs:
+            raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: {differs}); "
+                             "resume with the same data and options, or start afresh")
         estimator.__dict__.update({k: v for k, v in vars(saved).items() if k.endswith("_")})
         done = progress["epoch"]
         estimator.n_iter_ = done

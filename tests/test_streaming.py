@@ -691,3 +691,31 @@ def test_a_query_that_ends_one_epoch_may_start_the_next():
     with pytest.raises(ValueError, match="continues the last query of the previous call"):
         fit_passes(PredtronRanker(**params), lambda epoch: [(X[:5], grades[:5], {"qid": qid[:5]}),
                                                             (X[5:], grades[5:], {"qid": qid[5:]})])
+
+
+def test_resume_refuses_a_checkpoint_of_other_parameters_without_a_run_description(tmp_path):
+    """fit_passes compared only ``run`` on resume, which the Python API leaves empty by default: a
+    checkpoint written with other parameters (average, eta, cost_matrix, ...) was resumed, the
+    saved learner continuing under the new estimator's parameters.  The saved model's parameters
+    are now compared with the estimator's (verbose aside)."""
+    from predtron.streaming import fit_passes
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    params = dict(standardize=False, eta=0.5, tol=None, epochs=3, shuffle=False, cost_matrix=[[0, 1], [2, 0]])
+
+    def fit(checkpoint_params, resume, stop_after=None):
+        def after(epoch):
+            if epoch == stop_after:
+                raise KeyboardInterrupt
+        return fit_passes(PredtronClassifier(**checkpoint_params), lambda epoch: [(X, y, {})],
+                          first={"classes": [-1, 1]}, checkpoint=tmp_path, resume=resume, after_epoch=after)
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(params, False, stop_after=1)
+    for name, value in (("average", False), ("eta", 0.25), ("cost_matrix", [[0, 1], [3, 0]])):
+        with pytest.raises(ValueError, match=rf"written by another fit \(it differs in: {name}(\[1\])? \(checkpoint: "):
+            fit({**params, name: value}, True)
+    resumed = fit({**params, "verbose": True, "cost_matrix": np.array([[0.0, 1.0], [2.0, 0.0]])}, True)
+    same_model(resumed, fit_passes(PredtronClassifier(**params), lambda epoch: [(X, y, {})],
+                                   first={"classes": [-1, 1]}))
