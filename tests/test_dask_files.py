@@ -105,6 +105,17 @@ def test_streamed_files_are_the_in_memory_files_bit_for_bit(client, tmp_path, ki
     assert np.array_equal(streamed.mixing_weights_, whole.mixing_weights_)
 
 
+def test_the_documented_layout_defaults_of_streamed_and_whole_files(client, tmp_path):
+    """Without ``sparse`` in file_options the streamed chunks are CSR (scaled only) and a file read
+    whole is dense (centred too): two models, as the docstring says; with ``sparse`` given, one."""
+    files = _files(tmp_path, "classify")
+    params = {"random_state": 1, "epochs": 2, "shuffle": False, "client": client}
+    whole = DaskPredtronClassifier(**params).fit(files, file_options={"n_features": 6})
+    streamed = DaskPredtronClassifier(**params).fit(files, file_options={"n_features": 6}, stream=True)
+    assert whole.model_.scaler_.mean is not None and streamed.model_.scaler_.mean is None
+    assert "when both read the same layout" in " ".join(DaskPredtronClassifier.__doc__.split())
+
+
 def test_streamed_arff_files_for_the_multilabel_classifier(client, tmp_path):
     from predtron.data import get_data_home
 

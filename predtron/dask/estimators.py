@@ -883,9 +883,14 @@ _DOC = """{what} fitted by iterative parameter mixing on a Dask cluster.
     ``stream=True`` each worker instead reads its file chunk by chunk at every pass (the
     streaming reader of :mod:`predtron.data`; ``file_options`` may hold ``chunk_rows``), never
     holding it whole, in file order (``shuffle=False``): the same passes as the in-memory shards
-    in file order, bit for bit; ``cache=DIR`` (svmlight and LETOR files) keeps each file's parsed
-    chunks in ``DIR`` for the later passes.  Each mixing round reads its file up to the end of
-    its segment, so a streamed epoch reads a file about ``(mixing_rounds + 1) / 2`` times.  Fitted
+    in file order, bit for bit, when both read the same layout.  The two readers' defaults differ
+    (svmlight and LETOR: the streamed chunks are CSR unless ``file_options={{"sparse": False}}``, a
+    file read whole is dense unless ``{{"sparse": True}}``), and the layout decides the
+    standardisation (sparse features are only scaled, dense ones also centred), so give
+    ``sparse`` in ``file_options`` to get one model from both.  ``cache=DIR`` (svmlight and LETOR
+    files) keeps each file's parsed chunks in ``DIR`` for the later passes.  Each mixing round
+    reads its file up to the end of its segment, so a streamed epoch reads a file about
+    ``(mixing_rounds + 1) / 2`` times.  Fitted
     attributes: those of the local estimator, plus ``n_shards_``, ``shard_losses_`` and
     ``mixing_weights_`` (per epoch and shard) and ``model_`` (see :meth:`to_local`).
     """
