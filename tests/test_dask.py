@@ -615,3 +615,21 @@ def test_a_checkpoint_or_cache_path_that_is_a_file_is_refused_naming_the_argumen
         dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200),
                                               resume=True)
     assert path.read_bytes() == before
+
+
+def test_clone_shares_the_client_and_scikit_learn_model_selection_runs(client):
+    """scikit-learn's clone deep-copied the client= parameter and failed (TypeError: cannot pickle
+    '_asyncio.Task'), so GridSearchCV and cross_val_score could not run with a client given.  The
+    clone now has the same parameters and shares the client."""
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    _, dask_cls, X, y, _ = _cases()[0]
+    model = dask_cls(client=client, epochs=2, random_state=0, mixing="loss")
+    copy_ = clone(model)
+    assert copy_.client is client and copy_ is not model
+    assert copy_.get_params() == model.get_params()
+    fitted = clone(model.fit(da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200)))
+    assert not hasattr(fitted, "model_") and model.client is client
+    scores = cross_val_score(model, da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100), cv=2)
+    assert scores.shape == (2,) and np.all(scores > 0.5)

@@ -684,6 +684,16 @@ class _DaskPredtron(BaseEstimator):
     #: ``predtron.save`` writes everything but the client (a live connection).
     _unsaved_params = ("client",)
 
+    def __sklearn_clone__(self):
+        """scikit-learn's ``clone``: the same parameters, unfitted, and the same client (a live
+        connection is shared, never copied: ``copy.deepcopy`` of a client fails)."""
+        client = self.client
+        without = copy.copy(self)
+        without.client = None
+        out = BaseEstimator.__sklearn_clone__(without)
+        out.client = client
+        return out
+
     def __getstate__(self):
         """Pickle without the client (a live connection; ``lightgbm.dask`` does the same): the
         unpickled estimator uses the current client, or the one given with ``set_params``."""
