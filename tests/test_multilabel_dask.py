@@ -54,3 +54,27 @@ def test_one_shard_outside_the_unit_interval_keeps_per_feature_scales(client):
     np.testing.assert_allclose(serial.scaler_.scale, X.std(axis=0), rtol=1e-12)
     np.testing.assert_array_equal(dask_model.model_.scaler_.scale, serial.scaler_.scale)
     assert dask_model.eta_ == serial.eta_
+
+
+def test_the_target_is_the_local_fits_indicator_matrix(client):
+    """The Dask multilabel classifier kept a path the local estimator dropped: a 1-D y was fitted as
+    class labels (the local fit refuses it), and a single-column Y was squeezed into binary classes
+    (the local fit learns one label, predicting a column).  It now takes the local target: 1-D
+    refused with the local message, a single column one label, the serial fit bit for bit."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + 0.2 * rng.normal(size=120) > 0).astype(int)
+    with pytest.raises(ValueError, match="y must be a 2-D 0/1 indicator matrix") as local_error:
+        PredtronMultilabelClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="y must be a 2-D 0/1 indicator matrix") as dask_error:
+        DaskPredtronMultilabelClassifier(client=client).fit(da.from_array(X, chunks=(120, 4)),
+                                                            da.from_array(y, chunks=120))
+    assert str(dask_error.value) == str(local_error.value)
+    params = {"epochs": 3, "random_state": 0}
+    serial = PredtronMultilabelClassifier(**params).fit(X, y[:, None])
+    model = DaskPredtronMultilabelClassifier(**params, client=client).fit(da.from_array(X, chunks=(120, 4)),
+                                                                         da.from_array(y[:, None], chunks=(120, 1)))
+    local = model.to_local()
+    assert local.multilabel_ and local.n_labels_ == 1
+    assert np.array_equal(local.predict(X), serial.predict(X)) and local.predict(X).shape == (120, 1)
+    assert np.array_equal(local.learner_.coef_, serial.learner_.coef_)

@@ -107,6 +107,12 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
             extra["k"] = self.k
         return Multilabel(self.n_labels_, self.loss, **extra)
 
+    def check_training_labels(self, X, y) -> None:
+        """Check a part of the training data as ``fit`` checks the whole, the indicator matrix
+        included (a 1-D ``y`` or values other than 0 and 1 are refused with ``fit``'s messages)."""
+        super().check_training_labels(X, y)
+        _check_indicator(np.asarray(y))
+
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (dense or sparse) and a 0/1 indicator matrix ``Y`` of shape
         ``(n_samples, n_labels)`` (a single column is one label).

@@ -359,11 +359,11 @@ def _merge_summaries(summaries: list):
     """One summary of a shard's labels from its chunks' (as :func:`_shard_summary` gives them)."""
     if not summaries or summaries[0] is None:
         return None
-    if isinstance(summaries[0], tuple):  # multilabel: (ndim, columns, values)
-        shapes = sorted({s[:2] for s in summaries})
-        if len(shapes) > 1:
-            raise ValueError(f"every row's y must have the same shape; got {shapes}")
-        return (*summaries[0][:2], np.unique(np.concatenate([s[2] for s in summaries])))
+    if isinstance(summaries[0], tuple):  # multilabel: (label columns,)
+        if len(set(summaries)) > 1:
+            raise ValueError(f"every row's y must have the same number of label columns; got "
+                             f"{sorted(s[0] for s in set(summaries))}")
+        return summaries[0]
     return np.unique(np.concatenate(summaries))
 
 
@@ -787,35 +787,23 @@ class _LocalOrdinal(_LocalMixin):
 
 
 class _LocalMultilabel(_LocalMixin):
+    """The local fit's target: a 0/1 indicator matrix, one column per label (a single column is one
+    label; a 1-D ``y`` is refused by ``check_training_labels``, as by the local ``fit``)."""
+
     @staticmethod
     def _summarize(y):
-        Y = np.asarray(y)
-        if Y.ndim == 2 and Y.shape[1] == 1:
-            Y = Y[:, 0]
-        return Y.ndim, (Y.shape[1] if Y.ndim == 2 else 0), np.unique(Y)
+        return (np.shape(y)[1],)  # the label columns (the values are checked by check_training_labels)
 
     def _combine_labels(self, summaries) -> None:
-        if len({(s[0], s[1]) for s in summaries}) > 1:
-            shapes = sorted({s[:2] for s in summaries})
-            raise ValueError(f"every shard's y must have the same shape per row; got {shapes}")
-        ndim, n_labels = summaries[0][:2]
-        values = np.unique(np.concatenate([s[2] for s in summaries]))
-        self.multilabel_ = ndim == 2
-        if self.multilabel_:
-            if not np.all(np.isin(values, [0, 1])):
-                raise ValueError(f"Y must be a 0/1 indicator matrix (one column per label); got values "
-                                 f"{excerpt(values)}")
-            self.n_labels_, self.classes_ = n_labels, np.arange(n_labels)
-        else:
-            super()._combine_labels([values])
-            self.n_labels_ = len(self.classes_)
+        if len(set(summaries)) > 1:
+            raise ValueError(f"every shard's y must have the same number of label columns; got "
+                             f"{sorted(s[0] for s in set(summaries))}")
+        self.multilabel_ = True
+        self.n_labels_ = summaries[0][0]
+        self.classes_ = np.arange(self.n_labels_)
 
     def _target(self, X, y, qid, group):
-        Y = np.asarray(y)
-        if self.multilabel_:
-            return Y.astype(np.int64), {}
-        indices = self._indices(Y.ravel())
-        return (np.where(indices == 1, 1, -1) if len(self.classes_) == 2 else indices), {}
+        return np.asarray(y).astype(np.int64), {}
 
 
 class _LocalRanker(_LocalMixin):
