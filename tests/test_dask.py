@@ -633,3 +633,20 @@ def test_clone_shares_the_client_and_scikit_learn_model_selection_runs(client):
     assert not hasattr(fitted, "model_") and model.client is client
     scores = cross_val_score(model, da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100), cv=2)
     assert scores.shape == (2,) and np.all(scores > 0.5)
+
+
+@pytest.mark.parametrize("case", [0, 2, 4], ids=["binary", "ordinal", "ranker"])
+def test_a_column_vector_y_is_taken_as_the_local_estimator_takes_it(client, case):
+    """A column vector y (n, 1) was refused by the Dask estimators ("y must be one label per row")
+    while the local ones take it with scikit-learn's DataConversionWarning; now the same warning and
+    the same model (one shard: the serial fit bit for bit)."""
+    from sklearn.exceptions import DataConversionWarning
+
+    local_cls, dask_cls, X, y, split = _cases()[case]
+    params = {"random_state": 1, "epochs": 3}
+    with pytest.warns(DataConversionWarning):
+        serial = local_cls(**params).fit(X, y[:, None], **split)
+    with pytest.warns(DataConversionWarning):
+        model = dask_cls(**params, client=client).fit(da.from_array(X, chunks=X.shape),
+                                                      da.from_array(y[:, None], chunks=(len(y), 1)), **split)
+    _assert_same(model.to_local(), serial)

@@ -337,6 +337,7 @@ def _shard_summary(local, raw) -> tuple:
     if n == 0:
         return 0, np.shape(X)[1] if np.ndim(X) == 2 else 0, sp.issparse(X), None
     check_matrix(X, "X", accept_sparse=True, min_features=1)
+    y = local._labels(y)
     local.check_training_labels(X, y)
     return n, X.shape[1], sp.issparse(X), local._summarize(y)
 
@@ -415,7 +416,7 @@ def _prepare_shard(local, raw, n_features: int) -> tuple:
     X, y, qid, group = raw
     X = _widen(check_array(X, accept_sparse="csr", dtype=np.float64), n_features)
     X = local.transform_inputs(X)
-    target, split = local._target(X, y, qid, group)
+    target, split = local._target(X, local._labels(y), qid, group)
     return X, target, split
 
 
@@ -538,7 +539,7 @@ class _DaskPredtron(BaseEstimator):
             raise ValueError("X has no rows in any partition (or file); at least one example is needed to learn")
         raw, summaries = [raw[i] for i in kept], [summaries[i] for i in kept]
         if not files:  # a dataframe's column names become feature_names_in_, as in the local fit
-            local._record_columns(_column_probe(X, X.shape[1]))
+            local._record_columns(_column_probe(X, X.shape[1]), y.shape[1] if y.ndim == 2 else None)
         widths = {s[1] for s in summaries}
         n_features = max(widths)
         if len(widths) > 1 and not _is_file_list(X):
@@ -744,11 +745,23 @@ class _LocalMixin:
     """What the Dask fit needs of a local estimator, per label convention (the default:
     classes, encoded by the estimator's own ``_encode``)."""
 
-    def _record_columns(self, probe) -> None:
-        """Record the columns of a fit's ``X`` from one row shaped as its rows (``probe``): the local
-        estimator's own validation, so a dataframe's column names become ``feature_names_in_`` by
-        scikit-learn's rules, as in the local ``fit``."""
-        self._validate_data(probe, reset=True)
+    #: The local ``fit`` takes ``y`` with columns (a multilabel indicator matrix).
+    _multi_output = False
+
+    def _record_columns(self, probe, y_columns: int | None) -> None:
+        """Record the columns of a fit's ``X`` from one row shaped as its rows (``probe``), ``y`` having
+        ``y_columns`` columns (``None``: one dimension): the local estimator's own validation, so a
+        dataframe's column names become ``feature_names_in_`` by scikit-learn's rules and a column
+        vector ``y`` is warned about, as in the local ``fit`` (a ``y`` of several columns is refused
+        by the shards' checks)."""
+        one_column = y_columns is not None and (y_columns == 1 or self._multi_output)
+        self._validate_data(probe, np.zeros((1, y_columns) if one_column else 1), reset=True,
+                            multi_output=self._multi_output)
+
+    def _labels(self, y):
+        """A shard's labels as the local ``fit`` takes them: a column vector as one label per row."""
+        y = np.asarray(y)
+        return y[:, 0] if y.ndim == 2 and y.shape[1] == 1 and not self._multi_output else y
 
     def _check_extra(self) -> None:
         if getattr(self, "reject_cost", None) is not None:
@@ -789,6 +802,8 @@ class _LocalOrdinal(_LocalMixin):
 class _LocalMultilabel(_LocalMixin):
     """The local fit's target: a 0/1 indicator matrix, one column per label (a single column is one
     label; a 1-D ``y`` is refused by ``check_training_labels``, as by the local ``fit``)."""
+
+    _multi_output = True
 
     @staticmethod
     def _summarize(y):
