@@ -31,7 +31,7 @@ from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
 from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed
 from predtron._state import run_differences
-from predtron._validation import check_int, query_offsets
+from predtron._validation import check_bool, check_int, query_offsets
 from predtron.persistence import load, save, saved_as
 
 __all__ = ["atomic_save", "check_checkpoint_folder", "fit_passes", "permuted_chunks", "read_checkpoint",
@@ -288,6 +288,9 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         raise TypeError(f"chunks must be a callable, chunks(epoch) giving the epoch's chunks (X, y, keywords) anew "
                         f"for every epoch (permuted_chunks makes one of in-memory data); got {type(chunks).__name__}")
     epochs = check_int(estimator.epochs if epochs is None else epochs, "epochs", minimum=1)
+    resume, statistics = check_bool(resume, "resume"), check_bool(statistics, "statistics")
+    if after_epoch is not None and not callable(after_epoch):
+        raise ValueError(f"after_epoch must be a callable after_epoch(epoch) or None; got {type(after_epoch).__name__}")
     run = {} if run is None else run
     stopper = estimator.stopping_rule()
     done = 0

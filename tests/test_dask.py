@@ -650,3 +650,17 @@ def test_a_column_vector_y_is_taken_as_the_local_estimator_takes_it(client, case
         model = dask_cls(**params, client=client).fit(da.from_array(X, chunks=X.shape),
                                                       da.from_array(y[:, None], chunks=(len(y), 1)), **split)
     _assert_same(model.to_local(), serial)
+
+
+def test_fit_arguments_are_checked_before_any_work(client, tmp_path):
+    """progress= that is not callable failed only after the first epoch (a raw "'int' object is not
+    callable", the epoch's work lost), and a truthy string passed as resume= resumed.  Both are
+    refused before the data are read, naming the argument."""
+    _, dask_cls, X, y, _ = _cases()[1]
+    Xd, yd = da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200)
+    with pytest.raises(ValueError, match="progress must be a callable"):
+        dask_cls(client=client, epochs=1).fit(Xd, yd, progress=5)
+    with pytest.raises(ValueError, match="resume must be True or False"):
+        dask_cls(client=client, epochs=1).fit(Xd, yd, checkpoint=tmp_path, resume="no")
+    with pytest.raises(ValueError, match="stream must be True or False"):
+        dask_cls(client=client, epochs=1).fit(Xd, yd, stream="yes")

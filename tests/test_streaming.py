@@ -719,3 +719,24 @@ def test_resume_refuses_a_checkpoint_of_other_parameters_without_a_run_descripti
     resumed = fit({**params, "verbose": True, "cost_matrix": np.array([[0.0, 1.0], [2.0, 0.0]])}, True)
     same_model(resumed, fit_passes(PredtronClassifier(**params), lambda epoch: [(X, y, {})],
                                    first={"classes": [-1, 1]}))
+
+
+def test_fit_passes_checks_its_arguments_before_any_pass():
+    """after_epoch= that is not callable failed after the first pass with a raw TypeError; a truthy
+    string as resume= or statistics= was taken as True.  Refused first, naming the argument."""
+    from predtron.streaming import fit_passes
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    calls = []
+
+    def chunks(epoch):
+        calls.append(epoch)
+        return [(X, y, {})]
+
+    for keywords, match in (({"after_epoch": 5}, "after_epoch must be a callable"),
+                            ({"resume": "no"}, "resume must be True or False"),
+                            ({"statistics": "no"}, "statistics must be True or False")):
+        with pytest.raises(ValueError, match=match):
+            fit_passes(PredtronClassifier(epochs=2), chunks, first={"classes": [-1, 1]}, **keywords)
+    assert calls == []

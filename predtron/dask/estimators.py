@@ -58,6 +58,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from predtron._seal import check_folder
 from predtron._state import State
 from predtron._validation import (
+    check_bool,
     check_choice,
     check_int,
     check_matrix,
@@ -498,6 +499,9 @@ class _DaskPredtron(BaseEstimator):
              stream=False, cache=None):
         check_choice(self.mixing, "mixing", MIXINGS)
         check_int(self.mixing_rounds, "mixing_rounds", minimum=1)
+        resume, stream = check_bool(resume, "resume"), check_bool(stream, "stream")
+        if progress is not None and not callable(progress):
+            raise ValueError(f"progress must be a callable progress(epoch) or None; got {type(progress).__name__}")
         client = get_client(self.client)
         local = self._local_estimator()
         local.check_params()
