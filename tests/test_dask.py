@@ -664,3 +664,24 @@ def test_fit_arguments_are_checked_before_any_work(client, tmp_path):
         dask_cls(client=client, epochs=1).fit(Xd, yd, checkpoint=tmp_path, resume="no")
     with pytest.raises(ValueError, match="stream must be True or False"):
         dask_cls(client=client, epochs=1).fit(Xd, yd, stream="yes")
+
+
+def test_labels_and_query_ids_of_unknown_or_wrong_length_are_aligned_or_refused(client):
+    """y or qid with unknown partition sizes (a dask array filtered by a mask) were refused as
+    "got nan" rows, or raised dask's "Chunks must be unchanging ..."; score with a y of the wrong
+    length raised dask's "Chunks do not add up to shape".  Their sizes are now computed and a wrong
+    length is refused naming the argument."""
+    _, dask_cls, X, y, _ = _cases()[1]
+    Xd, yd = da.from_array(X, chunks=(100, 6)), da.from_array(y, chunks=100)
+    keep = Xd[:, 0] > -1e9  # every row, with partition sizes unknown
+    model = dask_cls(random_state=0, epochs=2, client=client).fit(Xd, yd[keep])
+    _assert_same(model.to_local(), dask_cls(random_state=0, epochs=2, client=client).fit(Xd, yd).to_local())
+    assert model.score(Xd[keep], yd) == model.score(Xd, yd)
+    with pytest.raises(ValueError, match=r"y must have one label per row of X \(400 rows\); got 350"):
+        model.score(Xd, yd[:350])
+    with pytest.raises(ValueError, match=r"qid must have one query id per row of X \(400 rows\); got 399"):
+        DaskPredtronRanker(client=client, epochs=1).fit(Xd, yd, qid=da.from_array(np.arange(399), chunks=100))
+    qid = np.repeat(np.arange(40), 10)
+    ranker = DaskPredtronRanker(random_state=0, epochs=1, client=client)
+    a = ranker.fit(Xd, yd % 3, qid=da.from_array(qid, chunks=100)[keep]).to_local()
+    _assert_same(a, ranker.fit(Xd, yd % 3, qid=da.from_array(qid, chunks=100)).to_local())

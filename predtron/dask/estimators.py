@@ -145,6 +145,18 @@ def _is_file_list(X) -> bool:
     return isinstance(X, (list, tuple)) and len(X) > 0 and all(isinstance(f, (str, Path)) for f in X)
 
 
+def _rows_of(X, value, name: str, what: str, ndim: tuple[int, ...]):
+    """``value`` (labels or query ids, a dask collection) as a dask array cut as ``X``'s rows (whose
+    partition sizes are known): one ``what`` per row of ``X``, else a ``ValueError`` naming ``name``
+    (partition sizes of ``value`` not known are computed first)."""
+    value = _as_dask_array(value, name, ndim)
+    if any(np.isnan(value.chunks[0])):
+        value = value.compute_chunk_sizes()
+    if value.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} must have one {what} per row of X ({X.shape[0]} rows); got {value.shape[0]}")
+    return value.rechunk({0: X.chunks[0]} if value.ndim == 1 else {0: X.chunks[0], 1: -1})
+
+
 def _raw_block(X, y, qid, group):
     return X, y, qid, group
 
@@ -156,15 +168,12 @@ def _array_shards(client, X, y, qid=None, group=None) -> list:
     rows = X.chunks[0]
     if any(np.isnan(rows)):
         raise ValueError("X must have known partition sizes (dask dataframes: to_dask_array(lengths=True))")
-    y = _as_dask_array(y, "y", (1, 2))
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must have one label per row of X ({X.shape[0]} rows); got {y.shape[0]}")
-    y = y.rechunk({0: rows} if y.ndim == 1 else {0: rows, 1: -1})
+    y = _rows_of(X, y, "y", "label", (1, 2))
     x_parts, y_parts = X.to_delayed().ravel(), y.to_delayed().ravel()
     q_parts = [None] * len(rows)
     g_parts = [None] * len(rows)
     if qid is not None:
-        qid = _as_dask_array(qid, "qid", (1,)).rechunk({0: rows})
+        qid = _rows_of(X, qid, "qid", "query id", (1,))
         q_parts = list(qid.to_delayed().ravel())
         _check_partition_queries(client.compute([dask.delayed(_query_runs)(q) for q in q_parts], sync=True), rows)
     elif group is not None:
@@ -676,8 +685,9 @@ class _DaskPredtron(BaseEstimator):
             values = dask.compute(X, y, *kwargs.values())
             return float(self.model_.score(values[0], values[1], **dict(zip(kwargs, values[2:], strict=True))))
         X, model, _ = self._checked_model(X, "predict")
-        y = _as_dask_array(y, "y", (1, 2))
-        y = y.rechunk({0: X.chunks[0]} if y.ndim == 1 else {0: X.chunks[0], 1: -1})
+        if any(np.isnan(X.chunks[0])):
+            X = X.compute_chunk_sizes()
+        y = _rows_of(X, y, "y", "label", (1, 2))
         parts = [dask.delayed(_part_score)(model, x, t)
                  for x, t in zip(X.to_delayed().ravel(), y.to_delayed().ravel(), strict=True)]
         scores = np.array([p for p in dask.compute(*parts) if p is not None], dtype=np.float64)
