@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -66,6 +67,19 @@ def check_sealed(progress: dict, progress_path: Path, state_file: Path) -> None:
                          "differ: the file was replaced or damaged); start afresh (without resuming) or restore it")
 
 
+def state_pattern(prefix: str) -> str:
+    """The glob pattern of a checkpoint's state files, ``{prefix}-{epoch}.npz`` (a pattern may also
+    match names that are not a state's: :func:`state_files` keeps only those)."""
+    return f"{prefix}-[0-9]*.npz"
+
+
+def state_files(directory: Path, prefix: str) -> list[Path]:
+    """The checkpoint's state files in ``directory``: exactly ``{prefix}-{epoch}.npz``, ``epoch`` a
+    whole number (a file of the user's beside them, ``{prefix}-final.npz`` say, is not one)."""
+    name = re.compile(rf"{re.escape(prefix)}-[0-9]+\.npz")
+    return sorted(p for p in Path(directory).glob(state_pattern(prefix)) if name.fullmatch(p.name))
+
+
 def check_folder(directory, name: str) -> Path:
     """``directory`` as a path, refused (``ValueError`` naming the argument ``name``) when it exists and
     is not a folder (a file given where a checkpoint or cache folder goes is never written over)."""
@@ -75,12 +89,13 @@ def check_folder(directory, name: str) -> Path:
     return directory
 
 
-def check_fresh_folder(directory: Path, progress_file: str, state_patterns: Iterable[str], state_member: str,
+def check_fresh_folder(directory: Path, progress_file: str, state_prefixes: Iterable[str], state_member: str,
                        fmt: str) -> None:
     """Refuse (``ValueError``) to start a checkpoint in ``directory`` when that would replace or remove
     a file that is not this package's: a ``progress_file`` that is not a checkpoint of a format
-    starting with ``fmt``, or a file matching ``state_patterns`` that is not an npz archive holding
-    ``state_member`` (the checkpoint's own files, of an earlier fit, are replaced as before)."""
+    starting with ``fmt``, or a state file's name (:func:`state_files` of ``state_prefixes``) that is
+    not an npz archive holding ``state_member`` (the checkpoint's own files, of an earlier fit, are
+    replaced as before)."""
     directory = Path(directory)
     progress_path = directory / progress_file
     if progress_path.exists():
@@ -91,8 +106,8 @@ def check_fresh_folder(directory: Path, progress_file: str, state_patterns: Iter
         if not (isinstance(progress, dict) and str(progress.get("format", "")).startswith(fmt)):
             raise ValueError(f"{progress_path} exists and is not a predtron checkpoint; it is not replaced: choose "
                              "another checkpoint folder, or remove the file")
-    for pattern in state_patterns:
-        for path in sorted(directory.glob(pattern)):
+    for prefix in state_prefixes:
+        for path in state_files(directory, prefix):
             if not _holds(path, state_member):
                 raise ValueError(f"{path} exists and is not a predtron checkpoint file; it is not replaced: choose "
                                  "another checkpoint folder, or remove the file")

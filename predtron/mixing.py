@@ -42,7 +42,7 @@ import numpy as np
 
 from predtron._estimator import EpochOrders, run_epochs
 from predtron._files import atomic_path
-from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed
+from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed, state_files, state_pattern
 from predtron._state import run_differences
 from predtron._validation import check_choice, check_int, check_random_state
 
@@ -351,7 +351,7 @@ CHECKPOINT_FORMAT = "predtron-mixing-checkpoint/2"  # 2: sealed (predtron._seal)
 _FORMAT_1 = "predtron-mixing-checkpoint/1"
 PROGRESS_FILE = "progress.json"
 #: The files a checkpoint writes (and replaces, or removes when stale) in its folder, as glob patterns.
-CHECKPOINT_FILES = (PROGRESS_FILE, "mixing-*.npz")
+CHECKPOINT_FILES = (PROGRESS_FILE, state_pattern("mixing"))
 
 
 def check_checkpoint_folder(directory) -> None:
@@ -360,7 +360,7 @@ def check_checkpoint_folder(directory) -> None:
     that does not exist yet is fine; a path that is not a folder is refused."""
     directory = check_folder(directory, "checkpoint")
     if directory.is_dir():
-        check_fresh_folder(directory, PROGRESS_FILE, ["mixing-*.npz"], "shard_losses.npy",
+        check_fresh_folder(directory, PROGRESS_FILE, ["mixing"], "shard_losses.npy",
                            "predtron-mixing-checkpoint/")
 
 
@@ -385,7 +385,7 @@ def write_checkpoint(directory, result: MixingResult, *, run: dict, stopping: di
                 "stopping": stopping, "run": run}
     with atomic_path(directory / PROGRESS_FILE) as temporary:
         temporary.write_text(json.dumps(sealed(progress, directory / model)))
-    for stale in directory.glob("mixing-*.npz"):
+    for stale in state_files(directory, "mixing"):  # the other epochs' states, never another file
         if stale.name != model:
             stale.unlink(missing_ok=True)
 

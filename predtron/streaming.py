@@ -29,7 +29,7 @@ import numpy as np
 
 from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
-from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed
+from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed, state_files, state_pattern
 from predtron._state import run_differences
 from predtron._validation import check_bool, check_int, query_offsets
 from predtron.persistence import load, save, saved_as
@@ -52,7 +52,7 @@ def _model_file(epoch: int) -> str:
 
 
 #: The files a checkpoint writes (and replaces, or removes when stale) in its folder, as glob patterns.
-CHECKPOINT_FILES = (PROGRESS_FILE, "model-*.npz")
+CHECKPOINT_FILES = (PROGRESS_FILE, state_pattern("model"))
 
 
 def atomic_save(estimator, path) -> Path:
@@ -73,7 +73,7 @@ def check_checkpoint_folder(directory) -> None:
     that does not exist yet is fine; a path that is not a folder is refused."""
     directory = check_folder(directory, "checkpoint")
     if directory.is_dir():
-        check_fresh_folder(directory, PROGRESS_FILE, ["model-*.npz", "model.npz"], "__header__.npy",
+        check_fresh_folder(directory, PROGRESS_FILE, ["model"], "__header__.npy",
                            "predtron-checkpoint/")
 
 
@@ -82,15 +82,17 @@ def _write_json(path: Path, value: dict) -> None:
         temporary.write_text(json.dumps(value))
 
 
-def _write_checkpoint(directory: Path, estimator, progress: dict) -> None:
+def _write_checkpoint(directory: Path, estimator, progress: dict, legacy: bool = False) -> None:
     """The model of ``progress["epoch"]``, then ``progress.json`` naming it (the commit point), then
-    the removal of every other model file (earlier epochs', or a later one a crash left)."""
+    the removal of every other model file of the checkpoint (earlier epochs', or a later one a crash
+    left: ``model-{epoch}.npz`` only, never another file of the folder; ``legacy``: also the
+    ``model.npz`` of the format-1 checkpoint resumed from)."""
     model = _model_file(progress["epoch"])
     atomic_save(estimator, directory / model)
     _write_json(directory / PROGRESS_FILE, sealed(progress, directory / model))
-    for stale in [*directory.glob("model-*.npz"), directory / "model.npz"]:
-        if stale.name != model:
-            stale.unlink(missing_ok=True)
+    stale = [path for path in state_files(directory, "model") if path.name != model]
+    for path in [*stale, *([directory / "model.npz"] if legacy else [])]:
+        path.unlink(missing_ok=True)
 
 
 def read_checkpoint(directory, run: dict, as_class: type | None = None):
@@ -293,7 +295,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         raise ValueError(f"after_epoch must be a callable after_epoch(epoch) or None; got {type(after_epoch).__name__}")
     run = {} if run is None else run
     stopper = estimator.stopping_rule()
-    done = 0
+    done, legacy = 0, False
     directory = None if checkpoint is None else check_folder(checkpoint, "checkpoint")
     if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)
@@ -308,6 +310,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
             raise ValueError(f"the checkpoint in {directory} was written by another fit (it differs in: {differs}); "
                              "resume with the same data and options, or start afresh")
         estimator.__dict__.update({k: v for k, v in vars(saved).items() if k.endswith("_")})
+        legacy = progress["format"] == _FORMAT_1  # its model.npz is the checkpoint's own: removed when replaced
         done = progress["epoch"]
         estimator.n_iter_ = done
         if stopper is not None and progress.get("stopping") is not None:
@@ -346,7 +349,7 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         if directory is not None:
             _write_checkpoint(directory, estimator, {
                 "format": CHECKPOINT_FORMAT, "epoch": epoch, "stopped": bool(stopped["now"] or epoch == epochs),
-                "stopping": None if stopper is None else stopper.state(), "run": run})
+                "stopping": None if stopper is None else stopper.state(), "run": run}, legacy=legacy)
 
     hooks = (write,) if after_epoch is None else (write, after_epoch)
     run_epochs(one_pass, epochs, first=done + 1, stop=stop, after=hooks)

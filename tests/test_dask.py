@@ -685,3 +685,22 @@ def test_labels_and_query_ids_of_unknown_or_wrong_length_are_aligned_or_refused(
     ranker = DaskPredtronRanker(random_state=0, epochs=1, client=client)
     a = ranker.fit(Xd, yd % 3, qid=da.from_array(qid, chunks=100)[keep]).to_local()
     _assert_same(a, ranker.fit(Xd, yd % 3, qid=da.from_array(qid, chunks=100)).to_local())
+
+
+def test_a_resumed_cluster_checkpoint_never_removes_other_files_of_its_folder(client, tmp_path):
+    """On resume the mixing checkpoint removed every mixing-*.npz of its folder but its new state,
+    unchecked: a user's mixing-final.npz was deleted.  Only its own states, mixing-{epoch}.npz, go."""
+    _, dask_cls, X, y, _ = _cases()[1]
+    Xd, yd = da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200)
+    params = {"random_state": 0, "epochs": 3, "tol": None, "client": client}
+
+    def stop(epoch):
+        if epoch == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        dask_cls(**params).fit(Xd, yd, checkpoint=tmp_path, progress=stop)
+    (tmp_path / "mixing-final.npz").write_text("mine")
+    dask_cls(**params).fit(Xd, yd, checkpoint=tmp_path, resume=True)
+    assert (tmp_path / "mixing-final.npz").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mixing-3.npz", "mixing-final.npz", "progress.json"]

@@ -516,7 +516,7 @@ def test_a_checkpoint_whose_files_were_swapped_or_edited_is_refused(tmp_path, ed
         read_checkpoint(ck, {})
 
 
-@pytest.mark.parametrize("foreign", ["progress.json", "model-3.npz", "model.npz"])
+@pytest.mark.parametrize("foreign", ["progress.json", "model-3.npz"])
 def test_a_new_checkpoint_never_replaces_a_file_that_is_not_a_checkpoint_s(tmp_path, foreign):
     from predtron.streaming import fit_passes, permuted_chunks
 
@@ -740,3 +740,31 @@ def test_fit_passes_checks_its_arguments_before_any_pass():
         with pytest.raises(ValueError, match=match):
             fit_passes(PredtronClassifier(epochs=2), chunks, first={"classes": [-1, 1]}, **keywords)
     assert calls == []
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_a_checkpoint_never_removes_the_users_models_beside_it(tmp_path, resume):
+    """The checkpoint removed every model-*.npz and model.npz of its folder that was not its current
+    state: a user's own models saved there (model.npz, model-final.npz, model-best.npz) were deleted
+    without a word by a fresh fit (they are predtron files, so the folder check let them pass) and,
+    on resume, whatever they held.  Only its own states, model-{epoch}.npz, are removed now."""
+    import predtron
+    from predtron.streaming import fit_passes
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    params = dict(standardize=False, eta=0.5, tol=None, shuffle=False)
+    mine = PredtronClassifier(**params, epochs=1).fit(X, y)
+    names = ["model.npz", "model-final.npz", "model-best.npz", "model-3b.npz"]
+    for name in names:
+        predtron.save(mine, tmp_path / name)
+    (tmp_path / "model-notes.npz").write_text("not an archive")
+    before = {name: (tmp_path / name).read_bytes() for name in [*names, "model-notes.npz"]}
+    if resume:
+        with pytest.raises(KeyboardInterrupt):
+            fit_passes(PredtronClassifier(**params, epochs=3), lambda epoch: [(X, y, {})], first={"classes": [-1, 1]},
+                       checkpoint=tmp_path, after_epoch=lambda epoch: epoch == 1 and _raise(KeyboardInterrupt))
+    fit_passes(PredtronClassifier(**params, epochs=3), lambda epoch: [(X, y, {})], first={"classes": [-1, 1]},
+               checkpoint=tmp_path, resume=resume)
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "model-3.npz", "progress.json"])
