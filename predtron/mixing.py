@@ -44,7 +44,7 @@ from predtron._estimator import EpochOrders, run_epochs
 from predtron._files import atomic_path
 from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed, state_files, state_pattern
 from predtron._state import run_differences
-from predtron._validation import check_choice, check_int, check_random_state
+from predtron._validation import check_choice, check_int, check_random_state, excerpt
 
 __all__ = ["MixingResult", "PassResult", "check_checkpoint_folder", "iterative_parameter_mixing", "local_map",
            "mix_states", "mixing_weights", "read_checkpoint", "shard_orders", "shard_pass", "write_checkpoint"]
@@ -201,6 +201,9 @@ def mixing_weights(losses: Sequence[float], mixing: str) -> np.ndarray:
     """
     check_choice(mixing, "mixing", MIXINGS)
     losses = np.asarray(losses, dtype=np.float64)
+    if losses.ndim != 1 or len(losses) == 0 or not np.all(np.isfinite(losses)) or np.any(losses < 0):
+        raise ValueError(f"losses must be one finite, non-negative loss per shard (at least one shard); got "
+                         f"{excerpt(losses)}")
     total = float(losses.sum())
     if mixing == "uniform" or total <= 0:
         return np.full(len(losses), 1.0 / len(losses))
@@ -294,7 +297,12 @@ def iterative_parameter_mixing(map_shards: Callable[[Callable, Sequence[tuple]],
     """
     check_choice(mixing, "mixing", MIXINGS)
     rounds = check_int(rounds, "rounds", minimum=1)
+    epochs = check_int(epochs, "epochs", minimum=1)
     n_shards = len(shards)
+    if n_shards == 0:
+        raise ValueError("shards must hold at least one shard")
+    if start is not None and len(start.orders) != n_shards:
+        raise ValueError(f"start was made on {len(start.orders)} shards; shards has {n_shards}")
     if start is None:
         orders: list = shard_orders(random_state, n_shards) if shuffle else [None] * n_shards
         state, tracked, losses, weights, done = None, [0.0, 0, 0], [], [], 0

@@ -704,3 +704,27 @@ def test_a_resumed_cluster_checkpoint_never_removes_other_files_of_its_folder(cl
     dask_cls(**params).fit(Xd, yd, checkpoint=tmp_path, resume=True)
     assert (tmp_path / "mixing-final.npz").read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mixing-3.npz", "mixing-final.npz", "progress.json"]
+
+
+def test_the_mixing_loop_and_weights_refuse_what_they_cannot_mix():
+    """iterative_parameter_mixing over no shards and mixing_weights of no losses raised
+    ZeroDivisionError; epochs=0 said "start has already made 0 epochs of 0"; a start of another
+    number of shards failed inside the learner's state; NaN or negative losses gave NaN or uniform
+    weights silently.  Each is refused naming the argument."""
+    from predtron.mixing import iterative_parameter_mixing, local_map
+
+    X, scores = _data(n=40, p=3)
+    y = np.where(scores[:, 0] > 0, 1, -1)
+    prototype = Predtron(Binary(), eta=0.5)
+    shards = [(X[:20], y[:20], {}), (X[20:], y[20:], {})]
+    with pytest.raises(ValueError, match="shards must hold at least one shard"):
+        iterative_parameter_mixing(local_map, prototype, [], 2)
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
+        iterative_parameter_mixing(local_map, prototype, shards, 0)
+    start = iterative_parameter_mixing(local_map, prototype, shards, 1)
+    with pytest.raises(ValueError, match="start was made on 2 shards; shards has 1"):
+        iterative_parameter_mixing(local_map, prototype, shards[:1], 3, start=start)
+    assert iterative_parameter_mixing(local_map, prototype, shards, 3, start=start).n_epochs == 3
+    for losses in ([], [1.0, np.nan], [1.0, -2.0], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="losses must be one finite, non-negative loss per shard"):
+            mixing_weights(losses, "loss")
