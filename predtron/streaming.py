@@ -31,7 +31,7 @@ from predtron._estimator import epoch_order, run_epochs
 from predtron._files import atomic_path
 from predtron._seal import check_folder, check_fresh_folder, check_sealed, sealed, state_files, state_pattern
 from predtron._state import run_differences
-from predtron._validation import check_bool, check_int, query_offsets
+from predtron._validation import check_bool, check_group_sizes, check_int, query_offsets
 from predtron.persistence import load, save, saved_as
 
 __all__ = ["atomic_save", "check_checkpoint_folder", "fit_passes", "permuted_chunks", "read_checkpoint",
@@ -146,9 +146,14 @@ def permuted_chunks(X, y, seed: int, *, group=None) -> Callable[[int], Iterable[
     Epoch ``e`` (from 1) visits the rows (for ranking: the queries, given by ``group`` sizes)
     in :func:`predtron._estimator.epoch_order` ``(seed, e, n)``, the order
     :meth:`predtron.learners.base.OnlineLearner.fit` visits them with ``shuffle=True``;
-    ``seed=None`` keeps the data's order.
+    ``seed=None`` keeps the data's order.  ``y`` must have one label per row of ``X`` and
+    ``group`` sum to its rows (else a shuffled epoch would visit only part of the rows).
     """
-    offsets = None if group is None else np.concatenate([[0], np.cumsum(group)])
+    n_rows = _n_rows(X)
+    if _n_rows(y) != n_rows:
+        raise ValueError(f"y must have one label per row of X ({n_rows} rows); got {_n_rows(y)}")
+    offsets = None if group is None else check_group_sizes(group, n_rows)
+    group = None if group is None else np.diff(offsets)
 
     def chunks(epoch: int):
         if seed is None:

@@ -768,3 +768,19 @@ def test_a_checkpoint_never_removes_the_users_models_beside_it(tmp_path, resume)
                checkpoint=tmp_path, resume=resume)
     assert {name: (tmp_path / name).read_bytes() for name in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "model-3.npz", "progress.json"])
+
+
+def test_permuted_chunks_refuses_labels_or_groups_that_do_not_cover_the_rows():
+    """With a seed, permuted_chunks drew each epoch's order over len(y) rows (or len(group)
+    queries): a y shorter than X, or group sizes summing to fewer rows, fitted silently on the first
+    rows only.  Both are refused when the source is made."""
+    from predtron.streaming import permuted_chunks
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    with pytest.raises(ValueError, match=r"y must have one label per row of X \(60 rows\); got 10"):
+        permuted_chunks(X, y[:10], 0)
+    with pytest.raises(ValueError, match="group sizes sum to 15 but X has 60 rows"):
+        permuted_chunks(X, y, 0, group=np.full(3, 5))
+    (chunk,) = permuted_chunks(X, y, 0, group=[30, 30])(1)
+    assert chunk[0].shape == (60, 3) and sorted(chunk[2]["group"]) == [30, 30]
