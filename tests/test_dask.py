@@ -728,3 +728,22 @@ def test_the_mixing_loop_and_weights_refuse_what_they_cannot_mix():
     for losses in ([], [1.0, np.nan], [1.0, -2.0], [[1.0, 2.0]]):
         with pytest.raises(ValueError, match="losses must be one finite, non-negative loss per shard"):
             mixing_weights(losses, "loss")
+
+
+def test_group_is_checked_by_the_local_rule_and_an_empty_first_partition_is_skipped(client):
+    """The Dask ranker checked group= by rules of its own: an empty group raised IndexError, and an
+    empty first partition was refused as ending "at row 0, inside query 0".  group is now checked
+    by the local estimator's rule (its messages), and an empty first partition is skipped as any
+    other empty partition."""
+    _, dask_cls, X, y, split = _cases()[4]
+    for group, match in (([], "group must be a non-empty 1-D array"), (np.full(39, 10), "group sizes sum to 390"),
+                         ([10, 0, *[10] * 39], r"group\[1\] must be >= 1")):
+        with pytest.raises(ValueError, match=match):
+            dask_cls(client=client, epochs=1).fit(da.from_array(X, chunks=(200, 6)), da.from_array(y, chunks=200),
+                                                  group=group)
+    rows = ((0, 400),)
+    model = dask_cls(client=client, epochs=2, random_state=0).fit(da.from_array(X, chunks=(rows[0], 6)),
+                                                                  da.from_array(y, chunks=rows), **split)
+    serial = PredtronRanker(epochs=2, random_state=0).fit(X, y, **split)
+    assert model.n_shards_ == 1
+    _assert_same(model.to_local(), serial)

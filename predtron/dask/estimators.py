@@ -60,6 +60,7 @@ from predtron._state import State
 from predtron._validation import (
     check_bool,
     check_choice,
+    check_group_sizes,
     check_int,
     check_matrix,
     check_query_keywords,
@@ -211,23 +212,20 @@ def _check_partition_queries(runs: list, rows) -> None:
 
 
 def _split_groups(group, rows) -> list[np.ndarray]:
-    """The group sizes of every partition; a partition boundary inside a query is an error."""
-    group = np.asarray(group)
-    if group.ndim != 1 or group.dtype.kind not in "iuf" or np.any(group < 1) or np.any(group != np.round(group)):
-        raise ValueError(f"group must be positive integers (rows per query); got {excerpt(group)}")
-    group = group.astype(np.int64)
-    ends = np.cumsum(group)
-    if ends[-1] != sum(rows):
-        raise ValueError(f"group must sum to the number of rows of X ({sum(rows)}); got {ends[-1]}")
-    parts, first = [], 0
-    for i, boundary in enumerate(np.cumsum(rows)):
-        stop = int(np.searchsorted(ends, boundary))
-        if ends[stop] != boundary:
-            raise ValueError(f"partition {i + 1} of X ends at row {boundary}, inside query {stop} (rows "
-                             f"{ends[stop] - group[stop]}..{ends[stop] - 1}); a partition must hold whole queries: "
+    """The group sizes of every partition (checked as the local estimator checks ``group``); a
+    partition boundary inside a query is an error."""
+    offsets = check_group_sizes(group, int(sum(rows)))
+    group = np.diff(offsets)
+    parts, first, boundary = [], 0, 0
+    for i, n in enumerate(rows):
+        boundary += int(n)
+        stop = int(np.searchsorted(offsets, boundary))  # the first query starting at or after the boundary
+        if offsets[stop] != boundary:
+            raise ValueError(f"partition {i + 1} of X ends at row {boundary}, inside query {stop - 1} (rows "
+                             f"{offsets[stop - 1]}..{offsets[stop] - 1}); a partition must hold whole queries: "
                              "rechunk X and y at query boundaries")
-        parts.append(group[first:stop + 1])
-        first = stop + 1
+        parts.append(group[first:stop])
+        first = stop
     return parts
 
 
