@@ -81,11 +81,17 @@ def state_files(directory: Path, prefix: str) -> list[Path]:
 
 
 def check_folder(directory, name: str) -> Path:
-    """``directory`` as a path, refused (``ValueError`` naming the argument ``name``) when it exists and
-    is not a folder (a file given where a checkpoint or cache folder goes is never written over)."""
+    """``directory`` as a path, refused (``ValueError`` naming the argument ``name``) when it, or the
+    nearest of its parents that exists, is not a folder (a file given where a checkpoint or cache
+    folder goes is never written over, and a folder is never asked for inside a file)."""
     directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise ValueError(f"{name} must be a folder (it is created if missing); {directory} exists and is not one")
+    for path in (directory, *directory.parents):
+        if path.exists():
+            if not path.is_dir():
+                where = f"{directory} exists and is not one" if path == directory else \
+                    f"{directory} would be inside {path}, which is not a folder"
+                raise ValueError(f"{name} must be a folder (it is created if missing); {where}")
+            break
     return directory
 
 

@@ -552,6 +552,10 @@ def test_a_checkpoint_path_that_is_a_file_is_refused_naming_the_argument(tmp_pat
     for module in (streaming, mixing):
         with pytest.raises(ValueError, match="checkpoint must be a folder"):
             module.check_checkpoint_folder(path)
+    # a folder asked for inside a file: NotADirectoryError from mkdir before
+    with pytest.raises(ValueError, match=r"checkpoint must be a folder .*would be inside .*notes\.txt, which is not"):
+        fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=None, epochs=2), permuted_chunks(X, y, None),
+                   first={"classes": [-1, 1]}, checkpoint=path / "sub", resume=resume)
     assert path.read_text() == "mine"
 
 
