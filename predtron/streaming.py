@@ -295,7 +295,9 @@ def fit_passes(estimator, chunks: Callable[[int], Iterable[tuple]], *, epochs: i
         raise TypeError(f"chunks must be a callable, chunks(epoch) giving the epoch's chunks (X, y, keywords) anew "
                         f"for every epoch (permuted_chunks makes one of in-memory data); got {type(chunks).__name__}")
     epochs = check_int(estimator.epochs if epochs is None else epochs, "epochs", minimum=1)
-    resume, statistics = check_bool(resume, "resume"), check_bool(statistics, "statistics")
+    resume = check_bool(resume, "resume")
+    if not callable(statistics):  # a reader of the whole stream, or whether to read chunks(1) for them
+        statistics = check_bool(statistics, "statistics")
     if after_epoch is not None and not callable(after_epoch):
         raise ValueError(f"after_epoch must be a callable after_epoch(epoch) or None; got {type(after_epoch).__name__}")
     run = {} if run is None else run
