@@ -679,12 +679,15 @@ def check_params(task: str, params: dict) -> None:
 
 
 def _with_flags(text: str) -> str:
-    """An estimator's message with its parameter names replaced by the flags that set them (where a
-    name is the subject of the message: ``eta must ...``, ``eta=...``)."""
+    """An estimator's message with its parameter names replaced by the flags that set them: a name
+    with an underscore (``cost_matrix``, ``reject_label``, ...) wherever it stands as a word, since
+    no English word is one; another name where it is the subject of the message (``eta must ...``,
+    ``eta=...``)."""
     import re
 
     for param, flag in _flag_names().items():
-        text = re.sub(rf"(?<![\w.-]){param}(?=( must| =|=| is | takes))", flag, text)
+        after = "" if "_" in param else r"(?=( must| =|=| is | takes))"
+        text = re.sub(rf"(?<![\w.-]){param}(?![\w-]){after}", flag, text)
     return text
 
 
@@ -787,11 +790,42 @@ def prediction_lines(task: str, predictions) -> list[str]:
     return [str(v) for v in predictions.tolist()]
 
 
+def _write_stdout(text: str) -> None:
+    """Write ``text`` to standard output; a write that fails (a full disk, a device that refuses
+    writes) raises a :class:`CommandError` naming standard output (a reader that went away still
+    raises ``BrokenPipeError``, which :func:`main` handles)."""
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise CommandError(f"standard output could not be written: {exc.strerror or exc}") from None
+
+
+def _flush_stdout() -> None:
+    """Flush standard output, as :func:`_write_stdout` writes: what the command wrote must reach it
+    before the command reports success (a buffered write to a full disk fails only here)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise CommandError(f"standard output could not be written: {exc.strerror or exc}") from None
+
+
+class _Stdout:
+    """Standard output as :func:`_output` hands it out: ``write`` is :func:`_write_stdout`."""
+
+    @staticmethod
+    def write(text: str) -> None:
+        _write_stdout(text)
+
+
 @contextlib.contextmanager
 def _output(output):
     """stdout (``None`` or ``-``), or a file written under a temporary name and renamed when complete."""
     if output is None or output == "-":
-        yield sys.stdout
+        yield _Stdout()
         return
     try:
         with _files.atomic_path(output) as temporary, open(temporary, "w") as handle:
@@ -838,6 +872,31 @@ def _save(model, path: Path, options: ReadOptions, data_path, task: str) -> Path
     return path
 
 
+#: The start of an estimator's message about an input value beyond its limit (it names its argument ``X``).
+_LARGE_VALUE = "X has an entry of magnitude "
+
+
+@contextlib.contextmanager
+def _large_values_located(paths: Sequence, task: str, options: ReadOptions, n_features: int | None = None,
+                          n_labels: int | None = None) -> Iterator[None]:
+    """Name the file, line and feature of a value that an estimator refused as too large (its message
+    names ``X``, the array it saw): the data files ``paths`` are read again to find it
+    (:func:`predtron.cli_data.locate_large_value`)."""
+    try:
+        yield
+    except (ValueError, CommandError) as exc:
+        if not str(exc).startswith(_LARGE_VALUE):
+            raise
+        from predtron.cli_data import locate_large_value
+
+        for path in paths:
+            found = locate_large_value(path, task, options, n_features, n_labels)
+            if found is not None:
+                raise CommandError(found) from None
+        files = " or ".join(str(path) for path in paths)
+        raise CommandError(f"{files} has a feature value of magnitude {str(exc)[len(_LARGE_VALUE):]}") from None
+
+
 # ------------------------------------------------------------------ commands
 def _cluster_files(args) -> bool:
     """Whether ``fit`` was given several files or a glob pattern (a fit on a cluster whose workers
@@ -857,11 +916,25 @@ def _cluster_files(args) -> bool:
     return several
 
 
+def _training_files(paths: Sequence[str]) -> list[str]:
+    """The files of ``TRAIN`` for a cluster (its glob patterns expanded), each checked as one training file
+    is (:func:`predtron.cli_data.check_data_file`: a missing file, or a folder, is named)."""
+    from predtron.dask.cli import expand_paths, is_pattern
+
+    for text in paths:
+        if not is_pattern(text):
+            check_data_file(text)
+    try:
+        return expand_paths(paths)
+    except ValueError as exc:  # (its message names its Python argument, ``paths``)
+        raise CommandError(f"TRAIN: {str(exc).removeprefix('paths: ')}") from None
+
+
 def _fit_files_on_cluster(args, path) -> int:
     """``predtron fit FILE... --workers N``: the workers read their shards (one per file); the command
     holds only the mixed parameters, checkpointed after every epoch with ``--checkpoint``."""
     from predtron.cli_data import check_format
-    from predtron.dask.cli import expand_paths, file_options, fit_files_on_cluster
+    from predtron.dask.cli import file_options, fit_files_on_cluster
 
     refused = [flag for flag, value in (("--classes", args.classes), ("--shards", args.shards),
                                         ("--cache", args.cache and not args.stream)) if value]
@@ -872,7 +945,7 @@ def _fit_files_on_cluster(args, path) -> int:
         raise CommandError("--statistics applies to --stream" if not args.stream else
                            "--statistics first-chunk does not apply to a cluster fit: it scales by the statistics of "
                            "all its files (--statistics file)")
-    files = expand_paths(args.data)
+    files = _training_files(args.data)
     inputs = {f"the data file {f}": f for f in files}
     _check_output(path, "--model", inputs)
     _check_checkpoint(args, path, inputs, cluster=True)
@@ -901,11 +974,12 @@ def _fit_files_on_cluster(args, path) -> int:
         bar = tqdm(total=params.get("epochs") or TASK_TABLE[args.task].core_class().epochs, unit="epoch",
                    desc="mixing", leave=True)
     try:
-        model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
-                                     mixing=args.mixing or "uniform", file_options=reading,
-                                     checkpoint=args.checkpoint, resume=args.resume, stream=args.stream,
-                                     cache=args.cache,
-                                     progress=None if bar is None else (lambda epoch: bar.update(epoch - bar.n)))
+        with _large_values_located(files, args.task, options, args.n_features):
+            model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
+                                         mixing=args.mixing or "uniform", file_options=reading,
+                                         checkpoint=args.checkpoint, resume=args.resume, stream=args.stream,
+                                         cache=args.cache,
+                                         progress=None if bar is None else (lambda epoch: bar.update(epoch - bar.n)))
     except ValueError as exc:
         raise CommandError(_with_flags(str(exc))) from None
     finally:
@@ -914,15 +988,15 @@ def _fit_files_on_cluster(args, path) -> int:
             bar.close()
     _save(model, path, options, files[0], args.task)
     if args.progress is not False:
-        print(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} epochs); "
-              f"saved {path}")
+        _write_stdout(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} "
+                     f"epochs); saved {path}\n")
     return 0
 
 
 
 def run_fit(args) -> int:
     """``predtron fit``: check the outputs, read, fit, save (the model file is replaced only by a complete model)."""
-    from predtron.cli_stream import StreamFit, check_fit_args, checkpointed_fit, stream_fit
+    from predtron.cli_stream import StreamFit, check_fit_args, stream_fit
     from predtron.dask.cli import cluster_requested
 
     path = model_path(args.model)
@@ -947,34 +1021,43 @@ def run_fit(args) -> int:
     check_fit_args(request, params, streaming=args.stream)
     if args.stream:
         check_data_file(data_path)
-        model, counts = stream_fit(request, args.task, params, verbose)
+        with _large_values_located([data_path], args.task, options, args.n_features):
+            model, counts = stream_fit(request, args.task, params, verbose)
         _save(model, path, options, data_path, args.task)
         if args.progress is not False:
-            print(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"], True))
+            _write_stdout(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"],
+                                   True) + "\n")
         return 0
     from predtron.cli_data import read
 
     data = read(data_path, args.task, options, n_features=args.n_features)
     if args.n_features is not None and data.X.shape[1] != args.n_features:
         raise CommandError(f"{args.data} has {data.X.shape[1]} features, not --n-features {args.n_features}")
-    if on_cluster:
-        from predtron.dask.cli import fit_on_cluster
-
-
-        model = fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
-                               scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
-    elif args.checkpoint is not None or args.resume:
-        model = checkpointed_fit(request, args.task, data, params)
-    else:
-        try:
-            model = fit_model(args.task, data, params, verbose)
-        except ValueError as exc:
-            raise CommandError(_with_flags(str(exc))) from None
+    with _large_values_located([data_path], args.task, options, args.n_features):
+        model = _fit_read_data(args, request, data, params, verbose, on_cluster)
     _save(model, path, options, data_path, args.task)
     if args.progress is not False:
         queries = None if data.group is None else len(data.group)
-        print(_summary(path, args.task, model, data.X.shape[0], data.X.shape[1], queries, False))
+        _write_stdout(_summary(path, args.task, model, data.X.shape[0], data.X.shape[1], queries, False) + "\n")
     return 0
+
+
+def _fit_read_data(args, request, data: Dataset, params: dict, verbose: bool, on_cluster: bool):
+    """The model of ``predtron fit`` on the data read in memory: on a cluster (``on_cluster``),
+    checkpointed, or at once."""
+    from predtron.cli_stream import checkpointed_fit
+
+    if on_cluster:
+        from predtron.dask.cli import fit_on_cluster
+
+        return fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
+                              scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
+    if args.checkpoint is not None or args.resume:
+        return checkpointed_fit(request, args.task, data, params)
+    try:
+        return fit_model(args.task, data, params, verbose)
+    except ValueError as exc:
+        raise CommandError(_with_flags(str(exc))) from None
 
 
 def run_predict(args) -> int:
@@ -984,17 +1067,19 @@ def run_predict(args) -> int:
     options = read_options(args)
     data_path = local_path(args.data)
     check_reading(notes, options, task, data_path, model)
+    located = _large_values_located([data_path], task, options, int(model.n_features_in_), _model_arff_labels(model))
     if args.stream:
         from predtron.cli_stream import stream_predictions
 
         check_data_file(data_path)
         verbose = sys.stderr.isatty() and args.output not in (None, "-")
-        with _output(args.output) as out:
+        with located, _output(args.output) as out:
             for predictions in stream_predictions(data_path, options, task, model, verbose):
                 out.write("".join(line + "\n" for line in prediction_lines(task, predictions)))
         return 0
     data = read_for_model(data_path, options, task, model, need_groups=False)
-    lines = prediction_lines(task, model.predict(data.X))
+    with located:
+        lines = prediction_lines(task, model.predict(data.X))
     with _output(args.output) as out:
         out.write("".join(line + "\n" for line in lines))
     return 0
@@ -1031,17 +1116,18 @@ def run_evaluate(args) -> int:
     options = read_options(args)
     data_path = local_path(args.data)
     check_reading(notes, options, task, data_path, model)
+    located = _large_values_located([data_path], task, options, int(model.n_features_in_), _model_arff_labels(model))
     if args.stream:
         from predtron.cli_stream import stream_metrics
 
         check_data_file(data_path)
-        with _scored_labels(data_path):
+        with located, _scored_labels(data_path):
             values = stream_metrics(data_path, options, task, model, args.k)
     else:
         data = read_for_model(data_path, options, task, model)
-        with _scored_labels(data_path):
+        with located, _scored_labels(data_path):
             values = TASK_TABLE[task].metrics(model, data, args.k)
-    sys.stdout.write("".join(line + "\n" for line in metric_lines(values)))
+    _write_stdout("".join(line + "\n" for line in metric_lines(values)))
     return 0
 
 
@@ -1074,12 +1160,30 @@ def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subproce
     _files.discard_pending()
     discard_spools()
     _discard_output_temporaries()
-    _kill_children()
     name = f"{PROG} {_RUNNING[-1]}" if _RUNNING and _RUNNING[-1] else PROG
     terminated = signum == signal.SIGTERM
+    stderr = _silence_stderr()
+    _kill_children()
     with contextlib.suppress(OSError):
-        os.write(2, f"{name}: {'terminated' if terminated else 'interrupted'}\n".encode())
+        os.write(stderr, f"{name}: {'terminated' if terminated else 'interrupted'}\n".encode())
     os._exit(TERMINATED if terminated else INTERRUPTED)
+
+
+def _silence_stderr() -> int:
+    """Point file descriptor 2 at the null device and return a copy of the one it was (2 itself if that
+    fails), for the handler's one line: what the process's other threads write while it ends (a local
+    cluster's threads; multiprocessing's warning and traceback when :func:`_kill_children` has ended
+    its resource tracker) goes nowhere."""
+    try:
+        stderr = os.dup(2)
+    except OSError:
+        return 2
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    except OSError:
+        os.close(stderr)
+        return 2
+    return stderr
 
 
 _RUNNING: list[str] = []
@@ -1154,6 +1258,7 @@ _USER_TERMS: tuple[tuple[str, str], ...] = (
     (r"^y holds labels not in classes_ ", "the training labels hold labels not in --classes "),
     (r"^y must hold ", "the training labels must hold "),
     (r"^classes\[\d+\] is (.*); a class must be", r"--classes holds \1; a class must be"),
+    (r"\b(classes|a class) of y\b", r"\1 of the training labels"),
     (r"^Unknown label type: continuous\..*", "the training labels are continuous values, not classes (classify and "
                                              "ordinal learn from a finite set of labels)"),
 )
@@ -1210,7 +1315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         run: Callable[[argparse.Namespace], int] = args.run
         try:
-            return run(args)
+            status = run(args)
+            _flush_stdout()
+            return status
         except KeyboardInterrupt:
             _files.discard_pending()
             print(f"{PROG} {args.command}: interrupted", file=sys.stderr)

@@ -179,6 +179,7 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"^missing must be a finite real number", "--missing must be a finite number"),
     (r"^missing must be", "--missing must be"),
     (r"^n_labels must", "--labels must"),
+    (r"^n_labels = (\d+) but (.*) names (\d+) labels$", r"--labels \1 but --xml \2 names \3 labels"),
     (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "
                                                  "to read the file in chunks"),
 )
@@ -311,9 +312,10 @@ def _arff_labels(path, options: ReadOptions, n_labels: int | None) -> tuple[int 
     if xml is None:
         from predtron.data.mulan import mulan_xml_names
 
+        beside = ("" if str(path) in _SPOOLS else  # (standard input has no folder to hold one)
+                  f"; found by itself when it sits beside the data as {' or '.join(mulan_xml_names(path))}")
         raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) or "
-                         "--xml FILE (a Mulan file naming them; found by itself when it sits beside the data as "
-                         f"{' or '.join(mulan_xml_names(path))})")
+                         f"--xml FILE (a Mulan file naming them{beside})")
     return None, str(xml)
 
 
@@ -324,7 +326,8 @@ def arff_feature_names(path, options: ReadOptions, n_labels: int | None = None) 
 
     labels, xml = _arff_labels(path, options, n_labels)
     missing = "error" if options.missing is None else options.missing
-    first = next(iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=1), None)
+    with _flags_in_errors():
+        first = next(iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=1), None)
     return None if first is None else list(first.feature_names)
 
 
@@ -457,6 +460,57 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
         raise ValueError(f"{path}: no line gives a feature value, so the number of features is unknown; pass "
                          "--n-features")
     return width, labels, rows
+
+
+def locate_large_value(path, task: str, options: ReadOptions, n_features: int | None = None,
+                       n_labels: int | None = None) -> str | None:
+    """Where the data file ``path`` holds its first feature value beyond the estimators' limit
+    (:data:`predtron._validation.MAX_ABS_INPUT`), as a message: the file, the line (svmlight; the
+    example for ARFF), the feature and the value; ``None`` if no value is beyond it.
+
+    For the message of a command that an estimator refused for such a value (it sees an array,
+    not the file): the file is read again, in chunks, only on that path.
+    """
+    import numpy as np
+
+    from predtron._validation import MAX_ABS_INPUT
+    from predtron.data.opening import where
+
+    fmt = check_format(path, task, options)
+    first_row = 0
+    with _flags_in_errors():
+        for X, names, lines in _located_chunks(path, fmt, options, n_features, n_labels):
+            X = X.tocsr()
+            beyond = np.flatnonzero(np.abs(X.data) > MAX_ABS_INPUT)
+            if beyond.size:
+                at = int(beyond[0])
+                row = int(np.searchsorted(X.indptr, at, side="right")) - 1
+                column = int(X.indices[at])
+                place = where(path, int(lines[row])) if lines is not None else f"{path}, example {first_row + row + 1}"
+                feature = (f"feature {column + (0 if options.zero_based else 1)}" if names is None
+                           else f"feature {names[column]!r}")
+                return (f"{place}: {feature} has the value {X.data[at]:.6g}, beyond {MAX_ABS_INPUT:g} in magnitude "
+                        "(scores are sums of products of the features and would overflow float64): rescale it")
+            first_row += X.shape[0]
+    return None
+
+
+def _located_chunks(path, fmt: str, options: ReadOptions, n_features, n_labels):
+    """``(X, feature_names, lines)`` of the chunks of ``path`` read sparse: an svmlight chunk's line
+    numbers (no names), an ARFF chunk's feature names (no line numbers)."""
+    if fmt == "svmlight":
+        from predtron.data.stream import iter_svmlight
+
+        for chunk in iter_svmlight(path, n_features=n_features, zero_based=options.zero_based,
+                                   chunk_rows=options.chunk_rows):
+            yield chunk.X, None, chunk.lines
+        return
+    from predtron.data.mulan import iter_arff
+
+    labels, xml = _arff_labels(path, options, n_labels)
+    missing = "error" if options.missing is None else options.missing
+    for chunk in iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=options.chunk_rows):
+        yield chunk.X, chunk.feature_names, None
 
 
 def as_labels(y):

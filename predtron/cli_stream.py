@@ -28,8 +28,10 @@ accumulated over the chunks: means over examples, NDCG over queries).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,7 +201,24 @@ def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict)
         first = {"classes": np.unique(data.y)}
     chunks = permuted_chunks(data.X, data.y, seed, group=data.group)
     run = _run_description(request, task, params, {"--stream": False})
-    return fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run)
+    with _classes_named(False, request.data):
+        return fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume,
+                          run=run)
+
+
+@contextlib.contextmanager
+def _classes_named(given: bool, path) -> Iterator[None]:
+    """Name the classes of a fit in its driver's messages (``classes must hold at least 2 ...``, the
+    estimator's ``partial_fit`` argument): ``--classes`` when the user gave them (``given``), else
+    the labels of the training file ``path``, where the command found them."""
+    try:
+        yield
+    except ValueError as exc:
+        text = str(exc)
+        if isinstance(exc, DataError) or not text.startswith("classes "):
+            raise
+        subject = "--classes" if given else f"the labels of {path}"
+        raise DataError(subject + text[len("classes"):]) from None
 
 
 class Progress:
@@ -371,8 +390,9 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
                 "--stream": True, "--chunk-rows": options.chunk_rows, "features": int(n_features),
                 "--classes": None if classes is None else np.asarray(classes).tolist(),
                 **({"--statistics": "file"} if whole else {})})  # absent: as checkpoints written before it
-        fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume, run=run,
-                   statistics=statistics_read if whole else False)
+        with _classes_named(request.classes is not None, path):
+            fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume,
+                       run=run, statistics=statistics_read if whole else False)
     except BaseException:
         progress.close(complete=False)
         raise

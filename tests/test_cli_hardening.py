@@ -1,0 +1,244 @@
+"""The command line as a demanding user types it: the faults an adversarial run of the commands found.
+
+Each test runs :func:`predtron.cli.main` in-process on small files it writes (the function the
+``predtron`` script calls) and checks the one-line message, its exit status and what is left on
+disk.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from predtron.cli import main
+
+
+def call(capsys, *args) -> tuple[int, str, str]:
+    """``(status, stdout, stderr)`` of :func:`predtron.cli.main` on ``args``."""
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_one_line_error(status: int, out: str, err: str, *needles: str, absent: tuple[str, ...] = ()) -> None:
+    assert status == 1, (status, err)
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, f"not one line: {err!r}"
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, f"{needle!r} not in {err!r}"
+    for word in absent:
+        assert word not in err, f"{word!r} in {err!r}"
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def two_classes(tmp_path: Path, name: str = "train.svm") -> Path:
+    return write(tmp_path / name, "".join(f"{1 if i % 2 else -1} 1:{i % 3 - 1} 2:{(i % 5) / 4}\n"
+                                          for i in range(20)))
+
+
+def three_classes(tmp_path: Path, name: str = "train.svm") -> Path:
+    return write(tmp_path / name, "".join(f"{i % 3 + 1} 1:{i % 3} 2:{(i % 5) / 4} 3:{(i % 7) / 6}\n"
+                                          for i in range(30)))
+
+
+# ------------------------------------------------------------------ messages name flags and files
+@pytest.mark.parametrize("task, unit", [("classify", "classes"), ("ordinal", "levels")])
+@pytest.mark.parametrize("how", [["--stream"], ["--checkpoint", "ckpt"]])
+def test_one_class_names_the_training_labels(tmp_path, capsys, task, unit, how):
+    """A streamed (or checkpointed) fit of a file with one label said ``classes must hold at least 2``,
+    the estimator's ``partial_fit`` argument, which the user never gave."""
+    data = write(tmp_path / "one.svm", "1 1:0.5\n1 1:0.25\n")
+    how = [str(tmp_path / h) if h == "ckpt" else h for h in how]
+    status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *how)
+    assert_one_line_error(status, out, err, f"the labels of {data} must hold at least 2 {unit}",
+                          absent=("error: classes",))
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_one_class_given_names_the_classes_flag(tmp_path, capsys):
+    data = two_classes(tmp_path)
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", "--stream",
+                            "--classes", "1")
+    assert_one_line_error(status, out, err, "--classes must hold at least 2 classes", absent=("error: classes",))
+
+
+def test_cost_matrix_messages_name_the_flag_and_the_labels(tmp_path, capsys):
+    """Messages that named ``cost_matrix`` (not as their subject) and "the classes of y"."""
+    data = three_classes(tmp_path)
+    no_zero = write(tmp_path / "costs.txt", "1 1 2\n1 0 1\n4 1 0\n")
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--cost-matrix", no_zero)
+    assert_one_line_error(status, out, err, "every column of --cost-matrix needs a zero", absent=("cost_matrix",))
+    small = write(tmp_path / "small.txt", "0 1\n1 0\n")
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--cost-matrix", small)
+    assert_one_line_error(status, out, err, "for the 3 classes of the training labels", absent=(" of y",))
+
+
+def test_default_reject_label_that_is_a_class(tmp_path, capsys):
+    """``-1`` (the default --reject-label) is a class of a -1/+1 file: the message said "a class of y"."""
+    data = two_classes(tmp_path)
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--reject-cost", "0.3")
+    assert_one_line_error(status, out, err, "--reject-label must differ from every class",
+                          "is a class of the training labels", absent=(" of y",))
+
+
+def test_cluster_files_missing_or_unmatched(tmp_path, capsys):
+    """Several training files with one missing, or a pattern matching nothing: the message named the
+    Python argument ``paths`` (and a folder was "not a file"); now as for one training file."""
+    data = two_classes(tmp_path)
+    model = tmp_path / "m.npz"
+    status, out, err = call(capsys, "fit", data, tmp_path / "missing.svm", "--task", "classify", "--model", model,
+                            "--workers", "2")
+    assert_one_line_error(status, out, err, f"data file not found: {tmp_path / 'missing.svm'}", absent=("paths",))
+    status, out, err = call(capsys, "fit", data, tmp_path, "--task", "classify", "--model", model, "--workers", "2")
+    assert_one_line_error(status, out, err, f"data path is not a regular file: {tmp_path}", absent=("paths",))
+    status, out, err = call(capsys, "fit", tmp_path / "none*.svm", "--task", "classify", "--model", model,
+                            "--workers", "2")
+    assert_one_line_error(status, out, err, "TRAIN: the pattern", "matches no file", absent=("paths",))
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_arff_from_standard_input_without_labels(tmp_path, capsys, monkeypatch, stream):
+    """An ARFF file on standard input without --labels: the message named the temporary copy of
+    standard input (``predtron-stdin-....xml``) as where a Mulan XML file would be found."""
+    text = b"@relation t\n@attribute a numeric\n@attribute L {0,1}\n@data\n1,0\n2,1\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    status, out, err = call(capsys, "fit", "-", "--task", "multilabel", "--model", tmp_path / "m.npz", *stream)
+    assert_one_line_error(status, out, err, "standard input is an ARFF file: give --labels N",
+                          absent=("predtron-stdin", ".xml"))
+
+
+# ------------------------------------------------------------------ a value beyond the estimators' limit
+def _large(tmp_path: Path) -> Path:
+    return write(tmp_path / "large.svm", "# a comment\n1 1:0.5 2:1\n\n-1 1:-0.5 3:-2e200\n1 2:3\n")
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_large_value_named_with_its_line_at_fit(tmp_path, capsys, stream):
+    """A value beyond 1e100 was refused as "X has an entry of magnitude ...", naming the estimator's
+    argument: the message now names the file, the line and the feature."""
+    status, out, err = call(capsys, "fit", _large(tmp_path), "--task", "classify", "--model", tmp_path / "m.npz",
+                            *stream)
+    assert_one_line_error(status, out, err, "large.svm, line 4: feature 3 has the value -2e+200",
+                          absent=("X has",))
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_large_value_named_with_its_line_at_predict(tmp_path, capsys, command, stream):
+    model = tmp_path / "m.npz"
+    assert call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model", model, "--quiet")[0] == 0
+    status, out, err = call(capsys, command, _large(tmp_path), "--model", model, *stream)
+    assert_one_line_error(status, out, err, "large.svm, line 4: feature 3 has the value -2e+200",
+                          absent=("X has",))
+
+
+def test_large_value_in_an_arff_file_named_with_its_example(tmp_path, capsys):
+    data = write(tmp_path / "large.arff", "@relation t\n@attribute a numeric\n@attribute b numeric\n"
+                                          "@attribute L {0,1}\n@data\n1,2,0\n\n3,1e150,1\n")
+    status, out, err = call(capsys, "fit", data, "--task", "multilabel", "--labels", "1", "--model",
+                            tmp_path / "m.npz")
+    assert_one_line_error(status, out, err, "large.arff, example 2: feature 'b' has the value 1e+150",
+                          absent=("X has",))
+
+
+# ------------------------------------------------------------------ standard output that refuses writes
+class _FullStdout(io.StringIO):
+    """Standard output on a full disk: a write (``buffered=False``) or only the flush (``buffered=True``,
+    as Python's block-buffered stdout on a file) fails with ENOSPC."""
+
+    def __init__(self, buffered: bool):
+        super().__init__()
+        self.buffered = buffered
+
+    def write(self, text):
+        if not self.buffered:
+            raise OSError(28, "No space left on device")
+        return len(text)
+
+    def flush(self):
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("command", [["evaluate"], ["predict"], ["predict", "--stream"]])
+def test_standard_output_on_a_full_disk(tmp_path, capsys, monkeypatch, buffered, command):
+    """``predtron evaluate ... > /dev/full``: with Python's buffered stdout the command ended with
+    status 0 and no output (the flush at exit ignored the failure); unbuffered, the message was
+    "[Errno 28] No space left on device", naming nothing."""
+    data, model = three_classes(tmp_path), tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet")[0] == 0
+    monkeypatch.setattr("sys.stdout", _FullStdout(buffered))
+    status = main([command[0], str(data), "--model", str(model), *command[1:]])
+    err = capsys.readouterr().err
+    assert status == 1, err
+    assert err == f"predtron {command[0]}: error: standard output could not be written: No space left on device\n"
+
+
+# ------------------------------------------------------------------ Ctrl-C: one line, whatever else is dying
+_NOISY_END = """
+import os, signal, sys, time
+from predtron import cli
+
+def dying_children():  # what multiprocessing printed while a local cluster's processes were ended
+    sys.stderr.write("predtron fit: warning: resource_tracker: process died unexpectedly, relaunching\\n")
+    sys.stderr.write("Traceback (most recent call last):\\n")
+    sys.stderr.flush()
+
+cli._kill_children = dying_children
+with cli._interrupt_handler("fit"):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(30)
+"""
+
+
+def test_ctrl_c_line_is_the_only_output_while_children_end(tmp_path):
+    """Ctrl-C during ``fit --workers N``: the handler ends the local cluster's processes, and the
+    command's other threads could print multiprocessing's warning and a traceback about its resource
+    tracker after them, beside the one line (seen in ``test_cli_process``'s Ctrl-C test, now and
+    then): the handler now silences standard error before it ends the children, then writes its line."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _NOISY_END], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "predtron fit: interrupted\n"
+
+
+# ------------------------------------------------------------------ ARFF: --labels against --xml
+def _arff_with_xml(tmp_path: Path) -> tuple[Path, Path]:
+    data = write(tmp_path / "d.arff", "@relation t\n@attribute a numeric\n@attribute b numeric\n@attribute L1 {0,1}\n"
+                                      "@attribute L2 {0,1}\n@data\n1,2,0,1\n2,1,1,0\n0,1,1,1\n")
+    xml = write(tmp_path / "labels.xml", '<?xml version="1.0" encoding="utf-8"?>\n'
+                                         '<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+                                         '<label name="L1"></label>\n<label name="L2"></label>\n</labels>\n')
+    return data, xml
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_labels_that_contradict_the_xml_file(tmp_path, capsys, stream):
+    """``--labels 1 --xml FILE`` naming 2 labels: the message named the loader's ``n_labels``, and at
+    predict (the model's notes read the file's header first) it was not translated at all."""
+    data, xml = _arff_with_xml(tmp_path)
+    model = tmp_path / "m.npz"
+    status, out, err = call(capsys, "fit", data, "--task", "multilabel", "--xml", xml, "--labels", "1", "--model",
+                            model, *stream)
+    assert_one_line_error(status, out, err, f"--labels 1 but --xml {xml} names 2 labels", absent=("n_labels",))
+    assert call(capsys, "fit", data, "--task", "multilabel", "--xml", xml, "--model", model, "--quiet")[0] == 0
+    for command in ("predict", "evaluate"):
+        status, out, err = call(capsys, command, data, "--xml", xml, "--labels", "1", "--model", model, *stream)
+        assert_one_line_error(status, out, err, f"--labels 1 but --xml {xml} names 2 labels", absent=("n_labels",))
