@@ -242,3 +242,17 @@ def test_labels_that_contradict_the_xml_file(tmp_path, capsys, stream):
     for command in ("predict", "evaluate"):
         status, out, err = call(capsys, command, data, "--xml", xml, "--labels", "1", "--model", model, *stream)
         assert_one_line_error(status, out, err, f"--labels 1 but --xml {xml} names 2 labels", absent=("n_labels",))
+
+
+# ------------------------------------------------------------------ --scheduler that reaches nothing
+@pytest.mark.parametrize("several", [False, True])
+def test_scheduler_address_that_reaches_nothing(tmp_path, capsys, several):
+    """``--scheduler notanaddress``: the message was distributed's ("missing port number in address
+    ..."), naming neither the flag nor what failed."""
+    pytest.importorskip("distributed")
+    data = two_classes(tmp_path)
+    files = [data, two_classes(tmp_path, "more.svm")] if several else [data]
+    status, out, err = call(capsys, "fit", *files, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--scheduler", "notanaddress")
+    assert_one_line_error(status, out, err, "--scheduler notanaddress: no Dask scheduler reached there")
+    assert not (tmp_path / "m.npz").exists()

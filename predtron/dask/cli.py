@@ -164,7 +164,12 @@ def cluster_client(workers: int | None = None, scheduler: str | None = None):
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if scheduler is not None:
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler)
+        except (OSError, ValueError) as exc:  # (a timeout is an OSError; a malformed address a ValueError)
+            raise ValueError(f"--scheduler {scheduler}: no Dask scheduler reached there "
+                             f"({' '.join(str(exc).split()) or type(exc).__name__})") from None
+        with client:
             yield client
         return
     with _workers_leave_ctrl_c_to_the_command(), \
