@@ -541,15 +541,21 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
     """An output refused before any work: it must be writable (its folder exists, a file can be
     created there, a file is not a folder and a folder not a file; ``folder``: the output is a
     directory, created if missing) and none of ``inputs`` (which may hold the command's other
-    ``outputs``, named so in the message)."""
+    ``outputs``: a collision with one of them is named as two outputs, not as an input destroyed)."""
     outputs = outputs or {}
     if path is None or str(path) == "-":
         return
     try:
         _files.check_writable(path, flag, folder=folder)
-        _files.refuse_same_file(path, flag, inputs)
+        _files.refuse_same_file(path, flag, {name: source for name, source in inputs.items() if name not in outputs})
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    for name, other in outputs.items():  # another output of the command, not an input
+        try:
+            _files.refuse_same_file(path, flag, {name: other})
+        except ValueError:
+            raise CommandError(f"{flag} {path} is also {name} {other}: one output would write over the other; "
+                               f"choose another path for {flag}") from None
     if flag == "--checkpoint":  # the files the checkpoint writers put in the folder (local and cluster fits)
         import fnmatch
 
@@ -949,7 +955,7 @@ def _fit_files_on_cluster(args, path) -> int:
     inputs = {f"the data file {f}": f for f in files}
     _check_output(path, "--model", inputs)
     _check_checkpoint(args, path, inputs, cluster=True)
-    _check_output(args.cache, "--cache", {**inputs, "--model": path}, folder=True)
+    _check_output(args.cache, "--cache", {**inputs, "--model": path}, folder=True, outputs={"--model": path})
     _watch_temporaries(args.checkpoint, folder=True)
     _watch_temporaries(args.cache, folder=True)
     params = estimator_params(args.task, args)
@@ -1005,7 +1011,7 @@ def run_fit(args) -> int:
     args.data = args.data[0]
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
-    _check_output(args.cache, "--cache", {**inputs, "--model": path})
+    _check_output(args.cache, "--cache", {**inputs, "--model": path}, outputs={"--model": path})
     _check_checkpoint(args, path, inputs, cluster=False)
     _watch_temporaries(args.cache)
     _watch_temporaries(args.checkpoint, folder=True)

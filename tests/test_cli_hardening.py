@@ -256,3 +256,14 @@ def test_scheduler_address_that_reaches_nothing(tmp_path, capsys, several):
                             "--scheduler", "notanaddress")
     assert_one_line_error(status, out, err, "--scheduler notanaddress: no Dask scheduler reached there")
     assert not (tmp_path / "m.npz").exists()
+
+
+# ------------------------------------------------------------------ two outputs on one path
+def test_cache_on_the_model_path_is_named_as_two_outputs(tmp_path, capsys):
+    """``fit --stream --cache m.npz --model m.npz``: the message called the model "the input --model",
+    though the fit writes it (and no model existed to destroy)."""
+    data, model = two_classes(tmp_path), tmp_path / "m.npz"
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", model, "--stream", "--cache", model)
+    assert_one_line_error(status, out, err, f"--cache {model} is also --model {model}: one output would write over "
+                                            "the other", absent=("the input",))
+    assert not model.exists()
