@@ -772,14 +772,27 @@ def read_for_model(path, options: ReadOptions, task: str, model, need_groups: bo
     from predtron.cli_data import read
 
     n_features = int(model.n_features_in_)
-    try:
+    with _width_named(n_features, model=True):
         return read(path, task, options, n_features=n_features, n_labels=_model_arff_labels(model),
                     need_groups=need_groups)
-    except ValueError as exc:
-        if f"n_features = {n_features}" in str(exc) or "--n-features N" in str(exc):
-            raise CommandError(f"{exc} (the model was fitted on {n_features} features; pass --n-features to "
-                               "'predtron fit' when the test file has more)") from None
-        raise
+
+
+@contextlib.contextmanager
+def _width_named(n_features: int | None, *, model: bool = False) -> Iterator[None]:
+    """Name the number of features a reader was given, which its messages call ``n_features = N``:
+    ``--n-features N`` at fit; the model's, and the way to a wider model, at predict and evaluate
+    (``model``), in memory and with --stream alike."""
+    try:
+        yield
+    except (ValueError, CommandError) as exc:
+        text, given = str(exc), f"n_features = {n_features}"
+        if n_features is None or given not in text:
+            raise
+        if not model:
+            raise CommandError(text.replace(given, f"--n-features {n_features}")) from None
+        width = f"the model's {n_features} features"
+        raise CommandError(f"{text.replace(given, width)} (the model was fitted on {n_features} features; pass "
+                           "--n-features to 'predtron fit' when the test file has more)") from None
 
 
 # ------------------------------------------------------------------ output
@@ -980,7 +993,7 @@ def _fit_files_on_cluster(args, path) -> int:
         bar = tqdm(total=params.get("epochs") or TASK_TABLE[args.task].core_class().epochs, unit="epoch",
                    desc="mixing", leave=True)
     try:
-        with _large_values_located(files, args.task, options, args.n_features):
+        with _width_named(args.n_features), _large_values_located(files, args.task, options, args.n_features):
             model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
                                          mixing=args.mixing or "uniform", file_options=reading,
                                          checkpoint=args.checkpoint, resume=args.resume, stream=args.stream,
@@ -1027,19 +1040,22 @@ def run_fit(args) -> int:
     check_fit_args(request, params, streaming=args.stream)
     if args.stream:
         check_data_file(data_path)
-        with _large_values_located([data_path], args.task, options, args.n_features):
+        with _width_named(args.n_features), _large_values_located([data_path], args.task, options, args.n_features):
             model, counts = stream_fit(request, args.task, params, verbose)
         _save(model, path, options, data_path, args.task)
         if args.progress is not False:
             _write_stdout(_summary(path, args.task, model, counts["rows"], counts["features"], counts["queries"],
                                    True) + "\n")
         return 0
-    from predtron.cli_data import read
+    from predtron.cli_data import check_format, read
 
-    data = read(data_path, args.task, options, n_features=args.n_features)
+    # (an ARFF file's width is its header's: --n-features is checked against it below, as a flag)
+    sized = args.n_features if check_format(data_path, args.task, options) == "svmlight" else None
+    with _width_named(args.n_features):
+        data = read(data_path, args.task, options, n_features=sized)
     if args.n_features is not None and data.X.shape[1] != args.n_features:
         raise CommandError(f"{args.data} has {data.X.shape[1]} features, not --n-features {args.n_features}")
-    with _large_values_located([data_path], args.task, options, args.n_features):
+    with _width_named(args.n_features), _large_values_located([data_path], args.task, options, args.n_features):
         model = _fit_read_data(args, request, data, params, verbose, on_cluster)
     _save(model, path, options, data_path, args.task)
     if args.progress is not False:
@@ -1079,7 +1095,7 @@ def run_predict(args) -> int:
 
         check_data_file(data_path)
         verbose = sys.stderr.isatty() and args.output not in (None, "-")
-        with located, _output(args.output) as out:
+        with _width_named(int(model.n_features_in_), model=True), located, _output(args.output) as out:
             for predictions in stream_predictions(data_path, options, task, model, verbose):
                 out.write("".join(line + "\n" for line in prediction_lines(task, predictions)))
         return 0
@@ -1127,7 +1143,7 @@ def run_evaluate(args) -> int:
         from predtron.cli_stream import stream_metrics
 
         check_data_file(data_path)
-        with located, _scored_labels(data_path):
+        with _width_named(int(model.n_features_in_), model=True), located, _scored_labels(data_path):
             values = stream_metrics(data_path, options, task, model, args.k)
     else:
         data = read_for_model(data_path, options, task, model)

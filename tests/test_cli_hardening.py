@@ -267,3 +267,38 @@ def test_cache_on_the_model_path_is_named_as_two_outputs(tmp_path, capsys):
     assert_one_line_error(status, out, err, f"--cache {model} is also --model {model}: one output would write over "
                                             "the other", absent=("the input",))
     assert not model.exists()
+
+
+# ------------------------------------------------------------------ the number of features, named as given
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_an_index_beyond_n_features_names_the_flag(tmp_path, capsys, stream):
+    """``fit --n-features 2`` on a file with index 3: "feature index 3 is beyond n_features = 2" named
+    the reader's argument."""
+    data = three_classes(tmp_path)
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--n-features", "2", *stream)
+    assert_one_line_error(status, out, err, "line 1: feature index 3 is beyond --n-features 2",
+                          absent=("n_features",))
+
+
+def test_an_arff_file_of_another_width_than_n_features(tmp_path, capsys):
+    """An ARFF file of 2 features with ``--n-features 3`` read whole: "has 2 features, but 3 are expected
+    (the training data's)", though the 3 came from the flag (streamed: "not --n-features 3")."""
+    data, _ = _arff_with_xml(tmp_path)
+    status, out, err = call(capsys, "fit", data, "--task", "multilabel", "--labels", "2", "--model",
+                            tmp_path / "m.npz", "--n-features", "3")
+    assert_one_line_error(status, out, err, f"{data} has 2 features, not --n-features 3",
+                          absent=("training data's",))
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_test_index_beyond_the_model_names_the_model(tmp_path, capsys, command, stream):
+    """A test file wider than the model: in memory the message named ``n_features = 3`` (with the way
+    on), streamed it named ``n_features = 3`` only."""
+    model = tmp_path / "m.npz"
+    assert call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model", model, "--quiet")[0] == 0
+    test = write(tmp_path / "test.svm", "1 1:1 2:1\n2 1:1 4:1\n")
+    status, out, err = call(capsys, command, test, "--model", model, *stream)
+    assert_one_line_error(status, out, err, "test.svm, line 2: feature index 4 is beyond the model's 3 features",
+                          "pass --n-features to 'predtron fit'", absent=("n_features",))
