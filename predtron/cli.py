@@ -613,10 +613,43 @@ def estimator_params(task: str, args) -> dict:
         if option.param in given and option.param not in accepted:
             raise CommandError(f"{option.flag} does not apply to --task {task} (it applies to "
                                f"{', '.join(tasks_with(option.param))})")
+    _refuse_unused(task, given, accepted)
     given.setdefault("random_state", DEFAULT_SEED)
     if "cost_matrix" in given:
         given["cost_matrix"] = read_cost_matrix(given["cost_matrix"])
     return given
+
+
+class _UsedWith(NamedTuple):
+    """An option that the estimator of ``tasks`` uses only when ``needs`` is one of ``values``
+    (``None``: when ``needs`` is given at all), said ``said`` in the message."""
+
+    param: str
+    tasks: tuple[str, ...]
+    needs: str
+    values: tuple | None
+    said: str
+
+
+#: The options that another option's value decides whether the estimator reads (a contradiction
+#: on the command line, refused rather than silently ignored).
+_USED_ONLY_WITH = (
+    _UsedWith("beta", ("multilabel",), "loss", ("fbeta",), "--loss fbeta"),
+    _UsedWith("k", ("multilabel",), "loss", ("precision@k", "recall@k"), "--loss precision@k or recall@k"),
+    _UsedWith("reject_label", ("classify",), "reject_cost", None, "--reject-cost"),
+)
+
+
+def _refuse_unused(task: str, given: dict, defaults: dict) -> None:
+    """Refuse an option of :data:`_USED_ONLY_WITH` given without what makes the estimator use it."""
+    flags = {option.param: option.flag for option in estimator_options()}
+    for rule in _USED_ONLY_WITH:
+        if task not in rule.tasks or rule.param not in given:
+            continue
+        value = given.get(rule.needs, defaults[rule.needs])
+        if (value is None) if rule.values is None else (value not in rule.values):
+            raise CommandError(f"{flags[rule.param]} applies only with {rule.said} (the {task} model would not "
+                               "use it)")
 
 
 def read_cost_matrix(path) -> np.ndarray:
@@ -1281,6 +1314,8 @@ _USER_TERMS: tuple[tuple[str, str], ...] = (
     (r"^y must hold ", "the training labels must hold "),
     (r"^classes\[\d+\] is (.*); a class must be", r"--classes holds \1; a class must be"),
     (r"\b(classes|a class) of y\b", r"\1 of the training labels"),
+    (r"--loss='([^']*)' needs k, ", r"--loss \1 needs --k K, "),
+    (r"--k must be at most n_labels=(\d+); got --k=(\d+)", r"--k must be at most \1, the number of labels; got \2"),
     (r"^Unknown label type: continuous\..*", "the training labels are continuous values, not classes (classify and "
                                              "ordinal learn from a finite set of labels)"),
 )

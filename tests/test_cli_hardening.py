@@ -302,3 +302,35 @@ def test_a_test_index_beyond_the_model_names_the_model(tmp_path, capsys, command
     status, out, err = call(capsys, command, test, "--model", model, *stream)
     assert_one_line_error(status, out, err, "test.svm, line 2: feature index 4 is beyond the model's 3 features",
                           "pass --n-features to 'predtron fit'", absent=("n_features",))
+
+
+# ------------------------------------------------------------------ options the model would not use
+@pytest.mark.parametrize(("task", "flags", "expected"), [
+    ("multilabel", ["--beta", "2"], "--beta applies only with --loss fbeta"),
+    ("multilabel", ["--loss", "f1", "--beta", "2"], "--beta applies only with --loss fbeta"),
+    ("multilabel", ["--k", "1"], "--k applies only with --loss precision@k or recall@k"),
+    ("classify", ["--reject-label", "9"], "--reject-label applies only with --reject-cost"),
+], ids=["beta", "beta f1", "k", "reject label"])
+def test_an_option_the_model_would_not_use_is_refused(tmp_path, capsys, task, flags, expected):
+    """``--beta 2`` without ``--loss fbeta`` (or ``--k`` with a multilabel loss that has no k,
+    ``--reject-label`` without ``--reject-cost``) was accepted and silently ignored."""
+    data = _arff_with_xml(tmp_path)[0] if task == "multilabel" else three_classes(tmp_path)
+    extra = ["--labels", "2"] if task == "multilabel" else []
+    status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *extra, *flags)
+    assert_one_line_error(status, out, err, expected)
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize(("flags", "ok"), [(["--loss", "fbeta", "--beta", "2"], True),
+                                           (["--loss", "recall@k", "--k", "1"], True),
+                                           (["--loss", "precision@k"], "--loss precision@k needs --k K, the number"),
+                                           (["--loss", "precision@k", "--k", "3"],
+                                            "--k must be at most 2, the number of labels; got 3")])
+def test_multilabel_k_and_beta_with_their_losses(tmp_path, capsys, flags, ok):
+    """The k of precision@k: its messages named ``k`` and ``n_labels=2`` (``--loss='precision@k'``)."""
+    status, out, err = call(capsys, "fit", _arff_with_xml(tmp_path)[0], "--task", "multilabel", "--labels", "2",
+                            "--model", tmp_path / "m.npz", "--quiet", *flags)
+    if ok is True:
+        assert (status, err) == (0, "")
+    else:
+        assert_one_line_error(status, out, err, ok, absent=("n_labels", "='"))
