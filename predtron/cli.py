@@ -531,6 +531,9 @@ def read_options(args) -> ReadOptions:
 def model_path(text) -> Path:
     """The model file named by ``--model``, by every command: ``.npz`` is appended to a name without a
     suffix (``m`` is ``m.npz``); a name with one is used as it is."""
+    if str(text) == "-":
+        raise CommandError("--model -: a model is a file (an .npz archive), never standard input or output; give "
+                           "a file name")
     path = Path(text)
     if path.name in ("", ".", ".."):
         raise CommandError(f"--model {text} is a folder; give a file name (such as {Path(text) / 'model.npz'})")
@@ -543,8 +546,13 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
     directory, created if missing) and none of ``inputs`` (which may hold the command's other
     ``outputs``: a collision with one of them is named as two outputs, not as an input destroyed)."""
     outputs = outputs or {}
-    if path is None or str(path) == "-":
+    if path is None:
         return
+    if str(path) == "-":
+        if flag == "--output":  # standard output
+            return
+        raise CommandError(f"{flag} -: standard output cannot hold a {flag[2:]}; give a "
+                           f"{'folder' if folder else 'file'} name")
     try:
         _files.check_writable(path, flag, folder=folder)
         _files.refuse_same_file(path, flag, {name: source for name, source in inputs.items() if name not in outputs})

@@ -334,3 +334,24 @@ def test_multilabel_k_and_beta_with_their_losses(tmp_path, capsys, flags, ok):
         assert (status, err) == (0, "")
     else:
         assert_one_line_error(status, out, err, ok, absent=("n_labels", "='"))
+
+
+# ------------------------------------------------------------------ '-' where a file or folder is written
+@pytest.mark.parametrize(("flags", "expected"), [
+    (["--model", "-"], "--model -: a model is a file"),
+    (["--model", "m.npz", "--stream", "--cache", "-"], "--cache -: standard output cannot hold a cache"),
+    (["--model", "m.npz", "--checkpoint", "-"], "--checkpoint -: standard output cannot hold a checkpoint"),
+], ids=["model", "cache", "checkpoint"])
+def test_dash_is_refused_where_a_file_is_written(tmp_path, capsys, monkeypatch, flags, expected):
+    """``-`` means standard input for a data file and standard output for ``--output``; as ``--model``
+    it wrote a file named ``-.npz``, as ``--cache`` a file named ``-`` (and a later ``--checkpoint -``
+    then failed with "[Errno 17] File exists: '-'")."""
+    monkeypatch.chdir(tmp_path)
+    status, out, err = call(capsys, "fit", three_classes(tmp_path), "--task", "classify", *flags)
+    assert_one_line_error(status, out, err, expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.svm"]
+
+
+def test_dash_model_at_predict(tmp_path, capsys):
+    status, out, err = call(capsys, "predict", three_classes(tmp_path), "--model", "-")
+    assert_one_line_error(status, out, err, "--model -: a model is a file", absent=("-.npz",))
