@@ -419,7 +419,7 @@ def stream_chunks(path, task: str, options: ReadOptions, n_features: int | None 
         yield from READERS[fmt].chunks(path, task, options, n_features, n_labels, need_groups, cache, on_progress)
 
 
-def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=None):
+def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=None, n_features: int | None = None):
     """What a streamed fit must know before its first chunk: ``(n_features, labels, n_rows)``;
     ``labels`` are the sorted distinct labels for the tasks whose streamed fit needs its classes
     (else ``None``).
@@ -428,7 +428,10 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
     svmlight/LETOR file is not parsed: :func:`predtron.data.scan_labels` reads each line's label
     and last feature index from the bytes (several times faster than a parse; the fit's first
     epoch then parses the file, and reports any malformed line).  Another format is parsed once
-    (and cached when ``cache`` is given).  Giving ``--n-features`` and ``--classes`` skips it.
+    (and cached when ``cache`` is given).  Giving ``--n-features`` and ``--classes`` skips it; given
+    ``n_features`` alone (``--n-features``), the file is surveyed for its labels only, and neither a
+    file without feature values nor an index beyond the guard against absurd ones is refused here
+    (the reading pass refuses an index beyond ``n_features``, with its line).
     """
     import numpy as np
 
@@ -444,7 +447,7 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
         labels = scan.labels if TASKS[task].classes else None
         from predtron.data.svmlight import MAX_FEATURES
 
-        if width > MAX_FEATURES:  # the in-memory reader's guard against an absurd index, before any allocation
+        if width > MAX_FEATURES and n_features is None:  # the in-memory reader's guard against an absurd index
             raise DataError(f"{path}: the largest feature index gives {width} features, beyond the guard of "
                             f"{MAX_FEATURES} against absurd indices; pass --n-features if the file really has that "
                             "many features (an index beyond it is then reported with its line)")
@@ -456,7 +459,7 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
             if TASKS[task].classes:
                 found.append(np.unique(y))
         labels = np.unique(np.concatenate(found)) if found else None
-    if width == 0:
+    if width == 0 and n_features is None:  # (given, --n-features is the width: the labels were surveyed)
         raise ValueError(f"{path}: no line gives a feature value, so the number of features is unknown; pass "
                          "--n-features")
     return width, labels, rows

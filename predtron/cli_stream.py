@@ -340,7 +340,8 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
         if task == "multilabel":
             n_features = _arff_width(request)
         elif surveyed:
-            width, found, rows = survey(path, task, options, cache=request.cache, on_progress=progress.update)
+            width, found, rows = survey(path, task, options, cache=request.cache, on_progress=progress.update,
+                                        n_features=n_features)
             progress.end_pass("reading the scaling statistics" if reads else f"epoch 1/{estimator.epochs}")
             n_features = n_features or width
             if spec.classes and classes is None:

@@ -355,3 +355,28 @@ def test_dash_is_refused_where_a_file_is_written(tmp_path, capsys, monkeypatch, 
 def test_dash_model_at_predict(tmp_path, capsys):
     status, out, err = call(capsys, "predict", three_classes(tmp_path), "--model", "-")
     assert_one_line_error(status, out, err, "--model -: a model is a file", absent=("-.npz",))
+
+
+# ------------------------------------------------------------------ --n-features given, --classes found by the first pass
+def test_streamed_fit_of_a_file_without_feature_values_with_n_features(tmp_path, capsys):
+    """``fit --stream --n-features 2`` of a file whose lines hold only labels: "no line gives a feature
+    value ...; pass --n-features", though it was passed (the first pass, run for the labels, refused
+    the width it found); in memory the same command fits."""
+    data = write(tmp_path / "labels.svm", "1\n-1\n1\n")
+    for stream in ([], ["--stream"]):
+        status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz",
+                                "--n-features", "2", "--quiet", *stream)
+        assert (status, out, err) == (0, "", "")
+
+
+def test_streamed_fit_beyond_the_index_guard_with_n_features(tmp_path, capsys):
+    """An index above the guard against absurd ones (1,000,000) with ``--n-features`` covering it: the
+    message said "pass --n-features if the file really has that many features", which was passed
+    (with ``--classes`` too it fitted)."""
+    data = write(tmp_path / "wide.svm", "1 1:1 2000000:1\n-1 1:-1\n")
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", "--stream",
+                            "--n-features", "2000000", "--quiet")
+    assert (status, out, err) == (0, "", "")
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", "--stream",
+                            "--quiet")
+    assert_one_line_error(status, out, err, "beyond the guard of 1000000 against absurd indices")
