@@ -1091,7 +1091,7 @@ def run_fit(args) -> int:
     from predtron.cli_data import check_format, read
 
     # (an ARFF file's width is its header's: --n-features is checked against it below, as a flag)
-    sized = args.n_features if check_format(data_path, args.task, options) == "svmlight" else None
+    sized = args.n_features if check_format(check_data_file(data_path), args.task, options) == "svmlight" else None
     with _width_named(args.n_features):
         data = read(data_path, args.task, options, n_features=sized)
     if args.n_features is not None and data.X.shape[1] != args.n_features:

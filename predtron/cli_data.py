@@ -237,8 +237,11 @@ def check_data_file(path) -> Path:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"data file not found: {path}")
-    if not path.is_file():
-        raise ValueError(f"data path is not a regular file: {path}")
+    if path.is_dir():
+        raise ValueError(f"data path is not a regular file: {path} is a folder")
+    if not path.is_file():  # a pipe (``<(...)``, ``/dev/stdin``) or a device: a command reads its data more than once
+        raise ValueError(f"data path is not a regular file: {path} is a pipe or a device, which can be read only "
+                         "once; give a file, or '-' to read standard input (cat FILE | predtron ... -)")
     return path
 
 

@@ -7,7 +7,9 @@ disk.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import threading
 from pathlib import Path
 
 import pytest
@@ -100,7 +102,8 @@ def test_cluster_files_missing_or_unmatched(tmp_path, capsys):
                             "--workers", "2")
     assert_one_line_error(status, out, err, f"data file not found: {tmp_path / 'missing.svm'}", absent=("paths",))
     status, out, err = call(capsys, "fit", data, tmp_path, "--task", "classify", "--model", model, "--workers", "2")
-    assert_one_line_error(status, out, err, f"data path is not a regular file: {tmp_path}", absent=("paths",))
+    assert_one_line_error(status, out, err, f"data path is not a regular file: {tmp_path} is a folder",
+                          absent=("paths",))
     status, out, err = call(capsys, "fit", tmp_path / "none*.svm", "--task", "classify", "--model", model,
                             "--workers", "2")
     assert_one_line_error(status, out, err, "TRAIN: the pattern", "matches no file", absent=("paths",))
@@ -357,7 +360,7 @@ def test_dash_model_at_predict(tmp_path, capsys):
     assert_one_line_error(status, out, err, "--model -: a model is a file", absent=("-.npz",))
 
 
-# ------------------------------------------------------------------ --n-features given, --classes found by the first pass
+# ------------------------------------------------------------------ --n-features given, labels surveyed
 def test_streamed_fit_of_a_file_without_feature_values_with_n_features(tmp_path, capsys):
     """``fit --stream --n-features 2`` of a file whose lines hold only labels: "no line gives a feature
     value ...; pass --n-features", though it was passed (the first pass, run for the labels, refused
@@ -380,3 +383,39 @@ def test_streamed_fit_beyond_the_index_guard_with_n_features(tmp_path, capsys):
     status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", "--stream",
                             "--quiet")
     assert_one_line_error(status, out, err, "beyond the guard of 1000000 against absurd indices")
+
+
+# ------------------------------------------------------------------ a data file that is not a file
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_missing_or_folder_training_file(tmp_path, capsys, stream):
+    """The training file missing, or a folder: one line naming it, in memory as with --stream."""
+    for data, expected in ((tmp_path / "nofile.svm", f"data file not found: {tmp_path / 'nofile.svm'}"),
+                           (tmp_path, f"data path is not a regular file: {tmp_path} is a folder")):
+        status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", *stream)
+        assert_one_line_error(status, out, err, expected, absent=("Errno",))
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "evaluate"])
+def test_a_pipe_as_the_data_file_points_to_standard_input(tmp_path, capsys, command):
+    """``predtron fit <(zcat train.svm.gz) ...`` (a pipe, read once): "data path is not a regular file:
+    /dev/fd/63", with no way on; now the message says why and offers '-' (standard input)."""
+    import os
+
+    model = tmp_path / "m.npz"
+    assert call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model", model, "--quiet")[0] == 0
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=_feed, args=(pipe, (tmp_path / "train.svm").read_bytes()), daemon=True)
+    writer.start()  # as the shell's <(...) does: a command that opened the pipe would not wait forever
+    extra = ["--task", "classify", "--model", tmp_path / "other.npz"] if command == "fit" else ["--model", model]
+    status, out, err = call(capsys, command, pipe, *extra)
+    with contextlib.suppress(OSError):  # end the writer if nothing read the pipe
+        os.close(os.open(pipe, os.O_RDONLY | os.O_NONBLOCK))
+    writer.join(timeout=10)
+    assert_one_line_error(status, out, err, f"{pipe} is a pipe or a device, which can be read only once",
+                          "'-' to read standard input")
+
+
+def _feed(pipe: Path, data: bytes) -> None:
+    with contextlib.suppress(OSError), open(pipe, "wb") as handle:
+        handle.write(data)
