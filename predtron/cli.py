@@ -1060,6 +1060,8 @@ def run_fit(args) -> int:
     from predtron.dask.cli import cluster_requested
 
     path = model_path(args.model)
+    if args.resume and args.checkpoint is None:  # (every fit: in memory, streamed, on a cluster)
+        raise CommandError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
     if _cluster_files(args):
         return _fit_files_on_cluster(args, path)
     args.data = args.data[0]

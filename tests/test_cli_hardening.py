@@ -419,3 +419,36 @@ def test_a_pipe_as_the_data_file_points_to_standard_input(tmp_path, capsys, comm
 def _feed(pipe: Path, data: bytes) -> None:
     with contextlib.suppress(OSError), open(pipe, "wb") as handle:
         handle.write(data)
+
+
+# ------------------------------------------------------------------ cluster flags that do not fit together
+def test_resume_without_checkpoint_on_a_cluster(tmp_path, capsys):
+    """``fit FILE --workers 2 --resume`` without --checkpoint: "resume=True needs checkpoint= (the
+    directory of the checkpoint)", the Python arguments of the Dask fit."""
+    data = two_classes(tmp_path)
+    for files in ([data], [data, two_classes(tmp_path, "more.svm")]):
+        status, out, err = call(capsys, "fit", *files, "--task", "classify", "--model", tmp_path / "m.npz",
+                                "--workers", "2", "--resume")
+        assert_one_line_error(status, out, err, "--resume needs --checkpoint DIR", absent=("resume=", "checkpoint="))
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    (["--stream"], "--stream with --workers/--scheduler needs a training file that the workers read themselves"),
+    (["--checkpoint", "CKPT"], "--checkpoint with --workers/--scheduler needs a training file"),
+], ids=["stream", "checkpoint"])
+def test_standard_input_on_a_cluster_with_file_only_flags(tmp_path, capsys, monkeypatch, flags, expected):
+    """``cat FILE | predtron fit - --workers 2 --stream``: "--stream does not combine with a fit on a Dask
+    cluster", though ``fit FILE --workers 2 --stream`` does; what does not is standard input."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(two_classes(tmp_path).read_bytes())))
+    flags = [str(tmp_path / "ckpt") if flag == "CKPT" else flag for flag in flags]
+    status, out, err = call(capsys, "fit", "-", "--task", "classify", "--model", tmp_path / "m.npz", "--workers",
+                            "2", *flags)
+    assert_one_line_error(status, out, err, expected, "standard input")
+
+
+def test_cache_without_stream_on_a_cluster(tmp_path, capsys):
+    """``fit FILE --workers 2 --cache DIR`` without --stream said "--cache does not combine with a fit on
+    a Dask cluster", though it does, with --stream."""
+    status, out, err = call(capsys, "fit", two_classes(tmp_path), "--task", "classify", "--model",
+                            tmp_path / "m.npz", "--workers", "2", "--cache", tmp_path / "caches")
+    assert_one_line_error(status, out, err, "--cache applies to --stream")

@@ -91,6 +91,18 @@ def with_flags(message: str) -> str:
     return message
 
 
+def _not_on_cluster(flag: str, data) -> str:
+    """Why ``flag`` is refused for a Dask fit of data that the command reads (``predtron fit`` hands a
+    training file to the workers with --stream, --checkpoint or --resume, so this is standard input,
+    or a file without those)."""
+    if data in ("-", ["-"]) and flag in ("--stream", "--checkpoint", "--resume"):
+        return (f"{flag} with --workers/--scheduler needs a training file that the workers read themselves; "
+                "standard input ('-') is read by the command: give the file's path")
+    if flag == "--cache":
+        return "--cache applies to --stream (with --workers/--scheduler: a folder of one cache per training file)"
+    return f"{flag} does not combine with a fit on a Dask cluster (--workers/--scheduler)"
+
+
 def cluster_requested(args) -> bool:
     """Whether ``args`` ask for a Dask fit (``--shards`` or ``--mixing`` alone is an error)."""
     requested = getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None
@@ -102,7 +114,7 @@ def cluster_requested(args) -> bool:
                                               ("--classes", getattr(args, "classes", None)))
                      if value not in (None, False)]
         if streaming:
-            raise ValueError(f"{streaming[0]} does not combine with a fit on a Dask cluster (--workers/--scheduler)")
+            raise ValueError(_not_on_cluster(streaming[0], getattr(args, "data", None)))
     else:
         given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
                                           ("--mixing", getattr(args, "mixing", None))) if value is not None]
