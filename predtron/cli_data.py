@@ -154,7 +154,12 @@ _MAX_COUNT = 2**31 - 1
 
 
 def label_value(text: str) -> int | float | str:
-    """A label typed on the command line: an int or a float if it reads as one, else the text."""
+    """A label typed on the command line: an int or a float if it reads as one, else the text, which
+    must be a non-empty word on one line (``predict`` writes one label per line: an empty label
+    would be a blank line, one with a line break two lines)."""
+    if not text.strip() or text.splitlines() != [text]:
+        raise argparse.ArgumentTypeError(f"a label is written on a line of its own by predict: it must not be "
+                                         f"empty, blank or hold a line break; got {text!r}")
     for kind in (int, float):
         try:
             return kind(text)

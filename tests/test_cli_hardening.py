@@ -452,3 +452,23 @@ def test_cache_without_stream_on_a_cluster(tmp_path, capsys):
     status, out, err = call(capsys, "fit", two_classes(tmp_path), "--task", "classify", "--model",
                             tmp_path / "m.npz", "--workers", "2", "--cache", tmp_path / "caches")
     assert_one_line_error(status, out, err, "--cache applies to --stream")
+
+
+# ------------------------------------------------------------------ a reject label that breaks predict's lines
+@pytest.mark.parametrize("label", ["no\nanswer", "", "  ", "x\r"])
+def test_a_reject_label_that_is_not_one_word_on_one_line(tmp_path, capsys, label):
+    """``--reject-label $'no\\nanswer'`` was accepted: predict then wrote two lines per abstention (337
+    lines for 301 examples, every later prediction on the wrong line); ``''`` wrote blank lines."""
+    status, out, err = call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model",
+                            tmp_path / "m.npz", "--reject-cost", "0.3", "--reject-label", label)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert "argument --reject-label: a label is written on a line of its own by predict" in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_reject_label_with_a_space_is_one_line(tmp_path, capsys):
+    data, model = three_classes(tmp_path), tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--reject-cost", "0.3",
+                "--reject-label", "no answer", "--quiet")[0] == 0
+    status, out, _ = call(capsys, "predict", data, "--model", model)
+    assert status == 0 and len(out.splitlines()) == 30
