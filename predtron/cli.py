@@ -1062,6 +1062,9 @@ def run_fit(args) -> int:
     path = model_path(args.model)
     if args.resume and args.checkpoint is None:  # (every fit: in memory, streamed, on a cluster)
         raise CommandError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
+    if args.classes is not None and not TASK_TABLE[args.task].classes:
+        raise CommandError(f"--classes does not apply to --task {args.task} (it applies to "
+                           f"{', '.join(name for name, spec in TASK_TABLE.items() if spec.classes)}, with --stream)")
     if _cluster_files(args):
         return _fit_files_on_cluster(args, path)
     args.data = args.data[0]

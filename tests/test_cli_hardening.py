@@ -472,3 +472,17 @@ def test_a_reject_label_with_a_space_is_one_line(tmp_path, capsys):
                 "--reject-label", "no answer", "--quiet")[0] == 0
     status, out, _ = call(capsys, "predict", data, "--model", model)
     assert status == 0 and len(out.splitlines()) == 30
+
+
+@pytest.mark.parametrize("task", ["multilabel", "rank"])
+def test_classes_for_a_task_without_classes(tmp_path, capsys, task):
+    """``fit --stream --classes 0 1`` for multilabel or rank was accepted and silently ignored (the help
+    says: classify, ordinal with --stream)."""
+    if task == "multilabel":
+        data, extra = _arff_with_xml(tmp_path)[0], ["--labels", "2"]
+    else:
+        data, extra = write(tmp_path / "r.txt", "1 qid:1 1:1\n0 qid:1 1:0\n2 qid:2 1:2\n0 qid:2 1:1\n"), []
+    status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *extra, "--stream",
+                            "--classes", "0", "1")
+    assert_one_line_error(status, out, err, f"--classes does not apply to --task {task}")
+    assert not (tmp_path / "m.npz").exists()
