@@ -522,7 +522,10 @@ def _command_of(argv: Sequence[str]) -> str:
 
 # ------------------------------------------------------------------ options and files
 def read_options(args) -> ReadOptions:
-    """The typed read options of the parsed command line."""
+    """The typed read options of the parsed command line (``--chunk-rows`` other than its default
+    without ``--stream``, which nothing would read, is refused)."""
+    if args.chunk_rows != _DEFAULT_CHUNK_ROWS and not args.stream:
+        raise CommandError("--chunk-rows applies to --stream (a file read whole is not read in chunks)")
     return ReadOptions(format=args.format, sparse=args.sparse, zero_based=args.zero_based,
                        group_file=getattr(args, "group_file", None), labels=args.labels, xml=args.xml,
                        missing=args.missing, chunk_rows=args.chunk_rows)

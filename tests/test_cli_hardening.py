@@ -486,3 +486,15 @@ def test_classes_for_a_task_without_classes(tmp_path, capsys, task):
                             "--classes", "0", "1")
     assert_one_line_error(status, out, err, f"--classes does not apply to --task {task}")
     assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "evaluate"])
+def test_chunk_rows_without_stream(tmp_path, capsys, command):
+    """``--chunk-rows 5`` without --stream was accepted and ignored (a file read whole is not read in
+    chunks), where --cache without --stream is refused."""
+    data, model = three_classes(tmp_path), tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet")[0] == 0
+    extra = ["--task", "classify", "--model", tmp_path / "other.npz"] if command == "fit" else ["--model", model]
+    status, out, err = call(capsys, command, data, *extra, "--chunk-rows", "5")
+    assert_one_line_error(status, out, err, "--chunk-rows applies to --stream")
+    assert call(capsys, command, data, *extra, "--chunk-rows", "5", "--stream")[0] == 0
