@@ -110,7 +110,7 @@ def _ordinal_metrics(model, data, ks) -> list[tuple[str, float]]:
 def _rank_metrics(model, data, ks) -> list[tuple[str, float]]:
     ks = [int(model.k)] if ks is None else ks
     values = []
-    for k in ks:
+    for k in dict.fromkeys(ks):  # each cut-off once (a metric named twice is summed twice by --stream's chunks)
         model.set_params(k=k)
         values.append((f"ndcg@{k}", model.score(data.X, data.y, group=data.group)))
     return values

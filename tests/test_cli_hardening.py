@@ -498,3 +498,19 @@ def test_chunk_rows_without_stream(tmp_path, capsys, command):
     status, out, err = call(capsys, command, data, *extra, "--chunk-rows", "5")
     assert_one_line_error(status, out, err, "--chunk-rows applies to --stream")
     assert call(capsys, command, data, *extra, "--chunk-rows", "5", "--stream")[0] == 0
+
+
+# ------------------------------------------------------------------ evaluate --k with a repeated cut-off
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_repeated_k_is_reported_once_and_right(tmp_path, capsys, stream):
+    """``evaluate --stream --k 5 5`` printed ``ndcg@5: 1.9503`` (an NDCG above 1: the chunks' values of
+    the two equal names were summed into one); in memory the line came twice."""
+    data = write(tmp_path / "r.txt", "".join(f"{(q + d) % 3} qid:{q} 1:{d} 2:{(q * d) % 5}\n"
+                                             for q in range(1, 9) for d in range(6)))
+    model = tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "rank", "--model", model, "--quiet")[0] == 0
+    status, once, _ = call(capsys, "evaluate", data, "--model", model, "--k", "5", "2")
+    assert status == 0
+    status, out, err = call(capsys, "evaluate", data, "--model", model, "--k", "5", "2", "5", *stream)
+    assert (status, err) == (0, "")
+    assert out == once
