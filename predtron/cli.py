@@ -582,6 +582,19 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
                                    f"writes {', '.join(patterns)} there); choose another folder")
 
 
+def _check_cache_file(cache) -> None:
+    """``--cache FILE`` refused before any work when it exists and is not a cache (the reader would refuse
+    it only once the first pass begins, calling it ``cache``); such a file is never overwritten."""
+    if cache is None or str(cache) == "-":
+        return
+    from predtron.data.cache import check_cache_path
+
+    try:
+        check_cache_path(cache, {}, "--cache")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def _check_checkpoint(args, model, inputs: dict, *, cluster: bool) -> None:
     """``--checkpoint DIR`` refused before any work: over an input or over another output (``--model``,
     ``--cache``), and, for a new fit, over a file in ``DIR`` that is not a checkpoint's own."""
@@ -1074,6 +1087,7 @@ def run_fit(args) -> int:
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
     _check_output(args.cache, "--cache", {**inputs, "--model": path}, outputs={"--model": path})
+    _check_cache_file(args.cache if args.stream else None)  # (without --stream, --cache is refused below)
     _check_checkpoint(args, path, inputs, cluster=False)
     _watch_temporaries(args.cache)
     _watch_temporaries(args.checkpoint, folder=True)

@@ -514,3 +514,13 @@ def test_a_repeated_k_is_reported_once_and_right(tmp_path, capsys, stream):
     status, out, err = call(capsys, "evaluate", data, "--model", model, "--k", "5", "2", "5", *stream)
     assert (status, err) == (0, "")
     assert out == once
+
+
+def test_a_cache_path_holding_another_file_is_refused_before_any_work(tmp_path, capsys):
+    """``fit --stream --cache notes.txt`` where notes.txt is the user's file: refused (never overwritten),
+    but only once the first pass began, and naming ``cache``, not ``--cache``."""
+    notes = write(tmp_path / "notes.txt", "my notes\n")
+    status, out, err = call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model",
+                            tmp_path / "m.npz", "--stream", "--cache", notes)
+    assert_one_line_error(status, out, err, f"error: --cache {notes} exists and is not a cache written by predtron")
+    assert notes.read_text() == "my notes\n" and not (tmp_path / "m.npz").exists()
