@@ -538,8 +538,9 @@ def model_path(text) -> Path:
         raise CommandError("--model -: a model is a file (an .npz archive), never standard input or output; give "
                            "a file name")
     path = Path(text)
-    if path.name in ("", ".", ".."):
-        raise CommandError(f"--model {text} is a folder; give a file name (such as {Path(text) / 'model.npz'})")
+    if path.name in ("", ".", "..") or str(text).endswith(("/", os.sep)):  # (a trailing slash names a folder)
+        what = "is" if path.is_dir() else "names"
+        raise CommandError(f"--model {text} {what} a folder; give a file name (such as {path / 'model.npz'})")
     return path if path.suffix else path.with_name(path.name + ".npz")
 
 

@@ -524,3 +524,17 @@ def test_a_cache_path_holding_another_file_is_refused_before_any_work(tmp_path, 
                             tmp_path / "m.npz", "--stream", "--cache", notes)
     assert_one_line_error(status, out, err, f"error: --cache {notes} exists and is not a cache written by predtron")
     assert notes.read_text() == "my notes\n" and not (tmp_path / "m.npz").exists()
+
+
+# ------------------------------------------------------------------ --model with a trailing slash
+@pytest.mark.parametrize("exists", [True, False])
+def test_a_model_path_with_a_trailing_slash(tmp_path, capsys, monkeypatch, exists):
+    """``--model models/`` (a folder, existing or not) wrote ``models.npz`` beside it, silently (``./`` was
+    refused: the rule looked at the last name only)."""
+    monkeypatch.chdir(tmp_path)
+    if exists:
+        (tmp_path / "models").mkdir()
+    data = three_classes(tmp_path)
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", "models/", "--quiet")
+    assert_one_line_error(status, out, err, f"--model models/ {'is' if exists else 'names'} a folder; give a file name")
+    assert not (tmp_path / "models.npz").exists()
