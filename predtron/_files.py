@@ -147,13 +147,16 @@ def check_writable(path, name: str, *, folder: bool = False) -> None:
     """Refuse, before any work, an output that cannot be written: ``ValueError`` naming ``name``
     (the argument or flag) when ``path`` is a folder (a file is wanted), a file (``folder``: a
     folder is wanted, created if missing), its folder does not exist, or no file can be created
-    where it would be written (a read-only or virtual file system, no permission)."""
+    where it would be written (a read-only or virtual file system, no permission).  A file's path that
+    ends with a slash names a folder, and is refused too (``out/`` would write a file ``out``)."""
     given, kind = path, _kind(path)
     if folder:
         if kind not in (None, "folder"):
             raise ValueError(f"{name} {given} is a file; give a folder (it is created if missing)")
     elif kind == "folder":
         raise ValueError(f"{name} {given} is a folder; give a file name")
+    elif str(given).endswith(("/", os.sep)):  # a folder's name, of a folder that does not exist
+        raise ValueError(f"{name} {given} names a folder (it ends with a slash); give a file name")
     elif kind == "special":
         return  # a terminal, a pipe, a device: written in place
     path = Path(os.path.realpath(path))

@@ -538,3 +538,20 @@ def test_a_model_path_with_a_trailing_slash(tmp_path, capsys, monkeypatch, exist
     status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", "models/", "--quiet")
     assert_one_line_error(status, out, err, f"--model models/ {'is' if exists else 'names'} a folder; give a file name")
     assert not (tmp_path / "models.npz").exists()
+
+
+@pytest.mark.parametrize("command", ["predict", "fit"])
+def test_an_output_file_with_a_trailing_slash(tmp_path, capsys, monkeypatch, command):
+    """``predict --output out/`` and ``fit --stream --cache cache/`` (folders that do not exist) wrote files
+    named ``out`` and ``cache``."""
+    monkeypatch.chdir(tmp_path)
+    data, model = three_classes(tmp_path), tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet")[0] == 0
+    if command == "predict":
+        flag, args = "--output", ["predict", data, "--model", model, "--output", "out/"]
+    else:
+        flag, args = "--cache", ["fit", data, "--task", "classify", "--model", tmp_path / "n.npz", "--stream",
+                                 "--cache", "out/"]
+    status, out, err = call(capsys, *args)
+    assert_one_line_error(status, out, err, f"{flag} out/ names a folder (it ends with a slash); give a file name")
+    assert not (tmp_path / "out").exists()
