@@ -414,8 +414,9 @@ def _arff_width(request: StreamFit) -> int:
 def _integral(y: np.ndarray, path) -> np.ndarray:
     """Labels as integers (the classes are whole numbers, so every label must be)."""
     converted = as_labels(y)
-    if converted.dtype.kind not in "iu":
-        raise ValueError(f"{path}: a label is not a whole number, but the classes are ({y[y != np.round(y)][:3]})")
+    if converted.dtype.kind not in "iu":  # (classes found by the first pass are every label: --classes were given)
+        odd = y[(y != np.round(y)) | (np.abs(y) >= 2**53)]
+        raise DataError(f"{path} holds the label {odd[0]:.17g}, which is not one of --classes (whole numbers)")
     return converted
 
 

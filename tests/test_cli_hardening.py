@@ -555,3 +555,13 @@ def test_an_output_file_with_a_trailing_slash(tmp_path, capsys, monkeypatch, com
     status, out, err = call(capsys, *args)
     assert_one_line_error(status, out, err, f"{flag} out/ names a folder (it ends with a slash); give a file name")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("label", "shown"), [("1.5", "1.5"), ("1e20", "1e+20")])
+def test_a_label_outside_whole_number_classes(tmp_path, capsys, label, shown):
+    """``fit --stream --classes 1 2`` of a file with the label 1.5 said "a label is not a whole number, but
+    the classes are ([1.5])", and with the label 1e20 (whole, beyond 2^53) "... ([])"."""
+    data = write(tmp_path / "mix.svm", f"1 1:1\n2 1:2\n{label} 1:3\n")
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", "--stream",
+                            "--classes", "1", "2")
+    assert_one_line_error(status, out, err, f"mix.svm holds the label {shown}, which is not one of --classes")
