@@ -691,8 +691,11 @@ def read_cost_matrix(path) -> np.ndarray:
     from predtron.data.opening import DECOMPRESSION_ERRORS, open_binary, show, where
 
     flag = f"--cost-matrix {path}"
-    if not Path(path).is_file():
+    if not Path(path).exists():
         raise CommandError(f"cost-matrix file not found: {path} (--cost-matrix)")
+    if not Path(path).is_file():
+        raise CommandError(f"--cost-matrix {path} is not a regular file (a folder, a pipe or a device); give the "
+                           "file of costs")
     rows: list[list[float]] = []
     blank = False  # a line of spaces or a comment was seen
     try:

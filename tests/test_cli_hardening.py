@@ -565,3 +565,10 @@ def test_a_label_outside_whole_number_classes(tmp_path, capsys, label, shown):
     status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", "--stream",
                             "--classes", "1", "2")
     assert_one_line_error(status, out, err, f"mix.svm holds the label {shown}, which is not one of --classes")
+
+
+def test_a_cost_matrix_that_is_a_folder(tmp_path, capsys):
+    """``--cost-matrix DIR`` said "cost-matrix file not found: DIR", of a folder that exists."""
+    status, out, err = call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model",
+                            tmp_path / "m.npz", "--cost-matrix", tmp_path)
+    assert_one_line_error(status, out, err, f"--cost-matrix {tmp_path} is not a regular file", absent=("not found",))
