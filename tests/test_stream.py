@@ -686,11 +686,16 @@ def test_the_source_is_identified_by_the_sha256_of_each_half_read_or_hashed_agai
 def test_an_interrupt_while_two_threads_parse_reaches_the_caller(tmp_path, monkeypatch):
     path = write(tmp_path, [f"1 1:{i} 2:0.5" for i in range(2000)])
     monkeypatch.setattr(parse_module, "SPLIT_BYTES", 100)  # every chunk after the first in pieces, on two threads
-    original, raised = parse_module._Parser._parse_range, []
+    original, raised, main_took_one = parse_module._Parser._parse_range, [], threading.Event()
 
     def interrupted(self, *args, **kwargs):
-        if self.qid_mode >= 0 and not raised and threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is not threading.main_thread():
+            # the second thread waits in its first piece until the main thread has taken one: on a
+            # busy machine it could otherwise parse every piece first, and nothing would be interrupted
+            main_took_one.wait(timeout=30)
+        elif self.qid_mode >= 0 and not raised:
             raised.append(True)  # once: a reader that swallowed it would parse the piece again and go on
+            main_took_one.set()
             raise KeyboardInterrupt
         return original(self, *args, **kwargs)
 
