@@ -115,9 +115,8 @@ class StreamFit:
 
 def check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
     """Refuse the flags of ``request`` that do not apply to a fit read whole (``streaming=False``) or
-    streamed, and ``--resume`` without ``--checkpoint``, each naming its flag."""
-    if request.resume and request.checkpoint is None:
-        raise ValueError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
+    streamed, each naming its flag (``--resume`` without ``--checkpoint`` is refused by
+    :func:`predtron.cli.run_fit` for every fit, a cluster's too)."""
     if not streaming:
         for flag, value in (("--cache", request.cache), ("--classes", request.classes),
                             ("--statistics", request.statistics)):
