@@ -857,8 +857,13 @@ def _width_named(n_features: int | None, *, model: bool = False) -> Iterator[Non
 
 
 # ------------------------------------------------------------------ output
-def prediction_lines(task: str, predictions) -> list[str]:
-    """One text line per example: a label, a row of 0/1 labels, or a score."""
+def prediction_lines(task: str, predictions, classes=None) -> list[str]:
+    """One text line per example: a label, a row of 0/1 labels, or a score.
+
+    A label is written as the training file wrote it: when every class of the model (``classes``)
+    is a whole number held as a float (labels beyond int64, such as ``100000000000000000000``,
+    which :func:`~predtron.cli_data.as_labels` leaves as floats), a whole label is written with all
+    its digits (``1e+20`` and ``0.0`` otherwise), in every chunk alike."""
     import numpy as np
 
     predictions = np.asarray(predictions)
@@ -867,7 +872,15 @@ def prediction_lines(task: str, predictions) -> list[str]:
     if task == "multilabel":
         rows = predictions.reshape(len(predictions), -1).astype(np.int64)
         return [" ".join(map(str, row)) for row in rows.tolist()]
-    return [str(v) for v in predictions.tolist()]
+    known = np.asarray([] if classes is None else classes)
+    whole = known.dtype.kind == "f" and known.size > 0 and bool(np.all(np.isfinite(known) & (known % 1 == 0)))
+    return [str(int(v)) if whole and isinstance(v, float) and v.is_integer() else str(v)
+            for v in predictions.tolist()]
+
+
+def _classes_of(model):
+    """The classes a model predicts (``classes_``; ``None`` for a ranker, which predicts scores)."""
+    return getattr(model, "classes_", None)
 
 
 def _write_stdout(text: str) -> None:
@@ -1164,11 +1177,11 @@ def run_predict(args) -> int:
         verbose = sys.stderr.isatty() and args.output not in (None, "-")
         with _width_named(int(model.n_features_in_), model=True), located, _output(args.output) as out:
             for predictions in stream_predictions(data_path, options, task, model, verbose):
-                out.write("".join(line + "\n" for line in prediction_lines(task, predictions)))
+                out.write("".join(line + "\n" for line in prediction_lines(task, predictions, _classes_of(model))))
         return 0
     data = read_for_model(data_path, options, task, model, need_groups=False)
     with located:
-        lines = prediction_lines(task, model.predict(data.X))
+        lines = prediction_lines(task, model.predict(data.X), _classes_of(model))
     with _output(args.output) as out:
         out.write("".join(line + "\n" for line in lines))
     return 0

@@ -572,3 +572,14 @@ def test_a_cost_matrix_that_is_a_folder(tmp_path, capsys):
     status, out, err = call(capsys, "fit", three_classes(tmp_path), "--task", "classify", "--model",
                             tmp_path / "m.npz", "--cost-matrix", tmp_path)
     assert_one_line_error(status, out, err, f"--cost-matrix {tmp_path} is not a regular file", absent=("not found",))
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream", "--chunk-rows", "1"]], ids=["in memory", "streamed"])
+def test_whole_labels_beyond_int64_are_predicted_as_written(tmp_path, capsys, stream):
+    """Labels beyond int64 are held as floats: ``predict`` wrote ``1e+20`` and ``0.0`` for the labels
+    ``100000000000000000000`` and ``0`` of the training file (in every chunk alike now)."""
+    big = "100000000000000000000"
+    data = write(tmp_path / "big.svm", f"{big} 1:1\n0 1:-1\n{big} 1:0.8\n0 1:-0.5\n")
+    model = tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet") == (0, "", "")
+    assert call(capsys, "predict", data, "--model", model, *stream) == (0, f"{big}\n0\n{big}\n0\n", "")
