@@ -883,27 +883,30 @@ def _classes_of(model):
     return getattr(model, "classes_", None)
 
 
-def _write_stdout(text: str) -> None:
-    """Write ``text`` to standard output; a write that fails (a full disk, a device that refuses
-    writes) raises a :class:`CommandError` naming standard output (a reader that went away still
-    raises ``BrokenPipeError``, which :func:`main` handles)."""
+@contextlib.contextmanager
+def _stdout_errors() -> Iterator[None]:
+    """A write to (or flush of) standard output that fails (a full disk, a device that refuses
+    writes) as a :class:`CommandError` naming standard output; a reader that went away still raises
+    ``BrokenPipeError``, which :func:`main` handles."""
     try:
-        sys.stdout.write(text)
+        yield
     except BrokenPipeError:
         raise
     except OSError as exc:
         raise CommandError(f"standard output could not be written: {exc.strerror or exc}") from None
+
+
+def _write_stdout(text: str) -> None:
+    """Write ``text`` to standard output (:func:`_stdout_errors`)."""
+    with _stdout_errors():
+        sys.stdout.write(text)
 
 
 def _flush_stdout() -> None:
-    """Flush standard output, as :func:`_write_stdout` writes: what the command wrote must reach it
-    before the command reports success (a buffered write to a full disk fails only here)."""
-    try:
+    """Flush standard output: what the command wrote must reach it before the command reports
+    success (a buffered write to a full disk fails only here; :func:`_stdout_errors`)."""
+    with _stdout_errors():
         sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise CommandError(f"standard output could not be written: {exc.strerror or exc}") from None
 
 
 class _Stdout:
@@ -1042,7 +1045,7 @@ def _fit_files_on_cluster(args, path) -> int:
     inputs = {f"the data file {f}": f for f in files}
     _check_output(path, "--model", inputs)
     _check_checkpoint(args, path, inputs, cluster=True)
-    _check_output(args.cache, "--cache", {**inputs, "--model": path}, folder=True, outputs={"--model": path})
+    _check_output(args.cache, "--cache", inputs, folder=True, outputs={"--model": path})
     _watch_temporaries(args.checkpoint, folder=True)
     _watch_temporaries(args.cache, folder=True)
     params = estimator_params(args.task, args)
@@ -1103,7 +1106,7 @@ def run_fit(args) -> int:
     args.data = args.data[0]
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
-    _check_output(args.cache, "--cache", {**inputs, "--model": path}, outputs={"--model": path})
+    _check_output(args.cache, "--cache", inputs, outputs={"--model": path})
     _check_cache_file(args.cache if args.stream else None)  # (without --stream, --cache is refused below)
     _check_checkpoint(args, path, inputs, cluster=False)
     _watch_temporaries(args.cache)

@@ -504,14 +504,12 @@ class _DaskPredtron(BaseEstimator):
     # --------------------------------------------------------------- fitting
     def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None,
              stream=False, cache=None):
-        check_choice(self.mixing, "mixing", MIXINGS)
-        check_int(self.mixing_rounds, "mixing_rounds", minimum=1)
+        self._validate_params()
         resume, stream = check_bool(resume, "resume"), check_bool(stream, "stream")
         if progress is not None and not callable(progress):
             raise ValueError(f"progress must be a callable progress(epoch) or None; got {type(progress).__name__}")
         client = get_client(self.client)
         local = self._local_estimator()
-        local.check_params()
         local._check_extra()
         files = _is_file_list(X)
         if (stream or cache is not None) and not files:
