@@ -1362,6 +1362,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.engine.vectors.pass_binary": _ENGINE,
     "predtron.engine.vectors.pass_finite": _ENGINE,
     "predtron.engine.vectors.pass_multiclass": _ENGINE,
+    "predtron.engine.vectors.pass_fbeta": _ENGINE,
     "predtron.engine.vectors.pass_multilabel": _ENGINE,
     "predtron.dask.cli.add_cluster_options": _DASK,
     "predtron.dask.cli.cluster_client": _DASK,

@@ -69,6 +69,29 @@ def test_a_first_session_runs_the_twin_while_the_worker_fills_the_cache(tmp_path
     assert second == ["True"]  # the next session finds it at once
 
 
+IF_READY = """
+import numpy as np
+from predtron.engine import jit, scans
+v = np.arange(5.0)
+print(scans.running_sum.if_ready(0.0, v))          # not ready: None, and
+print(jit._WORKER._process is None)                  # nothing asked of a worker,
+print(scans.running_sum.kernel.overloads == {})      # nothing compiled here,
+print(scans.running_sum.spent == 0)                  # no work counted
+scans.running_sum(0.0, v)                            # the twin runs; the worker is asked
+print(jit.wait_for_background(timeout=600))
+print(scans.running_sum.if_ready(0.0, v))          # the kernel now runs
+"""
+
+
+def test_if_ready_runs_the_kernel_only_once_it_is_ready_and_asks_nothing(tmp_path):
+    """What a NumPy scan asks before handing the rest of its pass to the kernel."""
+    assert _run(IF_READY, tmp_path) == ["None", "True", "True", "True", "True", "10.0"]
+    never = tmp_path / "never"
+    never.mkdir()
+    assert _run("import numpy as np; from predtron.engine import scans; "
+                "print(scans.running_sum.if_ready(0.0, np.arange(5.0)))", never, PREDTRON_JIT="never") == ["None"]
+
+
 def test_without_the_worker_the_foreground_rule_holds(tmp_path):
     script = ("import numpy as np; from predtron.engine import jit, scans; v = np.arange(5.0); "
               "scans.running_sum(0.0, v); print(jit._WORKER._process is None); "

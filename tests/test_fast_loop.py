@@ -256,3 +256,41 @@ def test_compiled_pass_runs_for_the_built_in_problems(problem, monkeypatch):
     slow = Predtron(problem, average=True).fit(X, Y, epochs=2)
     np.testing.assert_array_equal(fast.loss_history_, slow.loss_history_)
     np.testing.assert_allclose(fast.coef_, slow.coef_, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("problem", COMPILED_PROBLEMS + [Multilabel(5, "f1")], ids=repr)
+def test_a_scan_hands_the_rest_of_its_pass_to_the_kernel_once_it_is_ready(problem, monkeypatch):
+    """A pass that began in NumPy (its kernel was still being compiled) hands the rounds still to
+    come to the kernel as soon as it is ready: mid-pass, with the rounds played so far counted,
+    and the fit is the one of the per-example loop."""
+    import predtron.engine as compiled
+    import predtron.learners.base as base
+
+    if not compiled.AVAILABLE:
+        pytest.skip("numba is not installed")
+    original = compiled.run_pass
+    asked, handed = [], []
+
+    def not_ready_at_first(*args, **kwargs):
+        if not (args[9] if len(args) > 9 else kwargs.get("ready_only", False)):
+            return None  # every pass begins in NumPy, as while the worker compiles
+        asked.append(1)
+        if len(asked) % 3:
+            return None  # still compiling
+        order, tau0 = args[2], args[8]
+        handed.append((int(order.shape[0]), int(tau0)))
+        return original(*args[:9])
+
+    monkeypatch.setattr(base, "HANDOVER_SECONDS", 0.0)  # ask before every block
+    monkeypatch.setattr(compiled, "run_pass", not_ready_at_first)
+    if isinstance(problem, SubsetRanking):
+        X, Y = _data(problem)
+    else:
+        X, Y = _data(problem, n=200)
+    options = {"average": True, "shuffle": True, "random_state": 5}
+    learner = Predtron(problem, eta=0.7, **options).fit(X, Y, epochs=3)
+    n = len(Y)
+    assert handed and all(0 < rest < n for rest, _ in handed), handed  # mid-pass, every pass
+    assert all((tau0 + rest) % n == 0 for rest, tau0 in handed)  # the rounds before were counted
+    reference = reference_fit(Predtron(problem, eta=0.7, **options), X, Y, epochs=3)
+    _check_same(learner, reference, X, averaged=True)

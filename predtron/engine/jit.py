@@ -15,6 +15,9 @@ compiled off the caller's path:
   only) to compile it
   for that signature into numba's disk cache, and the twin keeps running meanwhile; the
   first call after the worker has answered loads the kernel from the cache (milliseconds).
+  A pass's twin, the block scan, does not wait for the next call: it asks
+  :meth:`Tiered.if_ready` every few hundredths of a second and hands the rest of its pass
+  to the kernel as soon as it is ready.
   A single call whose work alone costs more than a compilation (``budget`` in the kernel's
   own units: a pass over hundreds of thousands of rows) waits for the worker instead of
   running the twin.  A thread of this process reads the worker's answers and reaps it when
@@ -388,3 +391,15 @@ class Tiered:
 
     def __call__(self, *args):
         return self.kernel(*args) if self.compiled(args) else self.twin(*args)
+
+    def if_ready(self, *args):
+        """The kernel's result when it runs these arguments without compiling (compiled in this
+        process, found in the disk cache, or just answered by the background worker), else
+        ``None``; nothing is asked of the worker, compiled or counted.  A NumPy scan that
+        started while the worker compiled asks this now and then, and hands the rest of its
+        pass to the kernel as soon as it is ready."""
+        if not AVAILABLE or POLICY == "never":
+            return None
+        if POLICY == "always" or self._ready_for(tuple(numba.typeof(a) for a in args)):
+            return self.kernel(*args)
+        return None

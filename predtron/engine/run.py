@@ -7,7 +7,7 @@ import numpy as np
 from predtron.engine.jit import Tiered
 from predtron.engine.ranking import pass_documents
 from predtron.engine.spec import EngineSpec, Kind
-from predtron.engine.vectors import pass_binary, pass_finite, pass_multiclass, pass_multilabel
+from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_multiclass, pass_multilabel
 
 #: The empty CSR triple passed with dense inputs, and the empty matrix passed with CSR ones.
 _NO_CSR = (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
@@ -37,9 +37,10 @@ _PASSES = {  # priority 1: compiled before the small kernels by the background w
     Kind.MULTICLASS: Tiered(pass_multiclass, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
     Kind.FINITE: Tiered(pass_finite, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
     Kind.HAMMING: Tiered(pass_multilabel, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
+    Kind.FBETA: Tiered(pass_fbeta, _no_kernel, _rounds, ROUNDS_BEFORE_COMPILING, 1),
     Kind.RANKING: Tiered(pass_documents, _no_kernel, _queries, QUERIES_BEFORE_COMPILING, 1),
 }
-_PASSES[Kind.SUBSET] = _PASSES[Kind.FBETA] = _PASSES[Kind.HAMMING]  # one kernel for the multilabel losses
+_PASSES[Kind.SUBSET] = _PASSES[Kind.HAMMING]  # one kernel for the Hamming and subset losses
 
 
 def _forms(inputs) -> tuple:
@@ -51,7 +52,7 @@ def _forms(inputs) -> tuple:
 
 
 def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.ndarray, eta: float,
-             use_oracle: bool, loss_driven: bool, tau0: int):
+             use_oracle: bool, loss_driven: bool, tau0: int, ready_only: bool = False):
     """One pass of Algorithm 1 over the instances ``order`` (int64) of ``inputs``.
 
     ``W`` (and ``U = sum_tau tau Delta_tau`` when averaging, else an empty array of the same
@@ -61,12 +62,14 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
     ``offsets``.  Returns ``(rounds done, mistakes, mistake rounds, their losses, status)``
     (status 1: the scores stopped being finite), or ``None`` when the compiled kernel is not
     used (see :mod:`predtron.engine.jit`) or the inputs hold no matrix ``X`` (another
-    scoring's): the caller then runs its NumPy block scan.
+    scoring's): the caller then runs its NumPy block scan.  With ``ready_only``, the kernel runs only
+    if it is ready without compiling (:meth:`~predtron.engine.jit.Tiered.if_ready`): how a scan
+    hands the rest of its pass over.
     """
     if getattr(inputs, "X", None) is None:
         return None
     forms = _forms(inputs)
-    run = _PASSES[spec.kind]
+    run = _PASSES[spec.kind].if_ready if ready_only else _PASSES[spec.kind]
     if spec.kind == Kind.RANKING:
         return run(*forms, inputs.offsets, order, W, U, spec.labels, spec.gains, spec.f_table, spec.f_start,
                    spec.alphas, spec.position_weights, eta, use_oracle, loss_driven, tau0)
@@ -77,5 +80,6 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
         return run(*forms, order, W, U, spec.labels, spec.loss_matrix, spec.correct, *options)
     if spec.kind == Kind.FINITE:
         return run(*forms, order, W, U, spec.labels, spec.reps, spec.loss_matrix, spec.correct, *options)
-    return run(*forms, order, W, U, spec.labels, int(spec.kind), spec.scale, spec.unit, spec.normalize, spec.coef,
-               spec.beta2, *options)
+    if spec.kind == Kind.FBETA:
+        return run(*forms, order, W, U, spec.labels, spec.scale, spec.coef, spec.beta2, *options)
+    return run(*forms, order, W, U, spec.labels, int(spec.kind), spec.scale, spec.unit, spec.normalize, *options)

@@ -6,7 +6,13 @@ non-zero loss) on the dense ``X`` or, when ``indptr`` is not empty, the CSR matr
 non-zeros of a row are read and updated), with every option of the learners (averaging
 through ``U``, intercept, loss-driven steps, both update rules, any visiting order).  The
 loop's parts are inlined helpers; only the round differs, so a fit compiles the kernel of
-its problem's kind and nothing else.
+its problem's kind and nothing else (the Hamming and subset losses share one kernel; the
+F-beta loss, whose oracle sorts, has its own, which a Hamming fit, the default, never
+compiles: on a fresh machine that is seconds less before the background worker has the
+kernel ready).  The few lines of the loop are written out in each kernel: a round passed to
+one shared loop as a function value is compiled by numba as a call of its own (a Hamming
+kernel built so took about half as long again to compile), and further layers of inlined
+helpers also add to the compile time the worker spends before a fresh fit runs compiled.
 
 A long CSR pass (its rows hold at least :data:`TRANSPOSE_RATIO` non-zeros per column of ``W``) runs
 on feature-major copies of ``W`` and ``U`` (``(p + 1, d)``, copied back at the end): a non-zero then
@@ -33,8 +39,8 @@ from predtron.engine.fbeta import fbeta_loss, fbeta_oracle
 from predtron.engine.jit import jit, jit_inline, jit_sum
 from predtron.engine.spec import TIE_TOLERANCE, Kind
 
-#: The multilabel losses of :func:`pass_multilabel` (plain integers, constants to numba).
-_SUBSET, _FBETA = int(Kind.SUBSET), int(Kind.FBETA)
+#: The subset loss of :func:`pass_multilabel` (a plain integer, a constant to numba).
+_SUBSET = int(Kind.SUBSET)
 
 
 @jit_sum
@@ -498,12 +504,9 @@ def _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g):
 
 
 @jit_inline
-def _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g, work):
-    """:attr:`~predtron.engine.spec.Kind.HAMMING` / ``SUBSET`` / ``FBETA``: ``Multilabel._round``
-    (the gains ``a_j`` of ``Multilabel._gains`` in ``work[:d]``, the oracle's labels in
-    ``work[d:2d]``)."""
-    if kind == _FBETA:
-        return _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
+def _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, g, work):
+    """:attr:`~predtron.engine.spec.Kind.HAMMING` / ``SUBSET``: ``Multilabel._round`` (the gains
+    ``a_j`` of ``Multilabel._gains`` in ``work[:d]``, the oracle's labels in ``work[d:2d]``)."""
     subset = kind == _SUBSET
     d = g.shape[0]
     wrong = 0
@@ -548,10 +551,10 @@ def _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2,
 
 
 @jit
-def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scale, unit, normalize, coef, beta2,
-                    eta, use_oracle, loss_driven, intercept, tau0):
-    """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING`,
-    ``SUBSET`` or ``FBETA``, as an integer) over the rows ``order``."""
+def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scale, unit, normalize, eta, use_oracle,
+                    loss_driven, intercept, tau0):
+    """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING` or
+    ``SUBSET``, as an integer) over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * d)
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
@@ -567,8 +570,41 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
         if not finite:
             done, status = r, 1
             break
-        loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, coef, beta2, use_oracle, g,
-                                 work)
+        loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, g, work)
+        if loss == 0:
+            continue
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        mistakes += 1
+        if transposed:
+            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        else:
+            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    _write_back(W, U, WU)
+    return finish(done, mistakes, rounds, losses, status)
+
+
+@jit
+def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, beta2, eta, use_oracle, loss_driven,
+               intercept, tau0):
+    """One pass of :attr:`~predtron.engine.spec.Kind.FBETA` over the rows ``order``: a kernel of its
+    own, so that a Hamming or subset fit never compiles the F-beta oracle's sorts (seconds of
+    compilation)."""
+    n, d = order.shape[0], W.shape[0]
+    t, g = np.zeros(d), np.zeros(d)
+    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    transposed = _transpose_pays(indptr, order, p, d)
+    WU = _feature_major(W, U, transposed)
+    done, status = n, 0
+    for r in range(n):
+        row = order[r]
+        if transposed:
+            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
+        else:
+            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if not finite:
+            done, status = r, 1
+            break
+        loss = _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
         if loss == 0:
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)

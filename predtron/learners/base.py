@@ -72,6 +72,7 @@ unchanged.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -109,6 +110,9 @@ MIN_BLOCK = 32
 #: Largest number of instances the block scan scores together: a block with no mistake
 #: doubles the next one up to this size, and prediction scores blocks of this size.
 MAX_BLOCK = 4096
+#: Seconds between two questions of a block scan to the engine: is the kernel of this pass ready
+#: (compiled by the background worker meanwhile), to take the rest of the pass over?
+HANDOVER_SECONDS = 0.05
 
 #: ``Y`` omitted (prediction): distinct from ``Y=None``, which is refused.
 _NO_LABELS = object()
@@ -235,9 +239,10 @@ class OnlineLearner(Estimator, ABC):
     def _iterate_scores(self, inputs, rows):
         """Scores of the instances ``rows`` under the current iterate (what Algorithm 1 predicts with)."""
 
-    def _compiled_pass(self, inputs, labels, order, progress) -> bool:
+    def _compiled_pass(self, inputs, labels, order, progress, ready_only: bool = False) -> bool:
         """Run the pass with :mod:`predtron.engine` when it covers this learner, problem and
-        input; return whether it did."""
+        input (with ``ready_only``, only if its kernel is ready without compiling); return
+        whether it did."""
         return False
 
     def _iterate_one(self, inputs, i: int) -> np.ndarray:
@@ -459,7 +464,7 @@ class OnlineLearner(Estimator, ABC):
         the problem has one, else the exact block scan (:meth:`_scan`)."""
         if self._compiled_pass(inputs, labels, order, progress):
             return
-        self._scan(inputs, labels, order, None, progress)
+        self._scan(inputs, labels, order, None, progress, handover=True)
 
     def _weighted_pass(self, inputs, labels, order, weights: np.ndarray, progress=None) -> None:
         """:meth:`_pass` with a weight per example (see the module notes): the exact block scan,
@@ -467,14 +472,27 @@ class OnlineLearner(Estimator, ABC):
         weight ``w`` are ``w`` times the unweighted ones."""
         self._scan(inputs, labels, order, weights, progress)
 
-    def _scan(self, inputs, labels, order, weights: np.ndarray | None, progress=None) -> None:
+    def _scan(self, inputs, labels, order, weights: np.ndarray | None, progress=None,
+              handover: bool = False) -> None:
         """The exact block scan: score a block of examples at once, find its first mistake, run
         that one round on the instance's own scores, and continue after it (``weights``: one per
-        example, or ``None`` for Algorithm 1's unweighted rounds)."""
+        example, or ``None`` for Algorithm 1's unweighted rounds).
+
+        With ``handover`` (an unweighted pass whose kernel was not ready when it began: the
+        background worker was compiling it), every :data:`HANDOVER_SECONDS` the scan asks
+        whether the kernel is ready now, and if so hands it the rest of the pass (the rounds
+        still to come, after the ``trace.n_rounds`` played): the same rounds in the same order,
+        so the same result, without waiting for the next pass."""
         problem, trace = self.problem, self._trace
         oracle = self.update == "oracle"
         n, i, block = inputs.n, 0, self._block
+        next_check = time.monotonic() + HANDOVER_SECONDS
         while i < n:
+            if handover and time.monotonic() >= next_check:
+                rest = np.arange(i, n, dtype=np.int64) if order is None else order[i:]
+                if self._compiled_pass(inputs, labels, rest, progress, ready_only=True):
+                    break
+                next_check = time.monotonic() + HANDOVER_SECONDS
             stop = min(n, i + block)
             rows = slice(i, stop) if order is None else order[i:stop]
             live = None if weights is None else weights[rows] > 0
@@ -660,7 +678,7 @@ class PrimalLearner(OnlineLearner):
         if self._u is not None:
             inputs.add_adjoint(self._u, g, i, -step * tau)
 
-    def _compiled_pass(self, inputs, labels, order, progress) -> bool:
+    def _compiled_pass(self, inputs, labels, order, progress, ready_only: bool = False) -> bool:
         if not USE_COMPILED:
             return False
         spec = self._engine_spec(labels)
@@ -670,7 +688,7 @@ class PrimalLearner(OnlineLearner):
         U = self._u if self._u is not None else np.zeros((0,) * self._w.ndim)
         trace = self._trace
         result = engine.run_pass(spec, inputs, order, self._w, U, float(self.eta), self.update == "oracle",
-                                 self._loss_driven_steps, trace.n_rounds)
+                                 self._loss_driven_steps, trace.n_rounds, ready_only)
         if result is None:
             return False
         done, mistakes, rounds, losses, status = result
