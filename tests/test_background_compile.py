@@ -77,7 +77,10 @@ print(scans.running_sum.if_ready(0.0, v))          # not ready: None, and
 print(jit._WORKER._process is None)                  # nothing asked of a worker,
 print(scans.running_sum.kernel.overloads == {})      # nothing compiled here,
 print(scans.running_sum.spent == 0)                  # no work counted
-scans.running_sum(0.0, v)                            # the twin runs; the worker is asked
+print(len(jit._WARMED))                              # numba's contexts not set up for nothing
+scans.running_sum(0.0, v)                            # the twin runs; the worker is asked,
+import os
+print(os.getpid() in jit._WARMED)                    # and numba's contexts are set up meanwhile
 print(jit.wait_for_background(timeout=600))
 print(scans.running_sum.if_ready(0.0, v))          # the kernel now runs
 """
@@ -85,7 +88,7 @@ print(scans.running_sum.if_ready(0.0, v))          # the kernel now runs
 
 def test_if_ready_runs_the_kernel_only_once_it_is_ready_and_asks_nothing(tmp_path):
     """What a NumPy scan asks before handing the rest of its pass to the kernel."""
-    assert _run(IF_READY, tmp_path) == ["None", "True", "True", "True", "True", "10.0"]
+    assert _run(IF_READY, tmp_path) == ["None", "True", "True", "True", "0", "True", "True", "10.0"]
     never = tmp_path / "never"
     never.mkdir()
     assert _run("import numpy as np; from predtron.engine import scans; "
@@ -95,9 +98,9 @@ def test_if_ready_runs_the_kernel_only_once_it_is_ready_and_asks_nothing(tmp_pat
 def test_without_the_worker_the_foreground_rule_holds(tmp_path):
     script = ("import numpy as np; from predtron.engine import jit, scans; v = np.arange(5.0); "
               "scans.running_sum(0.0, v); print(jit._WORKER._process is None); "
-              "print(scans.running_sum.ready((0.0, v)))")
-    assert _run(script, tmp_path, PREDTRON_JIT_BACKGROUND="0") == ["True", "False"]
-    assert _run(script, tmp_path, PREDTRON_JIT="never") == ["True", "False"]
+              "print(scans.running_sum.ready((0.0, v))); print(len(jit._WARMED))")
+    assert _run(script, tmp_path, PREDTRON_JIT_BACKGROUND="0") == ["True", "False", "0"]
+    assert _run(script, tmp_path, PREDTRON_JIT="never") == ["True", "False", "0"]
 
 
 def test_a_fit_in_a_fresh_environment_equals_the_compiled_fit(tmp_path):

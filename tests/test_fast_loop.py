@@ -258,7 +258,7 @@ def test_compiled_pass_runs_for_the_built_in_problems(problem, monkeypatch):
     np.testing.assert_allclose(fast.coef_, slow.coef_, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("problem", COMPILED_PROBLEMS + [Multilabel(5, "f1")], ids=repr)
+@pytest.mark.parametrize("problem", [*COMPILED_PROBLEMS, Multilabel(5, "f1")], ids=repr)
 def test_a_scan_hands_the_rest_of_its_pass_to_the_kernel_once_it_is_ready(problem, monkeypatch):
     """A pass that began in NumPy (its kernel was still being compiled) hands the rounds still to
     come to the kernel as soon as it is ready: mid-pass, with the rounds played so far counted,

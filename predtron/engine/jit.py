@@ -229,6 +229,34 @@ def _new_worker_after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_worker_after_fork)
+    if AVAILABLE:  # no fork while another thread holds numba's compiler lock (the child could never take it)
+        os.register_at_fork(before=global_compiler_lock.acquire, after_in_parent=global_compiler_lock.release,
+                            after_in_child=global_compiler_lock.release)
+
+
+_WARMED: set[int] = set()  # the processes whose numba contexts are being or were set up by _warm_contexts
+
+
+def _warm_contexts() -> None:
+    """Set up numba's typing and target contexts in a daemon thread of this process, once, while
+    the worker compiles: loading a kernel from the disk cache needs them, and their set-up (about
+    0.3 s) would otherwise fall between the worker's answer and the kernel's first run.  A thread
+    holds numba's compiler lock meanwhile, so a load that comes first simply waits for it."""
+    if os.getpid() in _WARMED:
+        return
+    _WARMED.add(os.getpid())
+
+    def warm() -> None:
+        try:
+            from numba.core.registry import cpu_target
+
+            with global_compiler_lock:
+                cpu_target.typing_context.refresh()
+                cpu_target.target_context.refresh()
+        except Exception:  # pragma: no cover - a numba without these names: the load sets them up
+            pass
+
+    threading.Thread(target=warm, name="predtron-jit-warm", daemon=True).start()
 
 
 def wait_for_background(timeout: float | None = None) -> bool:
@@ -346,6 +374,8 @@ class Tiered:
         encoded = encode_signature(signature) if name is not None else None
         if encoded is not None:
             job = _WORKER.request(*name, encoded, self.priority)
+        if job is not None:
+            _warm_contexts()
         self._jobs[signature] = job
         return job
 
