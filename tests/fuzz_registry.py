@@ -1459,6 +1459,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.scoring.VectorInputs": _INPUTS,
     "predtron.scoring.DocumentInputs": _INPUTS,
     "predtron.scoring.ListInputs": _INPUTS,
+    "predtron.scoring.column_order_dot": _KERNEL,
     "predtron.scoring.row_dot": _KERNEL,
     "predtron.scoring.row_scores": _KERNEL,
     "predtron.learners.kernel.SupportSet": ("the kernel learner's internal storage of support vectors (arrays it "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from predtron._models.base import EstimatorCore, _at_least_one, _optional, estimator_params
 from predtron._models.checks import _canonical, _check_input, _check_score_input, _Offsets
@@ -13,7 +14,7 @@ from predtron._validation import as_label_array, excerpt, query_offsets
 from predtron.persistence import saveable_as
 from predtron.problems import SubsetRanking, ranking_batch
 from predtron.problems.ranking_measures import F_CHOICES, RankingLoss
-from predtron.scoring import DocumentInputs
+from predtron.scoring import DocumentInputs, column_order_dot
 
 __all__ = ["RankerCore"]
 
@@ -105,10 +106,16 @@ class RankerCore(_RankerCoefMixin, EstimatorCore):
 
     def predict(self, X) -> np.ndarray:
         """One score per row (higher ranks first), ``X @ coef_ + intercept_``; ``X`` needs no
-        query ids."""
+        query ids.  Each row's products are added in column order
+        (:func:`~predtron.scoring.column_order_dot`), so a row scores the same bit for bit
+        dense or sparse, alone or in a chunk of any size (a streamed ``predict`` writes what
+        the in-memory one writes)."""
         self._check_fitted()
         X = self._validate_X(X, reset=False)
-        return np.asarray(X @ self.learner_.coef_).ravel()
+        coef = np.asarray(self.learner_.coef_, dtype=float).ravel()
+        if sp.issparse(X):
+            return np.asarray(X @ coef).ravel()
+        return column_order_dot(np.asarray(X, dtype=float), coef)
 
     def score(self, X, y, *, qid=None, group=None) -> float:
         """Mean NDCG@k over the queries (1 is a perfect ranking; queries with no relevant document
