@@ -105,6 +105,44 @@ def test_streamed_files_are_the_in_memory_files_bit_for_bit(client, tmp_path, ki
     assert np.array_equal(streamed.mixing_weights_, whole.mixing_weights_)
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("bounds, comes_back, query", [((0, 205, 500), False, 20),  # continues into the next file
+                                                       ((0, 200, 500), True, 1)])  # seen again in a later file
+def test_a_query_written_in_two_files_is_refused_naming_both(client, tmp_path, stream, bounds, comes_back, query):
+    """Each worker learns its own files' queries: a query id with lines in two files would be
+    learned as two queries, so it is refused, in memory and streamed alike."""
+    X, scores = _data()
+    grades = np.clip(np.round(scores[:, 0]), 0, 2).astype(int)
+    qid = np.repeat(np.arange(len(X) // 10), 10)
+    if comes_back:
+        qid[-10:] = 1  # the last query of the second file has the id of one of the first file's
+    files = []
+    for i, (a, b) in enumerate(itertools.pairwise(bounds)):
+        files.append(str(tmp_path / f"r{i}.letor"))
+        _write(files[-1], X[a:b], grades[a:b], qid[a:b])
+    model = DaskPredtronRanker(epochs=1, shuffle=False, client=client)
+    options = {"n_features": 6, **({"chunk_rows": 30} if stream else {})}
+    with pytest.raises(ValueError, match=rf"query {query} has lines in two training files, .*r0.letor and .*r1.letor"):
+        model.fit(files, file_options=options, stream=stream)
+
+
+def test_files_whose_queries_come_from_sizes_may_repeat_positions(client, tmp_path):
+    """Files without qid: take their queries from sidecar sizes: the ids are positions, which every
+    file starts again at 0, and nothing is refused."""
+    X, scores = _data()
+    grades = np.clip(np.round(scores[:, 0]), 0, 2).astype(int)
+    files = []
+    for i, (a, b) in enumerate(itertools.pairwise((0, 200, 500))):
+        files.append(str(tmp_path / f"s{i}.svm"))
+        _write(files[-1], X[a:b], grades[a:b])
+        Path(files[-1] + ".query").write_text("\n".join(["10"] * ((b - a) // 10)) + "\n")
+    params = {"epochs": 2, "shuffle": False, "random_state": 0, "client": client}
+    whole = DaskPredtronRanker(**params).fit(files, file_options={"n_features": 6, "sparse": True})
+    streamed = DaskPredtronRanker(**params).fit(files, file_options={"n_features": 6, "sparse": True,
+                                                                     "chunk_rows": 30}, stream=True)
+    _assert_same(streamed.to_local(), whole.to_local())
+
+
 def test_the_documented_layout_defaults_of_streamed_and_whole_files(client, tmp_path):
     """Without ``sparse`` in file_options the streamed chunks are CSR (scaled only) and a file read
     whole is dense (centred too): two models, as the docstring says; with ``sparse`` given, one."""

@@ -71,6 +71,7 @@ from predtron._validation import (
 )
 from predtron.dask.mixing import MIXINGS, client_map, iterative_parameter_mixing
 from predtron.data import load_arff, load_letor, load_svmlight
+from predtron.data.opening import DECOMPRESSION_ERRORS, open_binary
 from predtron.mixing import check_checkpoint_folder, read_checkpoint, write_checkpoint
 from predtron.persistence import saveable
 from predtron.problems.general import check_loss_matrix
@@ -229,10 +230,28 @@ def _split_groups(group, rows) -> list[np.ndarray]:
     return parts
 
 
+def _has_qid(path) -> bool:
+    """Whether the lines of the LETOR file ``path`` carry ``qid:``, from its first data line (the
+    readers hold every line to the first one's rule); without, its queries come from group sizes
+    and their ids are mere positions.  A file that cannot be read answers ``False``: its reader
+    then says what is wrong with it."""
+    try:
+        with open_binary(Path(path)) as handle:
+            for line in handle:
+                tokens = line.split(b"#", 1)[0].split()
+                if tokens:
+                    return len(tokens) > 1 and tokens[1].startswith(b"qid:")
+    except DECOMPRESSION_ERRORS:
+        pass
+    return False
+
+
 def _read_file(path, kind: str, options: dict):
     """A worker reads one file: svmlight (``"svmlight"``), LETOR (``"letor"``) or ARFF (``"arff"``)."""
     if kind == "letor":
         data = load_letor(path, **options)
+        if _has_qid(path):  # the queries' ids as written: a query in two files is refused (_check_file_queries)
+            return data.X, data.y, data.qid, None
         return data.X, data.y, None, data.group
     if kind == "arff":
         data = load_arff(path, **options)
@@ -282,8 +301,9 @@ class FileStream:
         elif self.kind == "letor":
             from predtron.data import iter_letor
 
+            written = _has_qid(self.path)  # as _read_file: the ids as written, else the sizes
             for chunk in prefetch(iter_letor(self.path, cache=self.cache, **options)):
-                yield chunk.X, chunk.y, None, chunk.group
+                yield (chunk.X, chunk.y, chunk.qid, None) if written else (chunk.X, chunk.y, None, chunk.group)
         else:
             from predtron.data import iter_svmlight
 
@@ -351,17 +371,50 @@ def _shard_summary(local, raw) -> tuple:
 
 
 def _stream_summary(local, stream: FileStream) -> tuple:
-    """``(rows, width, sparse, labels' summary, examples)`` of a streamed shard, read chunk by chunk
-    (each chunk checked as :func:`_shard_summary` checks a shard)."""
-    rows, width, sparse, summaries, examples = 0, 0, False, [], 0
+    """``(rows, width, sparse, labels' summary, examples, query ids)`` of a streamed shard, read chunk
+    by chunk (each chunk checked as :func:`_shard_summary` checks a shard; the query ids as
+    :func:`_file_query_ids` gives them)."""
+    rows, width, sparse, summaries, examples, ids = 0, 0, False, [], 0, []
     for raw in stream.raw_chunks():
         n, w, is_sparse, summary = _shard_summary(local, raw)
         if n == 0:
             continue
         rows, width, sparse = rows + n, max(width, w), is_sparse
-        examples += n if raw[3] is None else len(raw[3])
+        queries = _file_query_ids(raw)
+        if queries is not None:
+            ids.append(queries)
+        if raw[3] is not None:  # queries from group sizes
+            examples += len(raw[3])
+        else:  # queries from their ids, or examples as rows
+            examples += n if queries is None else len(queries)
         summaries.append(summary)
-    return rows, width, sparse, _merge_summaries(summaries), examples
+    return (rows, width, sparse, _merge_summaries(summaries), examples,
+            np.concatenate(ids) if ids else None)  # a chunk holds whole queries: no run is cut in two
+
+
+def _file_query_ids(raw) -> np.ndarray | None:
+    """The id of each query of a raw shard (or chunk) read from a LETOR file with ``qid:``, in file
+    order (``None`` for other shards): what :func:`_check_file_queries` compares across files."""
+    qid = raw[2]
+    return None if qid is None or not len(qid) else query_runs(np.asarray(qid))[1]
+
+
+def _check_file_queries(ids: list, files: list) -> None:
+    """Refuse a query id written in two training files (``ids``: each file's query ids, in file
+    order, or ``None``), whether the query continues from the end of one file into the next or
+    comes back in a later one: each worker learns its files' queries on their own, so such a
+    query would be learned as two (within a file, the reader already refuses a query cut by
+    others)."""
+    seen: dict = {}
+    for queries, path in zip(ids, files, strict=True):
+        if queries is None:
+            continue
+        for q in queries.tolist():
+            if q in seen:
+                raise ValueError(f"query {q} has lines in two training files, {seen[q]} and {path}; each file must "
+                                 "hold whole queries (a worker learns the queries of its own files): move the "
+                                 f"lines of query {q} into one file")
+            seen[q] = path
 
 
 def _merge_summaries(summaries: list):
@@ -547,6 +600,10 @@ class _DaskPredtron(BaseEstimator):
         if not kept:
             raise ValueError("X has no rows in any partition (or file); at least one example is needed to learn")
         raw, summaries = [raw[i] for i in kept], [summaries[i] for i in kept]
+        if files and self._file_kind == "letor":
+            ids = ([s[5] for s in summaries] if stream else
+                   client.gather([client.submit(_file_query_ids, r, pure=False) for r in raw]))
+            _check_file_queries(ids, [str(X[i]) for i in kept])
         if not files:  # a dataframe's column names become feature_names_in_, as in the local fit
             local._record_columns(_column_probe(X, X.shape[1]), y.shape[1] if y.ndim == 2 else None)
         widths = {s[1] for s in summaries}
