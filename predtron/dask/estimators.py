@@ -1025,6 +1025,7 @@ class DaskPredtronRanker(_DaskPredtron):
     def fit(self, X, y=None, *, qid=None, group=None, file_options: dict | None = None, checkpoint=None,
             resume: bool = False, progress=None, stream: bool = False, cache=None):
         """Fit on a dask ``X``, ``y`` and ``qid`` (a dask array) or ``group`` (rows per query, in
-        memory), no partition splitting a query; or on a list of LETOR files (``y=None``)."""
+        memory), no partition splitting a query; or on a list of LETOR files (``y=None``), each
+        holding whole queries (a ``qid:`` written in two files is refused, naming both)."""
         return self._fit(X, y, qid=qid, group=group, file_options=file_options, checkpoint=checkpoint,
                          resume=resume, progress=progress, stream=stream, cache=cache)
