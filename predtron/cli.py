@@ -406,13 +406,16 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
 
 def _add_estimator_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options (each sets the estimator parameter named in brackets)")
+    # --tol and --no-early-stopping set one parameter: given together, one would silently undo the other
+    stopping = group.add_mutually_exclusive_group()
     for option in estimator_options():
         tasks = tasks_with(option.param)
         scope = "" if len(tasks) == len(TASKS) else f"; {', '.join(tasks)} only"
         default = "" if option.kwargs.get("action") == "store_const" else f"; {_default_text(option.param)}"
         help_text = f"{option.help} [{option.param}{default}{scope}]"
-        group.add_argument(option.flag, dest=_PARAM_PREFIX + option.param, default=argparse.SUPPRESS,
-                           help=help_text, **option.kwargs)
+        (stopping if option.param == "tol" else group).add_argument(
+            option.flag, dest=_PARAM_PREFIX + option.param, default=argparse.SUPPRESS, help=help_text,
+            **option.kwargs)
 
 
 def _add_model_option(parser: argparse.ArgumentParser, command: str) -> None:
@@ -662,6 +665,8 @@ _USED_ONLY_WITH = (
     _UsedWith("beta", ("multilabel",), "loss", ("fbeta",), "--loss fbeta"),
     _UsedWith("k", ("multilabel",), "loss", ("precision@k", "recall@k"), "--loss precision@k or recall@k"),
     _UsedWith("reject_label", ("classify",), "reject_cost", None, "--reject-cost"),
+    _UsedWith("n_iter_no_change", tuple(TASKS), "tol", None,
+              "early stopping, which --tol none and --no-early-stopping turn off"),
 )
 
 

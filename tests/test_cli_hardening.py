@@ -583,3 +583,29 @@ def test_whole_labels_beyond_int64_are_predicted_as_written(tmp_path, capsys, st
     model = tmp_path / "m.npz"
     assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet") == (0, "", "")
     assert call(capsys, "predict", data, "--model", model, *stream) == (0, f"{big}\n0\n{big}\n0\n", "")
+
+
+@pytest.mark.parametrize("flags", [["--no-early-stopping", "--tol", "0.1"], ["--tol", "0.1", "--no-early-stopping"]])
+def test_no_early_stopping_and_tol_together_are_refused(tmp_path, capsys, flags):
+    """``--no-early-stopping --tol 0.1`` set one parameter twice, the last winning: the fit promised
+    'exactly --epochs passes' stopped early at 6 (and the other order made exactly 50)."""
+    data = three_classes(tmp_path)
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m.npz", *flags)
+    assert status == 2 and out == "" and err.count("\n") == 1, (status, err)
+    assert "not allowed with argument" in err and "--no-early-stopping" in err and "--tol" in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("task", ["classify", "rank"])
+@pytest.mark.parametrize("off", [["--no-early-stopping"], ["--tol", "none"]])
+def test_n_iter_no_change_without_early_stopping_is_refused(tmp_path, capsys, task, off):
+    """``--n-iter-no-change 3`` with early stopping turned off was accepted and silently ignored."""
+    data = write(tmp_path / "q.svm", "".join(f"{i % 3} qid:{i // 5} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(30)))
+    status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *off,
+                            "--n-iter-no-change", 3)
+    assert_one_line_error(status, out, err, "--n-iter-no-change applies only with early stopping",
+                          f"the {task} model would not use it")
+    assert not (tmp_path / "m.npz").exists()
+    status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", "--tol", "0.5",
+                            "--n-iter-no-change", 3)
+    assert status == 0, err
