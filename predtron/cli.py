@@ -1068,31 +1068,40 @@ def _fit_files_on_cluster(args, path) -> int:
         reading = file_options(args.task, options, args.n_features, args.stream, files[0])
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    bar = None
-    if verbose:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=params.get("epochs") or TASK_TABLE[args.task].core_class().epochs, unit="epoch",
-                   desc="mixing", leave=True)
     try:
-        with _width_named(args.n_features), _large_values_located(files, args.task, options, args.n_features):
+        with _width_named(args.n_features), _large_values_located(files, args.task, options, args.n_features), \
+                _mixing_bar(verbose, args.task, params) as progress:
             model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
                                          mixing=args.mixing or "uniform", file_options=reading,
                                          checkpoint=args.checkpoint, resume=args.resume, stream=args.stream,
-                                         cache=args.cache,
-                                         progress=None if bar is None else (lambda epoch: bar.update(epoch - bar.n)))
+                                         cache=args.cache, progress=progress)
     except ValueError as exc:
         raise CommandError(_with_flags(str(exc))) from None
-    finally:
-        if bar is not None:
-            bar.n = bar.total = max(bar.n, 1)
-            bar.close()
     _save(model, path, options, files[0], args.task)
     if args.progress is not False:
         _write_stdout(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} "
                      f"epochs); saved {path}\n")
     return 0
 
+
+
+@contextlib.contextmanager
+def _mixing_bar(verbose: bool, task: str, params: dict) -> Iterator[Callable[[int], None] | None]:
+    """The progress bar of a cluster fit (``--progress``): one step per mixing epoch, ended at the
+    epochs made (early stopping may end the fit before ``--epochs``); yields the Dask estimators'
+    ``progress(epoch)`` callable, ``None`` when not ``verbose``."""
+    if not verbose:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=params.get("epochs") or TASK_TABLE[task].core_class().epochs, unit="epoch", desc="mixing",
+               leave=True)
+    try:
+        yield lambda epoch: bar.update(epoch - bar.n)
+    finally:
+        bar.n = bar.total = max(bar.n, 1)
+        bar.close()
 
 
 def run_fit(args) -> int:
@@ -1160,8 +1169,9 @@ def _fit_read_data(args, request, data: Dataset, params: dict, verbose: bool, on
     if on_cluster:
         from predtron.dask.cli import fit_on_cluster
 
-        return fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
-                              scheduler=args.scheduler, shards=args.shards, mixing=args.mixing)
+        with _mixing_bar(verbose, args.task, params) as progress:
+            return fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
+                                  scheduler=args.scheduler, shards=args.shards, mixing=args.mixing, progress=progress)
     if args.checkpoint is not None or args.resume:
         return checkpointed_fit(request, args.task, data, params)
     try:

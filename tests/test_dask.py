@@ -747,3 +747,21 @@ def test_group_is_checked_by_the_local_rule_and_an_empty_first_partition_is_skip
     serial = PredtronRanker(epochs=2, random_state=0).fit(X, y, **split)
     assert model.n_shards_ == 1
     _assert_same(model.to_local(), serial)
+
+
+@pytest.mark.parametrize("task", ["classify", "rank"])
+def test_command_line_progress_of_an_in_memory_cluster_fit(client, tmp_path, capsys, task):
+    """``fit FILE --workers N --progress`` (one file read by the command, shards sent to the workers)
+    showed no bar at all: only the fits whose workers read their files passed a progress callable."""
+    X, scores = _data(5, n=120)
+    y = np.argmax(scores, axis=1)
+    train = tmp_path / "train.svm"
+    with train.open("w") as handle:
+        for i, (row, label) in enumerate(zip(np.round(X, 4), y, strict=True)):
+            features = " ".join(f"{j + 1}:{v}" for j, v in enumerate(row))
+            handle.write(f"{label} qid:{i // 10} {features}\n")
+    capsys.readouterr()
+    assert main(["fit", str(train), "--task", task, "--model", str(tmp_path / "m.npz"), "--epochs", "3",
+                 "--no-early-stopping", "--scheduler", client.scheduler.address, "--shards", "2", "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "mixing" in err and "3/3" in err, err

@@ -282,8 +282,10 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
 
 
 def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
-                   scheduler: str | None = None, shards: int | None = None, mixing: str | None = None):
-    """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator."""
+                   scheduler: str | None = None, shards: int | None = None, mixing: str | None = None,
+                   progress=None):
+    """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator (``progress(epoch)``
+    after every epoch, as the Dask estimators' ``fit`` calls it)."""
 
     with cluster_client(workers, scheduler) as client:
         n_shards = shards or max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
@@ -291,7 +293,7 @@ def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None 
         Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
         model = TASKS[task].dask_estimator_class(**params, mixing=mixing or "uniform", client=client)
         if task == "rank":
-            model.fit(Xd, yd, group=group)
+            model.fit(Xd, yd, group=group, progress=progress)
         else:
-            model.fit(Xd, yd)
+            model.fit(Xd, yd, progress=progress)
         return model.to_local()
