@@ -609,3 +609,63 @@ def test_n_iter_no_change_without_early_stopping_is_refused(tmp_path, capsys, ta
     status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", "--tol", "0.5",
                             "--n-iter-no-change", 3)
     assert status == 0, err
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("compress", [None, "gz"])
+@pytest.mark.parametrize("task", ["classify", "rank"])
+@pytest.mark.parametrize("stream", [[], ["--stream", "--statistics", "file", "--chunk-rows", "7"]],
+                         ids=["in memory", "streamed"])
+def test_a_byte_order_mark_before_the_first_line(tmp_path, capsys, compress, task, stream):
+    """A UTF-8 svmlight/LETOR file saved with a byte order mark (Notepad's 'UTF-8 with BOM') was
+    refused: "line 1: the label '\\ufeff0' is not a number"; the mark is now skipped by every reader
+    (parse, label scan, stream), and the model equals the one fitted on the file without it."""
+    import gzip
+
+    text = "".join(f"{i % 3} qid:{i // 6} 1:{i % 4} 2:{(i % 7) / 6} 3:{(i % 5) - 2}\n" for i in range(42)).encode()
+    plain, marked = tmp_path / "plain.svm", tmp_path / ("bom.svm" + (".gz" if compress else ""))
+    plain.write_bytes(text)
+    marked.write_bytes(gzip.compress(BOM + text) if compress else BOM + text)
+    common = ["--task", task, "--no-shuffle", "--sparse", "--epochs", "3", "--quiet", *stream]
+    assert call(capsys, "fit", plain, *common, "--model", tmp_path / "a.npz")[0] == 0
+    status, _, err = call(capsys, "fit", marked, *common, "--model", tmp_path / "b.npz")
+    assert status == 0, err
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    for command in ("predict", "evaluate"):
+        outs = [call(capsys, command, data, "--model", tmp_path / "a.npz", *stream[:1]) for data in (plain, marked)]
+        assert outs[0][0] == 0 and outs[0] == outs[1], outs
+
+
+def test_a_byte_order_mark_in_the_side_files(tmp_path, capsys):
+    """--group-file, --cost-matrix and the format sniff of a file without an extension read past a
+    byte order mark (they said "got '\\ufeff15'", "'\\ufeff0', not a number", or read an ARFF file as svmlight)."""
+    data = write(tmp_path / "nq.svm", "".join(f"{i % 3} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(30)))
+    groups = tmp_path / "groups.txt"
+    groups.write_bytes(BOM + b"10\n10\n10\n")
+    status, _, err = call(capsys, "fit", data, "--task", "rank", "--group-file", groups, "--model", tmp_path / "r")
+    assert status == 0, err
+    costs = tmp_path / "costs.txt"
+    costs.write_bytes(BOM + b"0 1 2\n1 0 1\n2 1 0\n")
+    status, _, err = call(capsys, "fit", data, "--task", "classify", "--cost-matrix", costs, "--model",
+                            tmp_path / "c")
+    assert status == 0, err
+    arff = tmp_path / "labels"
+    arff.write_bytes(BOM + b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute l1 {0,1}\n"
+                     b"@attribute l2 {0,1}\n@data\n" + b"".join(f"{i % 3},{i % 5},{i % 2},{(i // 2) % 2}\n".encode()
+                                                               for i in range(20)))
+    status, _, err = call(capsys, "fit", arff, "--task", "multilabel", "--labels", 2, "--model", tmp_path / "m")
+    assert status == 0, err
+
+
+def test_the_two_thread_label_scan_skips_a_byte_order_mark(tmp_path, monkeypatch):
+    """The label scan cuts a large plain file in pieces for two threads; the first piece starts with the mark."""
+    from predtron.data import scan_labels, stream
+
+    monkeypatch.setattr(stream, "SPLIT_SCAN_BYTES", 64)
+    text = "".join(f"{i % 3} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(400)).encode()
+    (tmp_path / "a.svm").write_bytes(text)
+    (tmp_path / "b.svm").write_bytes(BOM + text)
+    a, b = scan_labels(tmp_path / "a.svm"), scan_labels(tmp_path / "b.svm")
+    assert (a.n_rows, a.n_features, a.labels.tolist()) == (b.n_rows, b.n_features, b.labels.tolist())

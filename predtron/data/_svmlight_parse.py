@@ -42,6 +42,10 @@ SPLIT_BYTES = 1 << 20
 PIECES = 8
 
 
+#: The UTF-8 byte order mark, which some editors write at the start of a text file.
+BOM = b"\xef\xbb\xbf"
+
+
 class _Reader:
     """Bytes of a file, decompressed as it is read, with the count of raw bytes read."""
 
@@ -59,11 +63,21 @@ class _Reader:
         else:
             self.handle = self.raw
         self.size = path.stat().st_size
+        self.start = True  # nothing read yet (a byte order mark may come first)
 
     def read(self, n: int, line: int) -> bytes:
         """About ``n`` bytes (fewer only at the end); ``line`` is the number of the first line not yet
         complete in what was read before.  Compressed data are decompressed a piece at a time
-        (``read1``), so that a truncated file is reported after the last line it holds."""
+        (``read1``), so that a truncated file is reported after the last line it holds.  A UTF-8
+        byte order mark that starts the (decompressed) file, as some editors write, is dropped."""
+        data = self._read(n, line)
+        if self.start:
+            self.start = False
+            if len(data) >= len(BOM) and data.startswith(BOM):
+                data = data[len(BOM):] + self._read(len(BOM), line)
+        return data
+
+    def _read(self, n: int, line: int) -> bytes:
         if self.handle is self.raw:
             return self.raw.read(n)
         pieces, size = [], 0
@@ -83,7 +97,7 @@ class _Reader:
 
     def readinto(self, view: memoryview, line: int) -> int:
         """Read into ``view`` as :meth:`read` reads (fewer bytes only at the end); the count read."""
-        if self.handle is self.raw and isinstance(self.raw, io.BufferedReader):
+        if not self.start and self.handle is self.raw and isinstance(self.raw, io.BufferedReader):
             return self.raw.readinto(view)
         more = self.read(len(view), line)
         view[:len(more)] = more

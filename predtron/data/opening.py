@@ -40,14 +40,24 @@ def check_file(path, what: str) -> Path:
 
 
 def open_binary(path: Path) -> io.BufferedIOBase:
-    """Open ``path`` for reading bytes, decompressing gzip or bz2 (recognised by their magic bytes)."""
+    """Open ``path`` for reading bytes, decompressing gzip or bz2 (recognised by their magic bytes),
+    past a UTF-8 byte order mark that starts the (decompressed) text, as some editors write."""
     with path.open("rb") as handle:
         magic = handle.read(3)
     if magic[:2] == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    if magic == b"BZh":
-        return bz2.open(path, "rb")
-    return path.open("rb")
+        handle = gzip.open(path, "rb")
+    elif magic == b"BZh":
+        handle = bz2.open(path, "rb")
+    else:
+        handle = path.open("rb")
+    try:
+        if handle.peek(3)[:3] == b"\xef\xbb\xbf":
+            handle.read(3)
+    except DECOMPRESSION_ERRORS as exc:  # a damaged compressed file: reported by the reads that follow
+        if isinstance(exc, PermissionError):
+            handle.close()
+            raise
+    return handle
 
 
 def where(path, line: int | None = None) -> str:

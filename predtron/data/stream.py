@@ -48,7 +48,7 @@ import scipy.sparse as sp
 
 from predtron._validation import check_int
 from predtron.data import _svmlight_kernel as kernel
-from predtron.data._svmlight_parse import BLOCK_BYTES, PIECES, _Block, _chunks, _Reader, every_row
+from predtron.data._svmlight_parse import BLOCK_BYTES, BOM, PIECES, _Block, _chunks, _Reader, every_row
 from predtron.data._svmlight_rules import _limit, _line_problem
 from predtron.data.cache import DamagedCache, check_cache_path, read_cache, write_cache
 from predtron.data.layout import check_group_sizes
@@ -500,6 +500,9 @@ def _scan_bounds(reader: _Reader) -> list[int]:
 def _scan_range(path: Path, start: int, stop: int, part: _ScanPart, compiled: bool) -> None:
     """Scan the bytes ``start:stop`` of a plain file (``start`` at a line's start) into ``part``."""
     with path.open("rb") as handle:
+        handle.seek(start)
+        if start == 0 and handle.read(len(BOM)) == BOM:  # a byte order mark before the first line
+            start = len(BOM)
         handle.seek(start)
         left = stop - start
 
