@@ -169,6 +169,9 @@ def label_value(text: str) -> int | float | str:
 
 
 # ------------------------------------------------------------------ messages
+#: The loaders' advice when a dense matrix would be too large.
+_DENSE_ADVICE = r"pass sparse=True for a scipy CSR matrix"
+
 #: The loaders' advice in Python terms, and the same in the command line's.
 _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"pass group=\[\.\.\.\] or group_file=\.\.\.", "pass --group-file FILE"),
@@ -185,8 +188,8 @@ _FLAG_ADVICE: tuple[tuple[str, str], ...] = (
     (r"^missing must be", "--missing must be"),
     (r"^n_labels must", "--labels must"),
     (r"^n_labels = (\d+) but (.*) names (\d+) labels$", r"--labels \1 but --xml \2 names \3 labels"),
-    (r"pass sparse=True for a scipy CSR matrix", "pass --sparse to hold the features in a sparse matrix, or --stream "
-                                                 "to read the file in chunks"),
+    (_DENSE_ADVICE, "pass --sparse to hold the features in a sparse matrix, or --stream to read the file in "
+                    "chunks"),
 )
 
 
@@ -202,11 +205,17 @@ class DataError(ValueError):
 
 
 @contextlib.contextmanager
-def _flags_in_errors() -> Iterator[None]:
+def _flags_in_errors(streamed: bool = False) -> Iterator[None]:
+    """A loader's ``ValueError`` as a :class:`DataError` in the command line's terms (``streamed``: the
+    file is read in chunks, so a dense matrix too large is a chunk, not the file)."""
     try:
         yield
     except ValueError as exc:
-        raise DataError(flag_message(str(exc))) from None
+        text = str(exc)
+        if streamed:
+            text = re.sub(_DENSE_ADVICE, "pass --sparse (the default of --stream), or a smaller --chunk-rows (each "
+                                         "chunk is one such matrix)", text)
+        raise DataError(flag_message(text)) from None
 
 
 # ------------------------------------------------------------------ standard input
@@ -423,7 +432,7 @@ def stream_chunks(path, task: str, options: ReadOptions, n_features: int | None 
     """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank), read one
     chunk ahead in a background thread."""
     fmt = check_format(path, task, options)
-    with _flags_in_errors():
+    with _flags_in_errors(streamed=True):
         yield from READERS[fmt].chunks(path, task, options, n_features, n_labels, need_groups, cache, on_progress)
 
 

@@ -669,3 +669,24 @@ def test_the_two_thread_label_scan_skips_a_byte_order_mark(tmp_path, monkeypatch
     (tmp_path / "b.svm").write_bytes(BOM + text)
     a, b = scan_labels(tmp_path / "a.svm"), scan_labels(tmp_path / "b.svm")
     assert (a.n_rows, a.n_features, a.labels.tolist()) == (b.n_rows, b.n_features, b.labels.tolist())
+
+
+@pytest.mark.parametrize("command", ["fit", "predict"])
+def test_a_dense_chunk_too_large_advises_chunk_rows_not_stream(tmp_path, capsys, monkeypatch, command):
+    """``--stream --dense`` on a file whose chunks are too large to hold dense advised "or --stream to
+    read the file in chunks", which was given; it now names --chunk-rows (and --sparse)."""
+    from predtron.data import opening
+
+    monkeypatch.setattr(opening, "MAX_DENSE_ENTRIES", 100)
+    data = write(tmp_path / "wide.svm", "".join(f"{i % 2} 1:{i} 60:1\n" for i in range(10)))
+    model = tmp_path / "m.npz"
+    if command == "predict":
+        assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--sparse", "--quiet")[0] == 0
+        args = ["predict", data, "--model", model]
+    else:
+        args = ["fit", data, "--task", "classify", "--model", model]
+    status, out, err = call(capsys, *args, "--stream", "--dense")
+    assert_one_line_error(status, out, err, "a dense matrix of 10 rows x 60 features", "--chunk-rows",
+                          absent=("or --stream",))
+    status, out, err = call(capsys, *args, "--dense")
+    assert_one_line_error(status, out, err, "a dense matrix of 10 rows x 60 features", "or --stream")
