@@ -162,6 +162,8 @@ def check_writable(path, name: str, *, folder: bool = False) -> None:
     path = Path(os.path.realpath(path))
     where = path if kind == "folder" else path.parent
     if not where.is_dir():
+        if where.exists():  # a data file taken for a folder (data.svm/model.npz)
+            raise ValueError(f"{name} {given}: {where} is a file, not a folder")
         raise ValueError(f"{name} {given}: the folder {where} does not exist")
     try:
         descriptor, probe = tempfile.mkstemp(prefix=".predtron-probe.", dir=where)

@@ -540,6 +540,8 @@ def model_path(text) -> Path:
     if str(text) == "-":
         raise CommandError("--model -: a model is a file (an .npz archive), never standard input or output; give "
                            "a file name")
+    if not str(text).strip():
+        raise CommandError(f"--model needs a file name (such as model.npz); got {str(text)!r}")
     path = Path(text)
     if path.name in ("", ".", "..") or str(text).endswith(("/", os.sep)):  # (a trailing slash names a folder)
         what = "is" if path.is_dir() else "names"
@@ -783,6 +785,9 @@ def load_model(path, task: str | None = None):
     path = model_path(path)
     if not path.exists():
         raise CommandError(f"model file not found: {path} (--model)")
+    if path.is_dir():  # as fit names it
+        raise CommandError(f"--model {path} is a folder; give a model file (an .npz archive written by 'predtron "
+                           "fit')")
     if not path.is_file() or not zipfile.is_zipfile(path):
         raise CommandError(f"{path} is not a predtron model file (not an .npz archive written by 'predtron fit')")
     for module in ("predtron.learners", "predtron.baselines", "predtron.pa", "predtron.reductions"):

@@ -690,3 +690,46 @@ def test_a_dense_chunk_too_large_advises_chunk_rows_not_stream(tmp_path, capsys,
                           absent=("or --stream",))
     status, out, err = call(capsys, *args, "--dense")
     assert_one_line_error(status, out, err, "a dense matrix of 10 rows x 60 features", "or --stream")
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "evaluate"])
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_model_name(tmp_path, capsys, monkeypatch, command, name):
+    """``--model ''`` said '--model  is a folder; give a file name (such as model.npz)' (the empty path is
+    the current folder), and fit with ``--model '  '`` wrote a model named '  .npz'."""
+    monkeypatch.chdir(tmp_path)
+    data = two_classes(tmp_path)
+    extra = ["--task", "classify"] if command == "fit" else []
+    status, out, err = call(capsys, command, data, "--model", name, *extra)
+    assert_one_line_error(status, out, err, "--model needs a file name", absent=("is a folder",))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.svm"]
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+@pytest.mark.parametrize("name", ["models", "models.d"])
+def test_a_folder_as_the_model_of_predict_and_evaluate(tmp_path, capsys, monkeypatch, command, name):
+    """fit said '--model models.npz is a folder', predict and evaluate 'models.npz is not a predtron model
+    file (not an .npz archive ...)': the path is now named the same way by every command."""
+    monkeypatch.chdir(tmp_path)
+    data = two_classes(tmp_path)
+    folder = tmp_path / (name if "." in name else name + ".npz")
+    folder.mkdir()
+    status, out, err = call(capsys, command, data, "--model", name)
+    assert_one_line_error(status, out, err, f"--model {folder.name} is a folder")
+
+
+@pytest.mark.parametrize(("flag", "command"), [("--model", "fit"), ("--output", "predict"), ("--cache", "fit")])
+def test_an_output_inside_a_data_file(tmp_path, capsys, flag, command):
+    """``--model data.svm/m.npz`` said 'the folder .../data.svm does not exist'; it exists, as a file."""
+    data = two_classes(tmp_path)
+    model = tmp_path / "m.npz"
+    assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet")[0] == 0
+    args = {"fit": ["fit", data, "--task", "classify", "--model", model, "--stream"],
+            "predict": ["predict", data, "--model", model]}[command]
+    target = f"{data}/out"
+    if flag == "--model":
+        args[args.index("--model") + 1] = target
+    else:
+        args += [flag, target]
+    status, out, err = call(capsys, *args)
+    assert_one_line_error(status, out, err, f"{data} is a file, not a folder", absent=("does not exist",))
