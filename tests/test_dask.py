@@ -765,3 +765,22 @@ def test_command_line_progress_of_an_in_memory_cluster_fit(client, tmp_path, cap
                  "--no-early-stopping", "--scheduler", client.scheduler.address, "--shards", "2", "--progress"]) == 0
     err = capsys.readouterr().err
     assert "mixing" in err and "3/3" in err, err
+
+
+def test_command_line_cluster_fit_of_a_large_file_warns_nothing(client, tmp_path):
+    """``fit FILE --workers N`` on a file of some 10 MB printed Dask's "Sending large graph of size 11 MiB
+    ... Consider loading the data with Dask directly or using futures", advice no user of the
+    command line can act on (the command reads the file and ships its shards, by design)."""
+    import warnings
+
+    from predtron.dask.cli import fit_on_cluster
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 70))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = fit_on_cluster("classify", X, y, None, {"epochs": 1, "random_state": 0},
+                               scheduler=client.scheduler.address, shards=2)
+    assert model.n_iter_ == 1
+    assert not [w for w in caught if "large graph" in str(w.message)], [str(w.message)[:80] for w in caught]

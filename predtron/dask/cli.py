@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import logging
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -292,8 +293,12 @@ def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None 
         bounds = shard_bounds(X.shape[0], n_shards, group)
         Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
         model = TASKS[task].dask_estimator_class(**params, mixing=mixing or "uniform", client=client)
-        if task == "rank":
-            model.fit(Xd, yd, group=group, progress=progress)
-        else:
-            model.fit(Xd, yd, progress=progress)
+        with warnings.catch_warnings():
+            # the command read the file itself and ships its shards in the graph, by design: Dask's advice
+            # ("Sending large graph ... Consider loading the data with Dask directly") is not the user's to act on
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            if task == "rank":
+                model.fit(Xd, yd, group=group, progress=progress)
+            else:
+                model.fit(Xd, yd, progress=progress)
         return model.to_local()
