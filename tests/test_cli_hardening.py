@@ -733,3 +733,16 @@ def test_an_output_inside_a_data_file(tmp_path, capsys, flag, command):
         args += [flag, target]
     status, out, err = call(capsys, *args)
     assert_one_line_error(status, out, err, f"{data} is a file, not a folder", absent=("does not exist",))
+
+
+@pytest.mark.parametrize("how", [["--checkpoint", "ckpt"], ["--stream"]])
+def test_group_file_on_a_cluster_fit_of_one_file(tmp_path, capsys, how):
+    """``fit ONE.svm --group-file G --workers 2 --checkpoint DIR`` said 'with several files put qid: in
+    every line': one file was given (the workers read it themselves because of --checkpoint/--stream)."""
+    data = write(tmp_path / "nq.svm", "".join(f"{i % 3} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(30)))
+    groups = write(tmp_path / "g.txt", "10\n10\n10\n")
+    how = [str(tmp_path / h) if h == "ckpt" else h for h in how]
+    status, out, err = call(capsys, "fit", data, "--task", "rank", "--group-file", groups, "--model",
+                            tmp_path / "m.npz", "--workers", "2", *how)
+    assert_one_line_error(status, out, err, "--group-file does not apply to a cluster fit whose workers read",
+                          "FILE.query", absent=("with several files",))

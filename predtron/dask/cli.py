@@ -59,8 +59,9 @@ def file_options(task: str, options, n_features: int | None = None, stream: bool
     ``--chunk-rows`` with ``stream``.  ``--group-file`` is refused: it gives one file's query
     sizes (put ``qid:`` in the files, or a ``FILE.query`` sidecar beside each)."""
     if options.group_file is not None:
-        raise ValueError("--group-file gives the query sizes of one file; with several files put qid: in every "
-                         "line, or a FILE.query file of sizes beside each file")
+        raise ValueError("--group-file does not apply to a cluster fit whose workers read the training files "
+                         "themselves (several files, or one with --stream, --checkpoint or --resume): put qid: in "
+                         "every line, or the query sizes in a FILE.query file beside each file")
     fmt = TASKS[task].format
     out: dict = {"sparse": bool(options.layout(fmt, stream, first))}
     if fmt == "arff":
