@@ -1084,8 +1084,8 @@ def _fit_files_on_cluster(args, path) -> int:
         raise CommandError(_with_flags(str(exc))) from None
     _save(model, path, options, files[0], args.task)
     if args.progress is not False:
-        _write_stdout(f"fitted {type(model).__name__} on {len(files)} files on a Dask cluster ({model.n_iter_} "
-                     f"epochs); saved {path}\n")
+        _write_stdout(f"fitted {type(model).__name__} on {len(files)} file{'s' * (len(files) != 1)} on a Dask "
+                      f"cluster ({model.n_iter_} epochs); saved {path}\n")
     return 0
 
 

@@ -784,3 +784,15 @@ def test_command_line_cluster_fit_of_a_large_file_warns_nothing(client, tmp_path
                                scheduler=client.scheduler.address, shards=2)
     assert model.n_iter_ == 1
     assert not [w for w in caught if "large graph" in str(w.message)], [str(w.message)[:80] for w in caught]
+
+
+def test_command_line_summary_of_a_cluster_fit_of_one_file(client, tmp_path, capsys):
+    """The summary of a cluster fit whose worker read one file said 'on 1 files'."""
+    X, scores = _data(5, n=60)
+    train = tmp_path / "train.svm"
+    _write_svmlight(train, np.round(X, 4), np.argmax(scores, axis=1))
+    capsys.readouterr()
+    assert main(["fit", str(train), "--task", "classify", "--model", str(tmp_path / "m.npz"), "--epochs", "2",
+                 "--stream", "--scheduler", client.scheduler.address]) == 0
+    out = capsys.readouterr().out
+    assert "on 1 file on a Dask cluster" in out, out
