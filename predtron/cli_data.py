@@ -477,6 +477,9 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
                 found.append(np.unique(y))
         labels = np.unique(np.concatenate(found)) if found else None
     if width == 0 and n_features is None:  # (given, --n-features is the width: the labels were surveyed)
+        if fmt == "svmlight":  # no index read, but a line may hold a malformed one ('-1:1'): the parse names it
+            for _ in stream_chunks(path, task, options, None, cache=cache):
+                pass
         raise ValueError(f"{path}: no line gives a feature value, so the number of features is unknown; pass "
                          "--n-features")
     return width, labels, rows

@@ -746,3 +746,18 @@ def test_group_file_on_a_cluster_fit_of_one_file(tmp_path, capsys, how):
                             tmp_path / "m.npz", "--workers", "2", *how)
     assert_one_line_error(status, out, err, "--group-file does not apply to a cluster fit whose workers read",
                           "FILE.query", absent=("with several files",))
+
+
+@pytest.mark.parametrize(("task", "text", "shown"), [("classify", "1 -1:1\n0 -2:0.5\n", "feature index -1"),
+                                                      ("rank", "1 qid:1 -3:1\n0 qid:1 -3:2\n", "feature index -3")])
+def test_a_streamed_fit_names_a_negative_index(tmp_path, capsys, task, text, shown):
+    """``fit --stream`` of a file whose only indices are negative said 'no line gives a feature value, so
+    the number of features is unknown; pass --n-features' (the label scan reads no such index), where
+    the in-memory fit names the line and the index."""
+    data = write(tmp_path / "neg.svm", text)
+    for stream in ([], ["--stream"]):
+        status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *stream)
+        assert_one_line_error(status, out, err, f"{data}, line 1: {shown}", absent=("no line gives",))
+    empty = write(tmp_path / "nofeatures.svm", "1\n0\n")
+    status, out, err = call(capsys, "fit", empty, "--task", "classify", "--model", tmp_path / "m.npz", "--stream")
+    assert_one_line_error(status, out, err, "no line gives a feature value")
