@@ -332,8 +332,10 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     whole = request.statistics == "file"
     reads = statistics_reads(estimator) if whole and not request.resume else 0  # before the epochs
     before = surveyed + reads  # passes over the file before epoch 1
+    wanted = [what for what, needed in (("labels", spec.classes and classes is None), ("features", n_features is None))
+              if needed]  # what the first pass reads the file for
     progress = Progress(verbose, size, estimator.epochs + before,
-                        "reading labels and features" if surveyed else
+                        f"reading {' and '.join(wanted)}" if surveyed else
                         "reading the scaling statistics" if reads else f"epoch 1/{estimator.epochs}")
     try:
         if task == "multilabel":

@@ -761,3 +761,17 @@ def test_a_streamed_fit_names_a_negative_index(tmp_path, capsys, task, text, sho
     empty = write(tmp_path / "nofeatures.svm", "1\n0\n")
     status, out, err = call(capsys, "fit", empty, "--task", "classify", "--model", tmp_path / "m.npz", "--stream")
     assert_one_line_error(status, out, err, "no line gives a feature value")
+
+
+@pytest.mark.parametrize(("task", "flags", "shown"), [("classify", [], "reading labels and features"),
+                                                      ("classify", ["--classes", "0", "1"], "reading features"),
+                                                      ("classify", ["--n-features", "2"], "reading labels"),
+                                                      ("rank", [], "reading features")])
+def test_the_first_pass_bar_says_what_it_reads(tmp_path, capsys, task, flags, shown):
+    """The bar of the first pass of ``fit --stream`` said 'reading labels and features' for a ranker (which
+    needs no labels) and with --classes or --n-features given (the pass then reads the other one only)."""
+    data = write(tmp_path / "q.svm", "".join(f"{i % 2} qid:{i // 4} 1:{i % 3} 2:{i % 5}\n" for i in range(20)))
+    status, _, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", "--stream", "--epochs",
+                          1, "--progress", *flags)
+    assert status == 0, err
+    assert shown + ":" in err, err
