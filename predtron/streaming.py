@@ -126,9 +126,15 @@ def read_checkpoint(directory, run: dict, as_class: type | None = None):
     epoch = progress["epoch"]
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
         raise ValueError(f"{progress_path}: entry 'epoch' must be a whole number >= 1; got {epoch!r}")
+    if not isinstance(progress["stopped"], bool):
+        raise ValueError(f"{progress_path}: entry 'stopped' must be true or false; got "
+                         f"{str(progress['stopped'])[:40]!r}")
     stopping = progress["stopping"]
     if stopping is not None and (not isinstance(stopping, dict)
-                                 or not {"best", "stall", "rounds", "total"} <= set(stopping)):
+                                 or not {"best", "stall", "rounds", "total"} <= set(stopping)
+                                 or not all((v is None and k in ("best", "scale"))
+                                            or (isinstance(v, int | float) and not isinstance(v, bool))
+                                            for k, v in stopping.items())):
         raise ValueError(f"{progress_path}: entry 'stopping' must be null or the stopping rule's state (best, stall, "
                          f"rounds, total); got {str(stopping)[:80]}")
     model = "model.npz" if progress["format"] == _FORMAT_1 else _model_file(epoch)

@@ -802,3 +802,27 @@ def test_permuted_chunks_refuses_labels_or_groups_that_do_not_cover_the_rows():
         permuted_chunks(X, y, 0, group=np.full(3, 5))
     (chunk,) = permuted_chunks(X, y, 0, group=[30, 30])(1)
     assert chunk[0].shape == (60, 3) and sorted(chunk[2]["group"]) == [30, 30]
+
+
+@pytest.mark.parametrize(("entry", "value"), [("stopped", "no"), ("best", "x"), ("stall", None), ("total", [1])])
+def test_an_unsealed_progress_file_with_a_malformed_entry_is_refused_naming_it(tmp_path, entry, value):
+    """A checkpoint of the previous format (not sealed) with an entry of the wrong type: 'stopped': "no" was
+    taken as true (the fit ended at once), and a stopping state value that is not a number failed with
+    "could not convert string to float: 'x'", naming neither the file nor the entry."""
+    from predtron.streaming import fit_passes, permuted_chunks, read_checkpoint
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    fit_passes(PredtronClassifier(standardize=False, eta=0.5, tol=0.0, epochs=2), permuted_chunks(X, y, None),
+               first={"classes": [-1, 1]}, checkpoint=tmp_path)
+    progress = json.loads((tmp_path / "progress.json").read_text())
+    legacy = {k: v for k, v in progress.items() if k not in ("digest", "state_sha256")}
+    legacy["format"] = "predtron-checkpoint/2"
+    assert isinstance(legacy["stopping"], dict)
+    if entry == "stopped":
+        legacy["stopped"] = value
+    else:
+        legacy["stopping"][entry] = value
+    (tmp_path / "progress.json").write_text(json.dumps(legacy))
+    with pytest.raises(ValueError, match=rf"progress\.json: entry '{'stopped' if entry == 'stopped' else 'stopping'}'"):
+        read_checkpoint(tmp_path, legacy["run"] if "run" in legacy else {})
