@@ -205,13 +205,18 @@ class DataError(ValueError):
 
 
 @contextlib.contextmanager
-def _flags_in_errors(streamed: bool = False) -> Iterator[None]:
+def _flags_in_errors(streamed: bool = False, group_file=None) -> Iterator[None]:
     """A loader's ``ValueError`` as a :class:`DataError` in the command line's terms (``streamed``: the
-    file is read in chunks, so a dense matrix too large is a chunk, not the file)."""
+    file is read in chunks, so a dense matrix too large is a chunk, not the file; ``group_file``: the
+    file of ``--group-file``, named with its flag)."""
     try:
         yield
     except ValueError as exc:
         text = str(exc)
+        for named in dict.fromkeys((str(group_file), str(Path(group_file))) if group_file is not None else ()):
+            text = text.replace(f"the group sizes in {named}", f"--group-file {group_file}")  # (as loaders name it)
+            if text.startswith((f"{named},", f"{named}:", f"{named} ")):
+                text = f"--group-file {group_file}{text[len(named):]}"
         if streamed:
             text = re.sub(_DENSE_ADVICE, "pass --sparse (the default of --stream), or a smaller --chunk-rows (each "
                                          "chunk is one such matrix)", text)
@@ -423,7 +428,7 @@ def read(path, task: str, options: ReadOptions, *, n_features: int | None = None
     """
     check_data_file(path)
     fmt = check_format(path, task, options)
-    with _flags_in_errors():
+    with _flags_in_errors(group_file=options.group_file):
         return READERS[fmt].whole(path, task, options, n_features, n_labels, need_groups)
 
 
@@ -432,7 +437,7 @@ def stream_chunks(path, task: str, options: ReadOptions, n_features: int | None 
     """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank), read one
     chunk ahead in a background thread."""
     fmt = check_format(path, task, options)
-    with _flags_in_errors(streamed=True):
+    with _flags_in_errors(streamed=True, group_file=options.group_file):
         yield from READERS[fmt].chunks(path, task, options, n_features, n_labels, need_groups, cache, on_progress)
 
 

@@ -775,3 +775,25 @@ def test_the_first_pass_bar_says_what_it_reads(tmp_path, capsys, task, flags, sh
                           1, "--progress", *flags)
     assert status == 0, err
     assert shown + ":" in err, err
+
+
+@pytest.mark.parametrize("command", ["fit", "evaluate"])
+@pytest.mark.parametrize("stream", [[], ["--stream"]], ids=["in memory", "streamed"])
+@pytest.mark.parametrize(("sizes", "shown"), [("3\n5\n", ": 2 sizes summing to 8 do not match the 30 rows"),
+                                              ("10\nx\n", ", line 2: expected one group size"),
+                                              ("", " contains no group sizes")])
+def test_group_file_messages_name_the_flag(tmp_path, capsys, monkeypatch, command, stream, sizes, shown):
+    """A wrong --group-file was named 'the group sizes in g.txt: ...' or 'g.txt, line 2: ...', never by
+    its flag; a sidecar found beside the data keeps its own name."""
+    monkeypatch.chdir(tmp_path)
+    data = write(tmp_path / "nq.svm", "".join(f"{i % 3} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(30)))
+    write(tmp_path / "good.txt", "10\n10\n10\n")
+    assert call(capsys, "fit", data, "--task", "rank", "--group-file", "good.txt", "--model", "m.npz")[0] == 0
+    write(tmp_path / "g.txt", sizes)
+    args = ["fit", data, "--task", "rank", "--model", "x.npz"] if command == "fit" else \
+        ["evaluate", data, "--model", "m.npz"]
+    status, out, err = call(capsys, *args, "--group-file", "./g.txt", *stream)
+    assert_one_line_error(status, out, err, f"--group-file ./g.txt{shown}", absent=("the group sizes in",))
+    (tmp_path / "g.txt").rename(tmp_path / "nq.svm.query")
+    status, out, err = call(capsys, *args, *stream)
+    assert "--group-file" not in err and "nq.svm.query" in err, err
