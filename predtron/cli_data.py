@@ -205,18 +205,22 @@ class DataError(ValueError):
 
 
 @contextlib.contextmanager
-def _flags_in_errors(streamed: bool = False, group_file=None) -> Iterator[None]:
+def _flags_in_errors(streamed: bool = False, options: ReadOptions | None = None) -> Iterator[None]:
     """A loader's ``ValueError`` as a :class:`DataError` in the command line's terms (``streamed``: the
-    file is read in chunks, so a dense matrix too large is a chunk, not the file; ``group_file``: the
-    file of ``--group-file``, named with its flag)."""
+    file is read in chunks, so a dense matrix too large is a chunk, not the file; ``options``: the
+    files of ``--group-file`` and ``--xml`` are named with their flags)."""
     try:
         yield
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         text = str(exc)
-        for named in dict.fromkeys((str(group_file), str(Path(group_file))) if group_file is not None else ()):
-            text = text.replace(f"the group sizes in {named}", f"--group-file {group_file}")  # (as loaders name it)
-            if text.startswith((f"{named},", f"{named}:", f"{named} ")):
-                text = f"--group-file {group_file}{text[len(named):]}"
+        side = {} if options is None else {"--group-file": options.group_file, "--xml": options.xml}
+        for flag, given in side.items():
+            for named in dict.fromkeys((str(given), str(Path(given))) if given is not None else ()):
+                text = text.replace(f"the group sizes in {named}", f"{flag} {given}")  # (as the loaders name it)
+                if text.startswith((f"{named},", f"{named}:", f"{named} ")):
+                    text = f"{flag} {given}{text[len(named):]}"
+                elif text.endswith(f": {named}") and flag not in text:  # ('... file not found: FILE')
+                    text = f"{text} ({flag})"
         if streamed:
             text = re.sub(_DENSE_ADVICE, "pass --sparse (the default of --stream), or a smaller --chunk-rows (each "
                                          "chunk is one such matrix)", text)
@@ -348,7 +352,7 @@ def arff_feature_names(path, options: ReadOptions, n_labels: int | None = None) 
 
     labels, xml = _arff_labels(path, options, n_labels)
     missing = "error" if options.missing is None else options.missing
-    with _flags_in_errors():
+    with _flags_in_errors(options=options):
         first = next(iter_arff(path, labels, xml=xml, missing=missing, chunk_rows=1), None)
     return None if first is None else list(first.feature_names)
 
@@ -428,7 +432,7 @@ def read(path, task: str, options: ReadOptions, *, n_features: int | None = None
     """
     check_data_file(path)
     fmt = check_format(path, task, options)
-    with _flags_in_errors(group_file=options.group_file):
+    with _flags_in_errors(options=options):
         return READERS[fmt].whole(path, task, options, n_features, n_labels, need_groups)
 
 
@@ -437,7 +441,7 @@ def stream_chunks(path, task: str, options: ReadOptions, n_features: int | None 
     """The chunks of a data file for ``task``: ``(X, y, keywords)`` triples (``group`` for rank), read one
     chunk ahead in a background thread."""
     fmt = check_format(path, task, options)
-    with _flags_in_errors(streamed=True, group_file=options.group_file):
+    with _flags_in_errors(streamed=True, options=options):
         yield from READERS[fmt].chunks(path, task, options, n_features, n_labels, need_groups, cache, on_progress)
 
 
@@ -461,7 +465,7 @@ def survey(path, task: str, options: ReadOptions, *, cache=None, on_progress=Non
     if fmt == "svmlight":
         from predtron.data import scan_labels
 
-        with _flags_in_errors():
+        with _flags_in_errors(options=options):
             scan = scan_labels(path, zero_based=bool(options.zero_based))
         if on_progress is not None:
             on_progress(Path(path).stat().st_size)
@@ -506,7 +510,7 @@ def locate_large_value(path, task: str, options: ReadOptions, n_features: int | 
 
     fmt = check_format(path, task, options)
     first_row = 0
-    with _flags_in_errors():
+    with _flags_in_errors(options=options):
         for X, names, lines in _located_chunks(path, fmt, options, n_features, n_labels):
             X = X.tocsr()
             beyond = np.flatnonzero(np.abs(X.data) > MAX_ABS_INPUT)

@@ -797,3 +797,29 @@ def test_group_file_messages_name_the_flag(tmp_path, capsys, monkeypatch, comman
     (tmp_path / "g.txt").rename(tmp_path / "nq.svm.query")
     status, out, err = call(capsys, *args, *stream)
     assert "--group-file" not in err and "nq.svm.query" in err, err
+
+
+def _emotions_like(tmp_path: Path) -> Path:
+    return write(tmp_path / "e.arff", "@relation r\n@attribute a numeric\n@attribute b numeric\n"
+                 "@attribute l1 {0,1}\n@attribute l2 {0,1}\n@data\n" +
+                 "".join(f"{i % 3},{i % 5},{i % 2},{(i // 2) % 2}\n" for i in range(20)))
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]], ids=["in memory", "streamed"])
+@pytest.mark.parametrize(("xml", "shown"), [("missing.xml", "Mulan label XML file not found: missing.xml (--xml)"),
+                                            ("bad.xml", "--xml bad.xml, line 1: not well-formed XML"),
+                                            ("other.xml", "--xml other.xml names labels that")])
+def test_xml_messages_name_the_flag(tmp_path, capsys, monkeypatch, stream, xml, shown):
+    """A wrong --xml file was named 'bad.xml, line 1: not well-formed XML' or 'Mulan label XML file not
+    found: missing.xml', never by its flag (so too --group-file's missing file)."""
+    monkeypatch.chdir(tmp_path)
+    data = _emotions_like(tmp_path)
+    write(tmp_path / "bad.xml", "garbage")
+    write(tmp_path / "other.xml", '<labels xmlns="http://mulan.sourceforge.net/labels"><label name="zz"></label>'
+                                  "</labels>\n")
+    status, out, err = call(capsys, "fit", data, "--task", "multilabel", "--xml", xml, "--model", "m.npz", *stream)
+    assert_one_line_error(status, out, err, shown)
+    rank = write(tmp_path / "nq.svm", "".join(f"{i % 3} 1:{i % 4}\n" for i in range(6)))
+    status, out, err = call(capsys, "fit", rank, "--task", "rank", "--group-file", "nothere", "--model", "m.npz",
+                            *stream)
+    assert_one_line_error(status, out, err, "group-size file not found: nothere (--group-file)")
