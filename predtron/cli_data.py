@@ -310,7 +310,9 @@ def mulan_xml(path) -> Path | None:
 
 
 def check_format(path, task: str, options: ReadOptions) -> str:
-    """The format of ``path`` after checking it suits ``task`` and the options; one message per mismatch."""
+    """The format of ``path`` after checking it suits ``task`` and the options; one message per mismatch
+    (a missing data file is named as such first: its extension alone would give it a format)."""
+    check_data_file(path)
     fmt = detect_format(path, options.format)
     expected = TASKS[task].format
     if fmt != expected:

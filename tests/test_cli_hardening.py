@@ -823,3 +823,17 @@ def test_xml_messages_name_the_flag(tmp_path, capsys, monkeypatch, stream, xml, 
     status, out, err = call(capsys, "fit", rank, "--task", "rank", "--group-file", "nothere", "--model", "m.npz",
                             *stream)
     assert_one_line_error(status, out, err, "group-size file not found: nothere (--group-file)")
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+@pytest.mark.parametrize("stream", [[], ["--stream"]], ids=["in memory", "streamed"])
+@pytest.mark.parametrize("name", ["nothere.svm", "nothere.arff"])
+def test_a_missing_test_file_is_named_missing(tmp_path, capsys, monkeypatch, command, stream, name):
+    """predict/evaluate of a missing 'nothere.svm' with a multilabel model said 'nothere.svm is read as
+    svmlight, but multilabel data are read from ARFF files' (its extension gave it a format), and a
+    missing 'nothere.arff' 'ARFF file not found' where other commands say 'data file not found'."""
+    monkeypatch.chdir(tmp_path)
+    data = _emotions_like(tmp_path)
+    assert call(capsys, "fit", data, "--task", "multilabel", "--labels", 2, "--model", "m.npz", "--quiet")[0] == 0
+    status, out, err = call(capsys, command, name, "--model", "m.npz", *stream)
+    assert_one_line_error(status, out, err, f"data file not found: {name}", absent=("is read as",))
