@@ -513,6 +513,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of ``command`` among the subcommands of ``parser``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]
+    return parser
+
+
 def _command_of(argv: Sequence[str]) -> str:
     """The command named in ``argv`` (its first word that is not an option), or ``""``."""
     for word in argv:
@@ -1436,7 +1444,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = _one_line_warning(command)  # restored by catch_warnings
         try:
             parser = build_parser(command)
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # named by the command's parser ('predtron predict: ... --help'), not the program's
+                _command_parser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
         except UsageError as exc:
             print(exc, file=sys.stderr)
             return 2

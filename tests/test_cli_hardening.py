@@ -837,3 +837,16 @@ def test_a_missing_test_file_is_named_missing(tmp_path, capsys, monkeypatch, com
     assert call(capsys, "fit", data, "--task", "multilabel", "--labels", 2, "--model", "m.npz", "--quiet")[0] == 0
     status, out, err = call(capsys, command, name, "--model", "m.npz", *stream)
     assert_one_line_error(status, out, err, f"data file not found: {name}", absent=("is read as",))
+
+
+@pytest.mark.parametrize(("command", "extra"), [("predict", ["--k", "3"]), ("fit", ["--bogus"]),
+                                                ("evaluate", ["second.svm"])])
+def test_an_unknown_option_is_named_by_its_command(tmp_path, capsys, command, extra):
+    """'predtron predict ... --k 3' said 'predtron: error: unrecognized arguments: --k 3 (see 'predtron
+    --help')', pointing to the program's help, which lists no option of predict."""
+    data = two_classes(tmp_path)
+    args = {"fit": ["--task", "classify", "--model", tmp_path / "m.npz"]}.get(command, ["--model", tmp_path / "m"])
+    status, out, err = call(capsys, command, data, *args, *extra)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"predtron {command}: error: unrecognized arguments: {' '.join(extra)}"), err
+    assert f"(see 'predtron {command} --help')" in err
