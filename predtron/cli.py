@@ -1186,7 +1186,7 @@ def _fit_read_data(args, request, data: Dataset, params: dict, verbose: bool, on
             return fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
                                   scheduler=args.scheduler, shards=args.shards, mixing=args.mixing, progress=progress)
     if args.checkpoint is not None or args.resume:
-        return checkpointed_fit(request, args.task, data, params)
+        return checkpointed_fit(request, args.task, data, params, verbose)
     try:
         return fit_model(args.task, data, params, verbose)
     except ValueError as exc:

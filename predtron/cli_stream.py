@@ -184,9 +184,10 @@ def _run_description(request: StreamFit, task: str, params: dict, extra: dict) -
     return {**run, **extra}
 
 
-def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict):
+def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict, verbose: bool = False):
     """The in-memory fit with ``--checkpoint`` (and ``--resume``): epoch by epoch, the examples in
-    the order ``fit`` visits them, the state written after every epoch."""
+    the order ``fit`` visits them, the state written after every epoch (``verbose``: a bar over the
+    epochs, ended at those made)."""
     estimator = TASKS[task].core_class(**params)  # the estimator's core, as in stream_fit
     seed = None
     if estimator.shuffle:
@@ -200,9 +201,26 @@ def checkpointed_fit(request: StreamFit, task: str, data: Dataset, params: dict)
         first = {"classes": np.unique(data.y)}
     chunks = permuted_chunks(data.X, data.y, seed, group=data.group)
     run = _run_description(request, task, params, {"--stream": False})
-    with _classes_named(False, request.data):
-        return fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume,
-                          run=run)
+    bar = None
+    if verbose:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=estimator.epochs, unit="epoch", desc="epochs", file=sys.stderr, leave=True)
+    try:
+        with _classes_named(False, request.data):
+            shown = {} if bar is None else {"after_epoch": lambda epoch: bar.update(epoch - bar.n)}
+            fitted = fit_passes(estimator, chunks, first=first, checkpoint=request.checkpoint, resume=request.resume,
+                                run=run, **shown)
+    except BaseException:
+        if bar is not None:
+            bar.leave = False
+            bar.close()
+        raise
+    if bar is not None:  # ended at the epochs made (early stopping may end the fit before; a resumed one began later)
+        bar.n = bar.total = max(int(fitted.n_iter_), 1)
+        bar.refresh()
+        bar.close()
+    return fitted
 
 
 @contextlib.contextmanager

@@ -850,3 +850,17 @@ def test_an_unknown_option_is_named_by_its_command(tmp_path, capsys, command, ex
     assert status == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"predtron {command}: error: unrecognized arguments: {' '.join(extra)}"), err
     assert f"(see 'predtron {command} --help')" in err
+
+
+@pytest.mark.parametrize("task", ["classify", "rank"])
+def test_progress_of_a_checkpointed_in_memory_fit(tmp_path, capsys, task):
+    """``fit --checkpoint DIR --progress`` (in memory) showed no bar at all; it now shows one over the
+    epochs, ended at those made (early stopping), and a resumed fit's too."""
+    data = write(tmp_path / "q.svm", "".join(f"{i % 3} qid:{i // 5} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(30)))
+    common = ["fit", data, "--task", task, "--model", tmp_path / "m.npz", "--checkpoint", tmp_path / "ck",
+              "--epochs", 8, "--no-early-stopping", "--progress"]
+    status, _, err = call(capsys, *common)
+    assert status == 0, err
+    assert "epochs: 100%" in err and "8/8" in err, err
+    status, _, err = call(capsys, *common, "--resume")
+    assert status == 0 and "8/8" in err, err
