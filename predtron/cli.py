@@ -1086,6 +1086,7 @@ def _fit_files_on_cluster(args, path) -> int:
                 _mixing_bar(verbose, args.task, params) as progress:
             model = fit_files_on_cluster(args.task, files, params, workers=args.workers, scheduler=args.scheduler,
                                          mixing=args.mixing or "uniform", file_options=reading,
+                                         **_rounds(args),
                                          checkpoint=args.checkpoint, resume=args.resume, stream=args.stream,
                                          cache=args.cache, progress=progress)
     except ValueError as exc:
@@ -1096,6 +1097,11 @@ def _fit_files_on_cluster(args, path) -> int:
                       f"cluster ({model.n_iter_} epochs); saved {path}\n")
     return 0
 
+
+
+def _rounds(args) -> dict:
+    """``--mixing-rounds`` as the Dask estimators' keyword (none: their default)."""
+    return {} if args.mixing_rounds is None else {"mixing_rounds": args.mixing_rounds}
 
 
 @contextlib.contextmanager
@@ -1184,7 +1190,8 @@ def _fit_read_data(args, request, data: Dataset, params: dict, verbose: bool, on
 
         with _mixing_bar(verbose, args.task, params) as progress:
             return fit_on_cluster(args.task, data.X, data.y, data.group, params, workers=args.workers,
-                                  scheduler=args.scheduler, shards=args.shards, mixing=args.mixing, progress=progress)
+                                  scheduler=args.scheduler, shards=args.shards, mixing=args.mixing, progress=progress,
+                                  **_rounds(args))
     if args.checkpoint is not None or args.resume:
         return checkpointed_fit(request, args.task, data, params, verbose)
     try:

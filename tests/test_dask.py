@@ -796,3 +796,31 @@ def test_command_line_summary_of_a_cluster_fit_of_one_file(client, tmp_path, cap
                  "--stream", "--scheduler", client.scheduler.address]) == 0
     out = capsys.readouterr().out
     assert "on 1 file on a Dask cluster" in out, out
+
+
+def test_command_line_mixing_rounds(client, tmp_path, capsys):
+    """The Dask estimators' mixing_rounds had no option, though every estimator parameter has one (the
+    README's promise): --mixing-rounds R sets it, for shards the command sends and files the workers
+    read, and is refused without a cluster."""
+    from predtron.cli import build_parser
+
+    X, scores = _data(5, n=90)
+    train = tmp_path / "train.svm"
+    _write_svmlight(train, np.round(X, 4), np.argmax(scores, axis=1))
+    common = ["fit", str(train), "--task", "classify", "--epochs", "2", "--quiet", "--scheduler",
+              client.scheduler.address]
+    for extra in ([], ["--stream"]):
+        models = {}
+        for rounds in ("1", "3"):
+            path = tmp_path / f"m{rounds}{len(extra)}.npz"
+            shards = [] if extra else ["--shards", "2"]  # (a file the worker streams is one shard)
+            assert main([*common, "--model", str(path), *shards, "--mixing-rounds", rounds, *extra]) == 0
+            models[rounds] = load(path)
+        if not extra:  # two shards mixed once or three times per epoch: two models
+            assert not np.array_equal(models["1"].coef_, models["3"].coef_)
+    args = build_parser("fit").parse_args(["fit", "x", "--task", "classify", "--model", "m", "--mixing-rounds", "4"])
+    assert args.mixing_rounds == 4
+    capsys.readouterr()
+    assert main(["fit", str(train), "--task", "classify", "--model", str(tmp_path / "x.npz"), "--mixing-rounds",
+                 "2"]) == 1
+    assert "--mixing-rounds applies to a fit on a Dask cluster" in capsys.readouterr().err

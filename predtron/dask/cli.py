@@ -48,6 +48,10 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                             "--resume) are one shard each")
     group.add_argument("--mixing", choices=("uniform", "loss"),
                        help="weights of the shards' parameters at every epoch (default: uniform)")
+    group.add_argument("--mixing-rounds", type=positive_int, metavar="R",
+                       help="mixing rounds per epoch: each shard's pass is cut into R segments and the parameters "
+                            "are mixed after each (default: 8); with --stream each worker reads its file about "
+                            "(R + 1) / 2 times per epoch [mixing_rounds]")
 
 
 def file_options(task: str, options, n_features: int | None = None, stream: bool = False, first=None) -> dict:
@@ -80,7 +84,8 @@ def file_options(task: str, options, n_features: int | None = None, stream: bool
 #: The reader's and the Dask estimators' names in a refused checkpoint's message, and their flags.
 _FLAGS = {"files": "TRAIN", "file_options": "the read options", "stream": "--stream", "sparse": "--sparse/--dense",
           "zero_based": "--zero-based", "n_features": "--n-features", "n_labels": "--labels", "xml": "--xml",
-          "missing": "--missing", "chunk_rows": "--chunk-rows", "mixing": "--mixing", "shards": "the files' rows"}
+          "missing": "--missing", "chunk_rows": "--chunk-rows", "mixing": "--mixing",
+          "mixing_rounds": "--mixing-rounds", "shards": "the files' rows"}
 
 
 def with_flags(message: str) -> str:
@@ -119,7 +124,9 @@ def cluster_requested(args) -> bool:
             raise ValueError(_not_on_cluster(streaming[0], getattr(args, "data", None)))
     else:
         given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
-                                          ("--mixing", getattr(args, "mixing", None))) if value is not None]
+                                          ("--mixing", getattr(args, "mixing", None)),
+                                          ("--mixing-rounds", getattr(args, "mixing_rounds", None)))
+                 if value is not None]
         if given:
             raise ValueError(f"{given[0]} applies to a fit on a Dask cluster; add --workers N or --scheduler ADDRESS")
     return requested
@@ -285,7 +292,7 @@ def fit_files_on_cluster(task: str, paths, params: dict, *, workers: int | None 
 
 def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None = None,
                    scheduler: str | None = None, shards: int | None = None, mixing: str | None = None,
-                   progress=None):
+                   progress=None, mixing_rounds: int | None = None):
     """Fit the estimator of ``task`` on a Dask cluster; returns the in-memory estimator (``progress(epoch)``
     after every epoch, as the Dask estimators' ``fit`` calls it)."""
 
@@ -293,7 +300,8 @@ def fit_on_cluster(task: str, X, y, group, params: dict, *, workers: int | None 
         n_shards = shards or max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
         bounds = shard_bounds(X.shape[0], n_shards, group)
         Xd, yd = row_blocks(X, bounds), row_blocks(np.asarray(y), bounds)
-        model = TASKS[task].dask_estimator_class(**params, mixing=mixing or "uniform", client=client)
+        rounds = {} if mixing_rounds is None else {"mixing_rounds": mixing_rounds}
+        model = TASKS[task].dask_estimator_class(**params, mixing=mixing or "uniform", client=client, **rounds)
         with warnings.catch_warnings():
             # the command read the file itself and ships its shards in the graph, by design: Dask's advice
             # ("Sending large graph ... Consider loading the data with Dask directly") is not the user's to act on
