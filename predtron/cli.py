@@ -815,9 +815,13 @@ def check_reading(notes: dict, options: ReadOptions, task: str, path, model) -> 
     """Refuse to read the file ``path`` for a model otherwise than its training file was read (``notes``,
     :func:`load_model`'s): svmlight with another first feature index (``--zero-based``), or ARFF with
     other feature attributes (another order), where every feature would move to another column,
-    silently."""
+    silently, or with another number of labels (``--labels``)."""
     from predtron.cli_data import arff_feature_names, check_format
 
+    fitted = _model_arff_labels(model)
+    if options.labels is not None and fitted is not None and options.labels != fitted:
+        raise CommandError(f"--labels {options.labels}, but the model was fitted with {fitted} labels: omit --labels "
+                           f"(a multilabel model reads its own number of labels) or pass --labels {fitted}")
     names = notes.get("feature_names")
     trained = notes.get("zero_based")
     other_base = isinstance(trained, bool) and trained != bool(options.zero_based)

@@ -839,6 +839,23 @@ def test_a_missing_test_file_is_named_missing(tmp_path, capsys, monkeypatch, com
     assert_one_line_error(status, out, err, f"data file not found: {name}", absent=("is read as",))
 
 
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+@pytest.mark.parametrize("stream", [[], ["--stream"]], ids=["in memory", "streamed"])
+@pytest.mark.parametrize("labels", [1, 3])
+def test_another_number_of_labels_than_the_model_s_is_named_by_its_flag(tmp_path, capsys, monkeypatch, command,
+                                                                        stream, labels):
+    """predict/evaluate --labels 1 with a 2-label model said 'e.arff has 3 feature attributes; the model was
+    fitted on 2' (or failed on a label column of features), never naming --labels."""
+    monkeypatch.chdir(tmp_path)
+    data = _emotions_like(tmp_path)
+    assert call(capsys, "fit", data, "--task", "multilabel", "--labels", 2, "--model", "m.npz", "--quiet")[0] == 0
+    status, out, err = call(capsys, command, data, "--model", "m.npz", "--labels", labels, *stream)
+    assert_one_line_error(status, out, err, f"--labels {labels}, but the model was fitted with 2 labels",
+                          absent=("feature attributes",))
+    status, out, err = call(capsys, command, data, "--model", "m.npz", "--labels", 2, *stream)
+    assert status == 0, err
+
+
 @pytest.mark.parametrize(("command", "extra"), [("predict", ["--k", "3"]), ("fit", ["--bogus"]),
                                                 ("evaluate", ["second.svm"])])
 def test_an_unknown_option_is_named_by_its_command(tmp_path, capsys, command, extra):
