@@ -143,6 +143,25 @@ def test_files_whose_queries_come_from_sizes_may_repeat_positions(client, tmp_pa
     _assert_same(streamed.to_local(), whole.to_local())
 
 
+def test_a_failed_streamed_fit_leaves_no_cache_folder_it_made(client, tmp_path):
+    """A cache folder made by a streamed fit that then failed (or was interrupted) before any cache was
+    written was left behind, empty; a folder that existed, or holds caches, stays."""
+    files = [str(tmp_path / "bad.svm")]
+    Path(files[0]).write_text("1 1:0.5\n0 1:0.25\n1 x:1\n")  # refused at line 3 by the first read, no cache
+    made = tmp_path / "new" / "caches"
+    with pytest.raises(ValueError, match="line 3"):
+        DaskPredtronClassifier(client=client, shuffle=False).fit(files, stream=True, cache=str(made))
+    assert not made.exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with pytest.raises(ValueError, match="line 3"):
+        DaskPredtronClassifier(client=client, shuffle=False).fit(files, stream=True, cache=str(kept))
+    assert kept.is_dir()
+    good = _files(tmp_path)
+    DaskPredtronClassifier(client=client, shuffle=False, epochs=1).fit(good, stream=True, cache=str(made))
+    assert len(list(made.iterdir())) == len(good)  # a fit that ends writes its caches there
+
+
 def test_the_documented_layout_defaults_of_streamed_and_whole_files(client, tmp_path):
     """Without ``sparse`` in file_options the streamed chunks are CSR (scaled only) and a file read
     whole is dense (centred too): two models, as the docstring says; with ``sparse`` given, one."""

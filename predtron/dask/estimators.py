@@ -43,9 +43,11 @@ ranker with ``group=`` / ``qid=``      ``group``            both
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import inspect
+import os
 from pathlib import Path
 
 import dask
@@ -557,6 +559,17 @@ class _DaskPredtron(BaseEstimator):
     # --------------------------------------------------------------- fitting
     def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None,
              stream=False, cache=None):
+        made = cache is not None and isinstance(cache, (str, os.PathLike)) and not os.path.lexists(cache)
+        try:
+            return self._fit_shards(X, y, qid=qid, group=group, file_options=file_options, checkpoint=checkpoint,
+                                    resume=resume, progress=progress, stream=stream, cache=cache)
+        except BaseException:  # (an interrupt too) a cache folder this fit made and left empty goes
+            if made:
+                with contextlib.suppress(OSError):
+                    os.rmdir(cache)  # only if empty: a cache file written meanwhile stays
+            raise
+
+    def _fit_shards(self, X, y, *, qid, group, file_options, checkpoint, resume, progress, stream, cache):
         self._validate_params()
         resume, stream = check_bool(resume, "resume"), check_bool(stream, "stream")
         if progress is not None and not callable(progress):
