@@ -37,6 +37,7 @@ data = load_mq2008("train")
 PredtronRanker().fit(data.X, data.y, group=data.group).predict(data.X)
 data = load_bibtex("train")
 PredtronMultilabelClassifier().fit(data.X, data.Y).predict(data.X)
+PredtronMultilabelClassifier(loss="f1", epochs=2).fit(data.X[:300], data.Y[:300])  # the F-beta pass, a kernel apart
 with open("tiny.svm", "w") as out:
     out.write("".join(f"{i % 2} 1:{i}.5 3:2\\n" for i in range(30)))
 rows = sum(chunk.X.shape[0] for chunk in iter_svmlight("tiny.svm", chunk_rows=8))
@@ -64,6 +65,7 @@ def test_compile_builds_the_kernels_a_later_process_loads_without_compiling(tmp_
     assert lines["COMPILED"] == "-"  # numba's dispatcher statistics: no cache miss in the later process
     loaded = lines["LOADED"].split()
     for kernel in ("predtron.engine.ranking.pass_documents", "predtron.engine.vectors.pass_multilabel",
+                   "predtron.engine.vectors.pass_fbeta",
                    "predtron.data._svmlight_kernel._parse_block"):
         assert kernel in loaded, loaded
     assert lines["ROWS"] == "30"
