@@ -152,6 +152,7 @@ def test_a_failed_streamed_fit_leaves_no_cache_folder_it_made(client, tmp_path):
     with pytest.raises(ValueError, match="line 3"):
         DaskPredtronClassifier(client=client, shuffle=False).fit(files, stream=True, cache=str(made))
     assert not made.exists()
+    assert not made.parent.exists()  # the parent folder the fit made for it goes too
     kept = tmp_path / "kept"
     kept.mkdir()
     with pytest.raises(ValueError, match="line 3"):

@@ -43,7 +43,6 @@ ranker with ``group=`` / ``qid=``      ``group``            both
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
 import inspect
@@ -559,14 +558,22 @@ class _DaskPredtron(BaseEstimator):
     # --------------------------------------------------------------- fitting
     def _fit(self, X, y, *, qid=None, group=None, file_options=None, checkpoint=None, resume=False, progress=None,
              stream=False, cache=None):
-        made = cache is not None and isinstance(cache, (str, os.PathLike)) and not os.path.lexists(cache)
+        made = []  # the cache folder and the parents of it that are missing: the fit makes them all
+        if cache is not None and isinstance(cache, (str, os.PathLike)):
+            folder = Path(cache)
+            for path in (folder, *folder.parents):
+                if os.path.lexists(path):
+                    break
+                made.append(path)
         try:
             return self._fit_shards(X, y, qid=qid, group=group, file_options=file_options, checkpoint=checkpoint,
                                     resume=resume, progress=progress, stream=stream, cache=cache)
-        except BaseException:  # (an interrupt too) a cache folder this fit made and left empty goes
-            if made:
-                with contextlib.suppress(OSError):
-                    os.rmdir(cache)  # only if empty: a cache file written meanwhile stays
+        except BaseException:  # (an interrupt too) the cache folders this fit made and left empty go
+            for path in made:  # the innermost first
+                try:
+                    os.rmdir(path)  # only if empty: a cache file written meanwhile stays, and its parents
+                except OSError:
+                    break
             raise
 
     def _fit_shards(self, X, y, *, qid, group, file_options, checkpoint, resume, progress, stream, cache):
