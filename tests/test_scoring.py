@@ -85,3 +85,22 @@ def test_column_order_dot_is_the_sparse_product_in_any_chunk(n, p, seed):
     cut = int(rng.integers(0, n + 1))
     np.testing.assert_array_equal(np.concatenate([column_order_dot(A[:cut], x), column_order_dot(A[cut:], x)]),
                                   whole)
+
+
+def test_ranker_predict_of_a_csr_with_unsorted_indices_equals_the_dense_predict():
+    """PredtronRanker.predict promises the same scores bit for bit dense or sparse: a CSR matrix whose
+    rows store their non-zeros out of column order is summed in column order too."""
+    from predtron.sklearn import PredtronRanker
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 30)) * (rng.random((400, 30)) < 0.5)
+    y, qid = rng.integers(0, 3, 400), np.repeat(np.arange(40), 10)
+    model = PredtronRanker(standardize=False, random_state=0).fit(X, y, qid=qid)
+    dense = model.predict(X)
+    S = sp.csr_matrix(X)
+    for i in range(S.shape[0]):  # each row's entries stored in reverse column order
+        a, b = S.indptr[i], S.indptr[i + 1]
+        S.indices[a:b], S.data[a:b] = S.indices[a:b][::-1].copy(), S.data[a:b][::-1].copy()
+    S.has_sorted_indices = False
+    assert (S != sp.csr_matrix(X)).nnz == 0
+    np.testing.assert_array_equal(model.predict(S), dense)

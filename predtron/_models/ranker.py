@@ -113,8 +113,8 @@ class RankerCore(_RankerCoefMixin, EstimatorCore):
         self._check_fitted()
         X = self._validate_X(X, reset=False)
         coef = np.asarray(self.learner_.coef_, dtype=float).ravel()
-        if sp.issparse(X):
-            return np.asarray(X @ coef).ravel()
+        if sp.issparse(X):  # scipy adds a row's non-zeros in the order stored: sorted, summed duplicates
+            return np.asarray(_canonical(X) @ coef).ravel()
         return column_order_dot(np.asarray(X, dtype=float), coef)
 
     def score(self, X, y, *, qid=None, group=None) -> float:
