@@ -208,3 +208,37 @@ jit.wait_for_background(timeout=600)
 """
     difference, niceness = _run(script, tmp_path)
     assert int(difference) == min(int(niceness), 19 - os.getpriority(os.PRIO_PROCESS, 0)) > 0
+
+
+FORK_INTERRUPTED = """
+import os, signal, threading, time
+from numba.core.compiler_lock import global_compiler_lock
+from predtron.engine import jit
+def hold():  # another thread compiling (or setting up numba's contexts) holds the lock for a second
+    with global_compiler_lock:
+        time.sleep(1.0)
+thread = threading.Thread(target=hold)
+thread.start()
+time.sleep(0.1)
+def interrupt(*args):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGALRM, interrupt)
+signal.setitimer(signal.ITIMER_REAL, 0.3)  # Ctrl-C while the fork waits for the lock
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+_, status = os.waitpid(pid, 0)
+thread.join()
+print(os.waitstatus_to_exitcode(status), jit._ForkGuard.held, global_compiler_lock._lock.acquire(blocking=False))
+"""
+
+
+def test_a_fork_interrupted_while_it_waits_for_the_compiler_lock_releases_nothing_it_did_not_take(tmp_path):
+    """A fork waits for numba's compiler lock; an interrupt during the wait lets the fork go on
+    without the lock, and nothing releases a lock this thread never took ('cannot release
+    un-acquired lock')."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", FORK_INTERRUPTED], env=env, capture_output=True, text=True,
+                         cwd=str(tmp_path), timeout=120, check=True)
+    assert out.stdout.split() == ["7", "False", "True"], out.stdout
+    assert "un-acquired" not in out.stderr, out.stderr

@@ -227,11 +227,31 @@ def _new_worker_after_fork() -> None:
     _WORKER = _Worker()
 
 
+class _ForkGuard:
+    """No fork while another thread holds numba's compiler lock (:func:`_warm_contexts`' thread, or a
+    compilation): the child would hold a lock that no thread of its own can release.  The lock is
+    released after the fork only if it was taken: an interrupt while waiting for it (reported by
+    Python as an ignored exception in a fork hook) lets the fork go on without it."""
+
+    held = False
+
+    @classmethod
+    def before(cls) -> None:
+        cls.held = False
+        global_compiler_lock.acquire()
+        cls.held = True
+
+    @classmethod
+    def after(cls) -> None:
+        if cls.held:
+            cls.held = False
+            global_compiler_lock.release()
+
+
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_worker_after_fork)
-    if AVAILABLE:  # no fork while another thread holds numba's compiler lock (the child could never take it)
-        os.register_at_fork(before=global_compiler_lock.acquire, after_in_parent=global_compiler_lock.release,
-                            after_in_child=global_compiler_lock.release)
+    if AVAILABLE:
+        os.register_at_fork(before=_ForkGuard.before, after_in_parent=_ForkGuard.after, after_in_child=_ForkGuard.after)
 
 
 _WARMED: set[int] = set()  # the processes whose numba contexts are being or were set up by _warm_contexts
