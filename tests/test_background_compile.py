@@ -229,7 +229,7 @@ if pid == 0:
     os._exit(7)
 _, status = os.waitpid(pid, 0)
 thread.join()
-print(os.waitstatus_to_exitcode(status), jit._ForkGuard.held, global_compiler_lock._lock.acquire(blocking=False))
+print(os.waitstatus_to_exitcode(status), jit._ForkGuard.held(), global_compiler_lock._lock.acquire(blocking=False))
 """
 
 

@@ -233,18 +233,23 @@ class _ForkGuard:
     released after the fork only if it was taken: an interrupt while waiting for it (reported by
     Python as an ignored exception in a fork hook) lets the fork go on without it."""
 
-    held = False
+    _state = threading.local()  # per forking thread (two threads may fork at once; the child keeps its own)
+
+    @classmethod
+    def held(cls) -> bool:
+        """Whether this thread's fork took the lock."""
+        return getattr(cls._state, "held", False)
 
     @classmethod
     def before(cls) -> None:
-        cls.held = False
+        cls._state.held = False
         global_compiler_lock.acquire()
-        cls.held = True
+        cls._state.held = True
 
     @classmethod
     def after(cls) -> None:
-        if cls.held:
-            cls.held = False
+        if cls.held():
+            cls._state.held = False
             global_compiler_lock.release()
 
 
