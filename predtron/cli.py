@@ -819,7 +819,8 @@ def check_reading(notes: dict, options: ReadOptions, task: str, path, model) -> 
     from predtron.cli_data import arff_feature_names, check_format
 
     fitted = _model_arff_labels(model)
-    if options.labels is not None and fitted is not None and options.labels != fitted:
+    if options.labels is not None and options.xml is None and fitted is not None and options.labels != fitted:
+        # (with --xml, the reader first holds --labels to the labels the file names)
         raise CommandError(f"--labels {options.labels}, but the model was fitted with {fitted} labels: omit --labels "
                            f"(a multilabel model reads its own number of labels) or pass --labels {fitted}")
     names = notes.get("feature_names")
