@@ -455,6 +455,4 @@ class Tiered:
         pass to the kernel as soon as it is ready."""
         if not AVAILABLE or POLICY == "never":
             return None
-        if POLICY == "always" or self._ready_for(tuple(numba.typeof(a) for a in args)):
-            return self.kernel(*args)
-        return None
+        return self.kernel(*args) if POLICY == "always" or self.ready(args) else None
