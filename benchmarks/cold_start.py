@@ -11,7 +11,8 @@ lengths would be compared).  Two fresh environments:
 * ``built``: a new empty ``NUMBA_CACHE_DIR`` filled by ``python -m predtron compile``, as the
   README's set-up command does after installing (the command's own time is shown);
 * ``bare``: a new empty ``NUMBA_CACHE_DIR`` and no build step (a user who skipped the set-up
-  command): the background worker of :mod:`predtron.engine.jit` compiles while the twins run.
+  command): the background worker of :mod:`predtron.engine.jit`, asked for the pass kernels when
+  the import reaches the learners, compiles while the data load and the twins run.
 
 ``first fit`` rows (``--cli``): one ``predtron fit`` command on a shipped data set in fresh
 subprocesses, ``cold`` with an empty cache against ``warm`` once the cache is filled (by a

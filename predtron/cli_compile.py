@@ -345,7 +345,8 @@ def add_compile_command(commands, full: bool) -> argparse.ArgumentParser:
 
 def run_compile(args: argparse.Namespace) -> int:
     """Run ``predtron compile`` (0 once every kernel is in the cache)."""
-    import predtron.data.stream  # noqa: F401  (the readers' kernels: their cache folder is checked too)
+    with _always_compile():  # this process compiles every kernel itself: nothing asked of a worker ahead of need
+        import predtron.data.stream  # noqa: F401  (the readers' kernels: their cache folder is checked too)
 
     folders = check_cache_folders()
     watch = getattr(args, "watch", None)  # the command line's Ctrl-C removes numba's temporaries there

@@ -6,25 +6,27 @@ user's first session has.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
 
-from predtron.engine import jit, scans
+from predtron.engine import jit, run, scans
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(script: str, cache: Path, root: Path = ROOT, **extra) -> list[str]:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(root), **extra}
-    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND"):
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
         if name not in extra:
             env.pop(name, None)
     out = subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True,
@@ -242,3 +244,90 @@ def test_a_fork_interrupted_while_it_waits_for_the_compiler_lock_releases_nothin
                          cwd=str(tmp_path), timeout=120, check=True)
     assert out.stdout.split() == ["7", "False", "True"], out.stdout
     assert "un-acquired" not in out.stderr, out.stderr
+
+
+# ------------------------------------------------------------------------------ ahead of need
+AHEAD = """
+import json
+from predtron.engine import jit
+import predtron.learners  # the import asks for the pass kernels ahead of need
+names = {job: key[1] for key, job in jit._WORKER._ids.items()}
+print(json.dumps([[names[j], p] for j, p in sorted(jit._WORKER._priority.items())], separators=(",", ":")))
+"""
+
+
+def _asked_ahead(cache: Path, **extra) -> list:
+    return json.loads(_run(AHEAD, cache, **extra)[0])
+
+
+def test_importing_the_learners_in_a_fresh_environment_asks_for_every_pass_kernel_ahead_of_need(tmp_path):
+    """In the order of run.PREFETCH_ORDER, speculative; not when a kernel is cached, nor when turned off."""
+    signatures = json.loads(run.SIGNATURES_FILE.read_text())
+    expected = [[name, jit.SPECULATIVE] for name, sigs in signatures.items() for _ in sigs]
+    assert expected[0] == ["pass_multilabel", -1] and len(expected) >= 6
+    assert _asked_ahead(tmp_path) == expected
+    off = tmp_path / "off"
+    off.mkdir()
+    assert _asked_ahead(off, PREDTRON_JIT_PREFETCH="0") == []
+    assert _asked_ahead(off, PREDTRON_JIT_BACKGROUND="0") == []
+    assert _asked_ahead(off, PREDTRON_JIT="always") == []
+    # A cache holding the binary pass (compiled by a process of its own): nothing asked for it.
+    _run("import numpy as np; from predtron import Predtron; from predtron.problems import Binary; "
+         "Predtron(Binary()).fit(np.eye(3), np.array([1, -1, 1]))", off, PREDTRON_JIT="always")
+    assert _asked_ahead(off) == [item for item in expected if item[0] != "pass_binary"]
+
+
+RAISED = """
+import numpy as np
+from predtron.engine import jit
+from predtron.sklearn import PredtronClassifier
+asked = dict(jit._WORKER._priority)               # the import's speculative requests
+rng = np.random.default_rng(0)
+X = rng.standard_normal((50, 3)); y = (X[:, 0] > 0).astype(int)
+PredtronClassifier(random_state=0).fit(X, y)      # needs the binary pass, asked ahead already
+jobs = {key[1]: job for key, job in jit._WORKER._ids.items()}
+print([key[1] for key in jit._WORKER._ids].count("pass_binary") == 1)  # the same request, not a new one,
+print(jit._WORKER._priority[jobs["pass_binary"]])  # raised to the pass kernels' priority
+print(jit.wait_for_background(timeout=600))       # waits for it, not for the speculative ones
+answered = list(jit._WORKER._answers)
+print(answered.index(jobs["pass_binary"]) <= 1)   # compiled next (after the one under way, if any)
+print(len([job for job in answered if job in asked]) < len(asked))
+"""
+
+
+def test_a_call_raises_the_kernel_it_needs_above_those_asked_ahead(tmp_path):
+    assert _run(RAISED, tmp_path) == ["True", "1", "True", "True", "True"]
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie nobody reaps counts as ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_what_was_asked_ahead_of_need_is_dropped_when_the_process_ends(tmp_path):
+    """A short process does not leave the worker compiling every pass kernel after it: the
+    speculative compilation under way is abandoned and the others are dropped."""
+    script = ("import time; from predtron.engine import jit; import predtron.learners; "
+              "time.sleep(1.0); print(jit._WORKER._process.pid)")  # the first compilation is under way by then
+    pid = int(_run(script, tmp_path)[0])
+    for _ in range(1200):
+        if _gone(pid):
+            break
+        time.sleep(0.05)
+    assert _gone(pid)
+    assert not list(tmp_path.rglob("*.nbi")), "a kernel asked ahead of need was compiled after the process ended"
+
+
+def test_the_signatures_asked_ahead_are_those_the_package_s_fits_compile():
+    """run.SIGNATURES_FILE against the pass kernels that ``predtron compile``'s workloads compile (or load)."""
+    script = ("from predtron import cli_compile; from predtron.engine import run; cli_compile.build(); "
+              "print(run.signatures_text(run.pass_signatures()), end='')")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PREDTRON_JIT_BACKGROUND": "0"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=str(ROOT),
+                         timeout=900, check=True)
+    assert out.stdout == run.SIGNATURES_FILE.read_text(), (
+        "the pass kernels' signatures changed: write this output to predtron/engine/pass_signatures.json")

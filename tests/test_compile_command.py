@@ -141,3 +141,18 @@ def test_compile_writes_the_package_bytecode(tmp_path):
     step.run(tmp_path)
     assert cached.is_file()
     assert cli_compile.STEPS[-1] is step  # after the kernels (their workloads import the modules first)
+
+
+def test_the_command_asks_no_worker_for_kernels_ahead_of_need(tmp_path):
+    """In a fresh cache, importing the learners asks the background worker for the pass kernels
+    (``predtron.engine.run.prefetch_passes``); ``predtron compile`` compiles them itself, so its own
+    imports ask nothing (a worker would compile the same kernels beside it on a core it uses)."""
+    code = ("import argparse\nfrom predtron import cli_compile\nfrom predtron.engine import jit\n"
+            "cli_compile.build = lambda progress=None: cli_compile.kernel_report()  # the imports only\n"
+            "cli_compile.run_compile(argparse.Namespace(quiet=True))\nimport predtron.learners\n"
+            "print('WORKER', jit._WORKER._process is not None)\n")
+    env = {k: v for k, v in _env(tmp_path).items() if not k.startswith("PREDTRON_JIT")}
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.splitlines()[-1] == "WORKER False"

@@ -74,10 +74,13 @@ def test_the_installed_package_has_its_data(installed, tmp_path):
     out = _run(installed, "import predtron, predtron.data as d\n"
                           "print(predtron.__file__)\n"
                           "print(d.load_mq2008('train').X.shape, d.load_emotions('test').Y.shape, "
-                          "d.load_bibtex('test').Y.shape)\n", tmp_path)
-    where, shapes = out.strip().splitlines()
+                          "d.load_bibtex('test').Y.shape)\n"
+                          "from predtron.engine import run\n"  # what a fresh environment compiles ahead of need
+                          "print(len(run.SIGNATURES_FILE.read_text()) > 0)\n", tmp_path)
+    where, shapes, signatures = out.strip().splitlines()
     assert Path(where).is_relative_to(installed.parents[1]), where  # not this source tree
     assert shapes == "(2707, 46) (202, 6) (2515, 159)"
+    assert signatures == "True"
 
 
 def test_the_readme_quick_start_runs_from_the_wheel(installed, tmp_path):

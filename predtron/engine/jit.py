@@ -23,6 +23,13 @@ compiled off the caller's path:
   running the twin.  A thread of this process reads the worker's answers and reaps it when
   it exits, so it never becomes a zombie; when this process ends, the worker finishes the
   requests it holds (filling the cache for the next process) and exits.
+* **Ahead of need**, in a fresh environment (no pass kernel in numba's disk cache): importing the
+  learners (:mod:`predtron.learners.base`) asks the worker for the pass kernels at once, in
+  the order of :data:`predtron.engine.run.PREFETCH_ORDER`, as :data:`SPECULATIVE` requests
+  (:meth:`Tiered.prefetch`): the worker compiles while the process goes on importing and
+  loading its data, a call that needs a kernel raises its request above the others, and what
+  is still waiting when the process ends is dropped.  ``PREDTRON_JIT_PREFETCH=0`` turns this
+  off.
 * **In the foreground**, where no worker can help (``PREDTRON_JIT_BACKGROUND=0``, a kernel
   without a disk cache or a module-level name, a worker that could not start or whose
   compilation the cache does not show): the rent-or-buy rule of tiered just-in-time
@@ -88,6 +95,14 @@ if POLICY not in POLICIES:
 #: unless ``PREDTRON_JIT_BACKGROUND=0``); ``False`` keeps the foreground rent-or-buy rule.
 BACKGROUND = os.environ.get("PREDTRON_JIT_BACKGROUND", "1") != "0"
 
+#: Whether :meth:`Tiered.prefetch` asks the worker for kernels ahead of need (``True`` unless
+#: ``PREDTRON_JIT_PREFETCH=0``; never without the worker).
+PREFETCH = os.environ.get("PREDTRON_JIT_PREFETCH", "1") != "0"
+
+#: The priority of a request made ahead of need (:meth:`Tiered.prefetch`): below every request a
+#: call makes, dropped by the worker when the process that asked it ends.
+SPECULATIVE = -1
+
 
 # ----------------------------------------------------------------------- signatures as text
 def encode_signature(signature: tuple) -> list | None:
@@ -137,30 +152,43 @@ class _Worker:
         self._lock = threading.Condition()
         self._process: subprocess.Popen | None = None
         self._ids: dict[tuple, int] = {}
+        self._priority: dict[int, int] = {}
         self._answers: dict[int, bool] = {}
         self.broken = False
 
     def request(self, module: str, name: str, signature: list, priority: int = 0) -> int | None:
         """The id of the compilation of ``module.name`` for ``signature`` (asked once; of the
-        requests waiting, the worker compiles the highest ``priority`` first), or ``None`` when
-        no worker can run."""
+        requests waiting, the worker compiles the highest ``priority`` first; asked again with a
+        higher priority, the request is raised to it), or ``None`` when no worker can run.  A
+        negative priority (:data:`SPECULATIVE`) asks ahead of need: the worker drops such
+        requests still waiting when this process ends, and :meth:`wait` does not wait for them."""
         key = (module, name, json.dumps(signature))
         with self._lock:
-            if key in self._ids:
-                return self._ids[key]
+            job = self._ids.get(key)
+            if job is not None:
+                if priority > self._priority[job] and job not in self._answers:
+                    self._priority[job] = int(priority)
+                    self._send({"id": job, "priority": int(priority)})
+                return job
             if self.broken or not self._start():
                 return None
             job = len(self._ids)
-            line = json.dumps({"id": job, "module": module, "name": name, "signature": signature,
-                               "priority": int(priority)})
-            try:
-                self._process.stdin.write(line + "\n")
-                self._process.stdin.flush()
-            except (OSError, ValueError):  # the worker is gone
-                self.broken = True
+            if not self._send({"id": job, "module": module, "name": name, "signature": signature,
+                               "priority": int(priority)}):
                 return None
             self._ids[key] = job
+            self._priority[job] = int(priority)
             return job
+
+    def _send(self, message: dict) -> bool:
+        """Write one line to the worker (under the lock); ``False`` when it is gone."""
+        try:
+            self._process.stdin.write(json.dumps(message) + "\n")
+            self._process.stdin.flush()
+        except (OSError, ValueError):  # the worker is gone
+            self.broken = True
+            return False
+        return True
 
     def _start(self) -> bool:
         if self._process is not None:
@@ -211,10 +239,12 @@ class _Worker:
             return self._answers.get(job)
 
     def wait(self, job: int | None = None, timeout: float | None = None) -> bool:
-        """Wait for the answer to ``job`` (every request when ``None``); ``False`` on timeout."""
+        """Wait for the answer to ``job`` (when ``None``: to every request a call made, not to the
+        speculative ones); ``False`` on timeout."""
         with self._lock:
             return self._lock.wait_for(
-                lambda: (job in self._answers) if job is not None else len(self._answers) >= len(self._ids),
+                lambda: (job in self._answers) if job is not None else all(
+                    j in self._answers for j, p in self._priority.items() if p >= 0),
                 timeout)
 
 
@@ -420,6 +450,21 @@ class Tiered:
                 if found is self.kernel:
                     self._name = (module, name)
         return self._name
+
+    def prefetch(self, signatures: list[list]) -> int:
+        """Ask the background worker, ahead of any call, to compile the kernel for each of
+        ``signatures`` (in the form of :func:`encode_signature`, in the order given) when numba's
+        disk cache holds no compilation of it at all (a fresh environment: one ``stat``, nothing
+        loaded).  The requests are :data:`SPECULATIVE`: a call that needs one of them raises it to
+        its own priority, and those still waiting when this process ends are dropped.  Returns
+        the number of requests made (0 under ``PREDTRON_JIT=always``/``never``, without the
+        worker, or with ``PREDTRON_JIT_PREFETCH=0``)."""
+        if not (AVAILABLE and POLICY == "auto" and BACKGROUND and PREFETCH) or not _index_missing(self.kernel):
+            return 0
+        name = self._importable_name()
+        if name is None:
+            return 0
+        return sum(_WORKER.request(*name, signature, SPECULATIVE) is not None for signature in signatures)
 
     def compiled(self, args: tuple) -> bool:
         """Whether this call runs the kernel (counting the twin's work otherwise)."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
-from predtron.engine.jit import Tiered
+from predtron.engine.jit import Tiered, encode_signature
 from predtron.engine.ranking import pass_documents
 from predtron.engine.spec import EngineSpec, Kind
 from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_multiclass, pass_multilabel
@@ -41,6 +44,48 @@ _PASSES = {  # priority 1: compiled before the small kernels by the background w
     Kind.RANKING: Tiered(pass_documents, _no_kernel, _queries, QUERIES_BEFORE_COMPILING, 1),
 }
 _PASSES[Kind.SUBSET] = _PASSES[Kind.HAMMING]  # one kernel for the Hamming and subset losses
+
+#: The pass kernels in the order a fresh environment asks the background worker for them at import
+#: (:func:`prefetch_passes`): those whose NumPy scan costs the most next to the kernel first.  A
+#: multilabel round scores, rounds and moves every label (the bibtex fit of the estimators: 8 s in
+#: NumPy, 0.34 s compiled); a ranking round runs its oracle on a whole query, then the vector
+#: kinds by the number of scores a round handles; the F-beta and finite kinds, rarer, last.
+PREFETCH_ORDER = (Kind.HAMMING, Kind.RANKING, Kind.MULTICLASS, Kind.BINARY, Kind.FBETA, Kind.FINITE)
+
+#: The argument types the package's fits hand each pass kernel (:func:`pass_signatures` after the
+#: workloads of ``predtron compile``; ``tests/test_background_compile.py`` keeps them equal), CSR
+#: inputs' first: what :func:`prefetch_passes` asks for.
+SIGNATURES_FILE = Path(__file__).with_name("pass_signatures.json")
+
+
+def pass_signatures() -> dict[str, list]:
+    """The signatures each pass kernel is compiled for in this process (from numba's dispatchers),
+    encoded by :func:`~predtron.engine.jit.encode_signature`, by kernel name in
+    :data:`PREFETCH_ORDER`; for each kernel, those with column-major ``W`` (a CSR input's) first."""
+    out: dict[str, list] = {}
+    for kind in PREFETCH_ORDER:
+        kernel = _PASSES[kind].kernel
+        encoded = [encode_signature(signature) for signature in kernel.overloads]
+        out[kernel.__name__] = sorted(encoded, key=lambda sig: (sig[6][3] != "F", json.dumps(sig)))
+    return out
+
+
+def signatures_text(signatures: dict[str, list]) -> str:
+    """:data:`SIGNATURES_FILE`'s text for ``signatures``: JSON, one signature per line."""
+    kernels = [f"{json.dumps(name)}: [\n" + ",\n".join(f"  {json.dumps(sig)}" for sig in sigs) + "\n]"
+               if sigs else f"{json.dumps(name)}: []" for name, sigs in signatures.items()]
+    return "{\n" + ",\n".join(kernels) + "\n}\n"
+
+
+def prefetch_passes() -> int:
+    """In a fresh environment, ask the background worker for every pass kernel ahead of need
+    (:meth:`~predtron.engine.jit.Tiered.prefetch`, in :data:`PREFETCH_ORDER`); the number of
+    requests made (0 when the kernels are cached, or compiled otherwise)."""
+    try:
+        signatures = json.loads(SIGNATURES_FILE.read_text())
+    except (OSError, ValueError):  # pragma: no cover - an installation without the file: nothing ahead
+        return 0
+    return sum(_PASSES[kind].prefetch(signatures.get(_PASSES[kind].kernel.__name__, [])) for kind in PREFETCH_ORDER)
 
 
 def _forms(inputs) -> tuple:

@@ -739,3 +739,9 @@ class PrimalLearner(OnlineLearner):
         else:
             self._params = self._w
         self._coef_views(self._params)
+
+
+# In a fresh environment (no pass kernel in numba's disk cache), the background worker starts
+# compiling the pass kernels now, while the process goes on importing and loading its data
+# (:func:`predtron.engine.run.prefetch_passes`; a stat per kernel otherwise).
+engine.run.prefetch_passes()
