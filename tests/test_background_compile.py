@@ -331,3 +331,38 @@ def test_the_signatures_asked_ahead_are_those_the_package_s_fits_compile():
                          timeout=900, check=True)
     assert out.stdout == run.SIGNATURES_FILE.read_text(), (
         "the pass kernels' signatures changed: write this output to predtron/engine/pass_signatures.json")
+
+
+HELD = """
+import fcntl
+import numpy as np
+from predtron.engine import _compile_worker, jit, vectors
+folder = jit.cache_folder(vectors.pass_multilabel)
+folder.mkdir(parents=True, exist_ok=True)
+held = open(folder / _compile_worker.LOCK_NAME, "a")   # another worker of this cache holds the lock
+fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+import predtron.learners                               # asks ahead of need all the same
+from predtron.sklearn import PredtronClassifier
+X = np.random.default_rng(0).standard_normal((40, 3))
+PredtronClassifier(random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+print(jit.wait_for_background(timeout=600))            # a kernel a call needs is compiled,
+print([j for j in jit._WORKER._answers if jit._WORKER._priority[j] < 0])  # nothing ahead of need
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the lock of the one speculating worker needs fcntl")
+def test_one_worker_per_cache_compiles_ahead_of_need(tmp_path):
+    """Processes started together in one environment (a Dask cluster's workers) do not all compile
+    the same kernels ahead of need: while another worker holds the cache folder's lock, a worker
+    compiles only what a call needs (a speculative request raised by the call included)."""
+    assert _run(HELD, tmp_path) == ["True", "[]"]
+    from predtron.engine import _compile_worker, vectors
+
+    request = {"module": "predtron.engine.vectors", "name": "pass_multilabel"}
+    first, second = _compile_worker._Speculation(), _compile_worker._Speculation()
+    try:
+        assert first.allowed(request) and first.allowed(request)  # taken once, held
+        assert not second.allowed(request)
+        assert (jit.cache_folder(vectors.pass_multilabel) / _compile_worker.LOCK_NAME).exists()
+    finally:
+        del first  # closes its lock file

@@ -11,7 +11,8 @@ priority are speculative (:data:`predtron.engine.jit.SPECULATIVE`: asked at impo
 environment, before any call needs them).  At the end of its input (the process that started it
 has ended or closed the pipe) it drops the speculative requests still waiting, abandons a
 speculative compilation under way, answers the others and exits; it exits quietly on an
-interrupt.  It runs at a lower scheduling priority
+interrupt.  Of the workers of one numba cache folder, only one compiles ahead of need at a time
+(:class:`_Speculation`).  It runs at a lower scheduling priority
 (:data:`NICENESS`) than the process it serves.
 """
 
@@ -25,6 +26,14 @@ import queue
 import sys
 import threading
 import time
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on POSIX: every worker compiles ahead of need
+    fcntl = None
+
+#: The lock file, in numba's cache folder, of the one worker that compiles ahead of need there.
+LOCK_NAME = "predtron-ahead.lock"
 
 #: Seconds to wait after a request arrives at an idle worker before choosing what to compile.
 SETTLE = 0.05
@@ -79,6 +88,42 @@ def _receive(waiting: list[dict], item: dict) -> None:
             request["priority"] = max(request.get("priority", 0), item["priority"])
 
 
+class _Speculation:
+    """Whether this worker may compile a speculative request: only the one worker that holds the
+    lock file :data:`LOCK_NAME` of numba's cache folder (taken on first need, held until the
+    worker exits).  The processes of one environment started together (a Dask cluster's
+    workers, the command line's process beside them) would otherwise all compile the same
+    kernels ahead of need, on the cores their work needs; the others' speculative requests wait
+    until a call raises them.  Where no lock can be taken (no ``fcntl``), every worker may."""
+
+    def __init__(self) -> None:
+        self._held: dict = {}  # cache folder -> the open lock file, or None when another worker holds it
+
+    def allowed(self, request: dict) -> bool:
+        from predtron.engine.jit import cache_folder
+
+        if fcntl is None:  # pragma: no cover - not on POSIX
+            return True
+        try:
+            folder = cache_folder(getattr(importlib.import_module(request["module"]), request["name"]))
+        except Exception:  # the compilation itself reports what is wrong with the request
+            return True
+        if folder is None:
+            return True
+        if folder not in self._held:
+            handle = None
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                handle = open(folder / LOCK_NAME, "a")  # held open until the worker exits
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # held by another worker (or the folder cannot be written: nothing ahead)
+                if handle is not None:
+                    handle.close()
+                handle = None
+            self._held[folder] = handle
+        return self._held[folder] is not None
+
+
 def main() -> int:
     from predtron.engine.jit import decode_signature
 
@@ -88,17 +133,22 @@ def main() -> int:
 
     requests: queue.Queue = queue.Queue()
     current = _Current()
+    speculation = _Speculation()
     threading.Thread(target=_read, args=(requests, current), daemon=True).start()
     waiting: list[dict] = []
     ended = False
+
+    def runnable() -> list[dict]:
+        return [r for r in waiting if r.get("priority", 0) >= 0 or speculation.allowed(r)]
+
     while waiting or not ended:
-        if not waiting:
+        if not runnable():  # idle, or only speculative requests another worker compiles: wait for news
             item = requests.get()
             if item is None:
                 ended = True
-                continue
-            _receive(waiting, item)
-            time.sleep(SETTLE)  # the requests of one call come together: choose among them
+            else:
+                _receive(waiting, item)
+                time.sleep(SETTLE)  # the requests of one call come together: choose among them
         while True:  # everything that has arrived meanwhile
             try:
                 item = requests.get_nowait()
@@ -110,9 +160,10 @@ def main() -> int:
                 _receive(waiting, item)
         if ended:  # nobody will call for the speculative ones
             waiting = [r for r in waiting if r.get("priority", 0) >= 0]
-        if not waiting:  # only a raise of a request no longer waiting came, or nothing is left
+        candidates = runnable()
+        if not candidates:  # only a raise of a request no longer waiting came, or nothing is left
             continue
-        request = max(waiting, key=lambda r: (r.get("priority", 0), -r["id"]))
+        request = max(candidates, key=lambda r: (r.get("priority", 0), -r["id"]))
         waiting.remove(request)
         if not current.start(request.get("priority", 0) < 0):
             continue  # the input ended meanwhile: the speculative ones are dropped above
