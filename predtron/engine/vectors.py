@@ -261,33 +261,18 @@ def _sweep_four(A, c0, c1, d, alpha, alpha_u, g0, g1, data, indices, lo, hi):
 def _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
     """:func:`_move` of a CSR row on the feature-major ``WU`` (``W``'s ``d`` columns, then ``U``'s
     when ``averaging``): every weight gets the same additions in the same order (a feature repeated
-    in the row: in the row's order).  Two moved classes (a multiclass mistake) share one sweep of
-    the row, with their ``U`` entries; otherwise one sweep per class, its coefficient in a
+    in the row: in the row's order), one sweep of the row per moved class, its coefficient in a
     register; the row's features were just read by the scores (in the cache)."""
     lo, hi = indptr[row], indptr[row + 1]
-    count, c0, c1 = 0, 0, 0
     for i in range(d):
-        if g[i] != 0:  # adding alpha * (0 * x) would change nothing
-            if count == 0:
-                c0 = i
-            elif count == 1:
-                c1 = i
-            count += 1
-    if count == 2:
+        gi = g[i]
+        if gi == 0:  # adding alpha * (0 * x) would change nothing
+            continue
+        for q in range(lo, hi):
+            WU[indices[q], i] += alpha * (gi * data[q])
         if averaging:
-            _sweep_four(WU, c0, c1, d, alpha, alpha_u, g[c0], g[c1], data, indices, lo, hi)
-        else:
-            _sweep_two(WU, c0, (alpha, g[c0]), c1, (alpha, g[c1]), data, indices, lo, hi)
-    else:
-        for i in range(d):
-            gi = g[i]
-            if gi == 0:
-                continue
             for q in range(lo, hi):
-                WU[indices[q], i] += alpha * (gi * data[q])
-            if averaging:
-                for q in range(lo, hi):
-                    WU[indices[q], d + i] += alpha_u * (gi * data[q])
+                WU[indices[q], d + i] += alpha_u * (gi * data[q])
     if intercept:
         for i in range(d):
             gi = g[i]
@@ -295,6 +280,35 @@ def _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, 
                 WU[p, i] += alpha * gi
                 if averaging:
                     WU[p, d + i] += alpha_u * gi
+
+
+@jit_inline
+def _move_t_pair(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
+    """:func:`_move_t` where a mistake moves two classes (a multiclass round: the chosen class and
+    the correct one): both, with their ``U`` entries, in one sweep of the row (the same additions
+    in the same order on each weight).  Only the multiclass kernel compiles it: the other kinds'
+    rounds move any number of scores."""
+    count, c0, c1 = 0, 0, 0
+    for i in range(d):
+        if g[i] != 0:
+            if count == 0:
+                c0 = i
+            elif count == 1:
+                c1 = i
+            count += 1
+    if count != 2:
+        _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        return
+    lo, hi = indptr[row], indptr[row + 1]
+    if averaging:
+        _sweep_four(WU, c0, c1, d, alpha, alpha_u, g[c0], g[c1], data, indices, lo, hi)
+    else:
+        _sweep_two(WU, c0, (alpha, g[c0]), c1, (alpha, g[c1]), data, indices, lo, hi)
+    if intercept:
+        for i in (c0, c1):
+            WU[p, i] += alpha * g[i]
+            if averaging:
+                WU[p, d + i] += alpha_u * g[i]
 
 
 @jit_inline
@@ -412,7 +426,7 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
         mistakes += 1
         if transposed:
-            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+            _move_t_pair(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
     _write_back(W, U, WU)
