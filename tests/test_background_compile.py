@@ -367,3 +367,29 @@ def test_one_worker_per_cache_compiles_ahead_of_need(tmp_path):
         assert (jit.cache_folder(vectors.pass_multilabel) / _compile_worker.LOCK_NAME).exists()
     finally:
         del first  # closes its lock file
+
+
+AHEAD_OF_READING = """
+import sys
+import predtron.cli_data as cli_data
+from predtron import cli
+from predtron.engine import jit
+real = cli_data.read
+def read(*args, **kwargs):
+    print("ASKED", len(jit._WORKER._ids) > 0)   # when the command starts reading its data
+    return real(*args, **kwargs)
+cli_data.read = read
+print("STATUS", cli.main(["fit", sys.argv[1], "--task", "multilabel", "--labels", "6", "--model", sys.argv[2],
+                          "--quiet"]))
+"""
+
+
+def test_the_fit_command_asks_for_the_passes_before_it_reads_its_data(tmp_path):
+    """In a fresh environment, ``predtron fit`` has the worker compile while the file is read."""
+    data = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-train.arff.gz"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
+        env.pop(name, None)
+    out = subprocess.run([sys.executable, "-c", AHEAD_OF_READING, str(data), str(tmp_path / "m.npz")], env=env,
+                         cwd=str(tmp_path), capture_output=True, text=True, timeout=600, check=True).stdout.split()
+    assert out == ["ASKED", "True", "STATUS", "0"]
