@@ -393,3 +393,26 @@ def test_the_fit_command_asks_for_the_passes_before_it_reads_its_data(tmp_path):
     out = subprocess.run([sys.executable, "-c", AHEAD_OF_READING, str(data), str(tmp_path / "m.npz")], env=env,
                          cwd=str(tmp_path), capture_output=True, text=True, timeout=600, check=True).stdout.split()
     assert out == ["ASKED", "True", "STATUS", "0"]
+
+
+PREEMPTED = """
+import time
+import numpy as np
+from predtron.engine import jit, scans
+import predtron.learners                           # the worker starts compiling the first pass kernel ahead
+first = min(jit._WORKER._priority)                # (the multilabel pass, in a child of the worker)
+time.sleep(1.0)                                   # well into that compilation
+v = np.arange(4.0)
+scans.running_sum(0.0, v)                         # a call needs a small kernel now
+print(jit.wait_for_background(timeout=600))
+answered = list(jit._WORKER._answers)
+job = jit._WORKER._ids[("predtron.engine.scans", "_running_sum", next(
+    key[2] for key in jit._WORKER._ids if key[1] == "_running_sum"))]
+print(first not in answered or answered.index(job) < answered.index(first))  # not behind the one ahead
+print(jit._WORKER.wait(first, timeout=600), jit._WORKER.answer(first))       # which is compiled later all the same
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="speculative compilations run in forked children")
+def test_a_kernel_a_call_needs_does_not_wait_behind_one_compiled_ahead_of_need(tmp_path):
+    assert _run(PREEMPTED, tmp_path) == ["True", "True", "True", "True"]

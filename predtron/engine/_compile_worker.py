@@ -5,15 +5,21 @@ Reads one request per line on standard input (JSON: ``{"id", "module", "name", "
 compiles the kernel ``module.name`` for it, which saves it in numba's disk cache, and answers
 one line per request on standard output: ``ok <id>`` or ``failed <id>``.  Of the requests
 waiting, the one with the highest priority goes first (a pass kernel before a small scan),
-then the oldest; a line ``{"id", "priority"}`` alone raises the priority of a request still
-waiting (a kernel asked for ahead of need that a call now needs).  Requests of a negative
-priority are speculative (:data:`predtron.engine.jit.SPECULATIVE`: asked at import in a fresh
-environment, before any call needs them).  At the end of its input (the process that started it
-has ended or closed the pipe) it drops the speculative requests still waiting, abandons a
-speculative compilation under way, answers the others and exits; it exits quietly on an
-interrupt.  Of the workers of one numba cache folder, only one compiles ahead of need at a time
-(:class:`_Speculation`).  It runs at a lower scheduling priority
-(:data:`NICENESS`) than the process it serves.
+then the oldest; a line ``{"id", "priority"}`` alone raises the priority of a request (a
+kernel asked for ahead of need that a call now needs).
+
+Requests of a negative priority are speculative (:data:`predtron.engine.jit.SPECULATIVE`:
+asked at import in a fresh environment, before any call needs them).  The worker compiles
+them one at a time in a forked child of its own (:class:`_Child`), which it kills as soon as a
+call needs another kernel (the request waits again, for later) or the input ends: a kernel a
+call needs never waits behind one nobody needs yet.  Of the workers of one numba cache folder,
+only one compiles ahead of need (:class:`_Speculation`); where processes cannot fork, none
+does.
+
+It exits at the end of its input (the process that started it has ended or closed the pipe)
+once it has answered the requests a call made, dropping the speculative ones; quietly on an
+interrupt.  It runs at a lower scheduling priority (:data:`NICENESS`) than the process it
+serves.
 """
 
 from __future__ import annotations
@@ -23,13 +29,14 @@ import importlib
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
 
 try:
     import fcntl
-except ImportError:  # pragma: no cover - not on POSIX: every worker compiles ahead of need
+except ImportError:  # pragma: no cover - not on POSIX: nothing is compiled ahead of need
     fcntl = None
 
 #: The lock file, in numba's cache folder, of the one worker that compiles ahead of need there.
@@ -38,63 +45,66 @@ LOCK_NAME = "predtron-ahead.lock"
 #: Seconds to wait after a request arrives at an idle worker before choosing what to compile.
 SETTLE = 0.05
 
-
-class _Current:
-    """Whether the compilation running now is speculative, and whether the input has ended (under
-    one lock: a speculative compilation never starts after the end, nor outlives it)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.speculative = False
-        self.ended = False
-
-    def end(self) -> None:
-        """The input ended: a speculative compilation running now is abandoned at once (numba
-        writes its cache files whole, each to a temporary name then renamed)."""
-        with self.lock:
-            self.ended = True
-            if self.speculative:
-                os._exit(0)
-
-    def start(self, speculative: bool) -> bool:
-        """Mark the next compilation; ``False`` when it is speculative and the input has ended."""
-        with self.lock:
-            if speculative and self.ended:
-                return False
-            self.speculative = speculative
-            return True
-
-
-def _read(requests: queue.Queue, current: _Current) -> None:
-    for line in sys.stdin:
-        requests.put(json.loads(line))
-    current.end()
-    requests.put(None)
-
+#: Seconds between two looks at a speculative child and at the requests, while the child compiles.
+POLL = 0.02
 
 #: The worker's scheduling priority, below the process it serves: on a machine with few cores the
 #: fit running the twins keeps its core, and the compiler takes what is left.
 NICENESS = 10
 
 
-def _receive(waiting: list[dict], item: dict) -> None:
-    """Add a request to ``waiting``, or raise the priority of one waiting (a line without a
-    ``module``: ignored when that request is being compiled or answered already)."""
-    if "module" in item:
-        waiting.append(item)
-        return
-    for request in waiting:
-        if request["id"] == item["id"]:
-            request["priority"] = max(request.get("priority", 0), item["priority"])
+def _read(requests: queue.Queue) -> None:
+    for line in sys.stdin:
+        requests.put(json.loads(line))
+    requests.put(None)
+
+
+def _priority(request: dict) -> int:
+    return request.get("priority", 0)
+
+
+def _compile(request: dict) -> bool:
+    """Compile ``request``'s kernel for its signature (into numba's disk cache); whether it worked
+    (a failure is answered: the caller then compiles in its own process)."""
+    from predtron.engine.jit import decode_signature
+
+    try:
+        kernel = getattr(importlib.import_module(request["module"]), request["name"])
+        kernel.compile(decode_signature(request["signature"]))
+    except Exception:
+        return False
+    return True
+
+
+class _Child:
+    """A speculative compilation in a forked child of the worker, which a call's request can stop
+    (numba writes its cache files whole, each under a temporary name then renamed, so a child
+    killed at any moment leaves no damaged cache)."""
+
+    def __init__(self, request: dict) -> None:
+        self.request = request
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: compile, and leave without the parent's clean-up
+            os._exit(0 if _compile(request) else 1)
+
+    def done(self) -> bool | None:
+        """``True`` (compiled) or ``False`` (failed) once the child has ended, else ``None``."""
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        return None if pid == 0 else os.waitstatus_to_exitcode(status) == 0
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
 
 
 class _Speculation:
-    """Whether this worker may compile a speculative request: only the one worker that holds the
-    lock file :data:`LOCK_NAME` of numba's cache folder (taken on first need, held until the
-    worker exits).  The processes of one environment started together (a Dask cluster's
-    workers, the command line's process beside them) would otherwise all compile the same
-    kernels ahead of need, on the cores their work needs; the others' speculative requests wait
-    until a call raises them.  Where no lock can be taken (no ``fcntl``), every worker may."""
+    """Whether this worker may compile a speculative request: only where it can fork, and only the
+    one worker that holds the lock file :data:`LOCK_NAME` of numba's cache folder (taken on first
+    need, held until the worker exits).  The processes of one environment started together (a
+    Dask cluster's workers, the command line's process beside them) would otherwise all compile
+    the same kernels ahead of need, on the cores their work needs; the others' speculative
+    requests wait until a call raises them."""
 
     def __init__(self) -> None:
         self._held: dict = {}  # cache folder -> the open lock file, or None when another worker holds it
@@ -102,11 +112,11 @@ class _Speculation:
     def allowed(self, request: dict) -> bool:
         from predtron.engine.jit import cache_folder
 
-        if fcntl is None:  # pragma: no cover - not on POSIX
-            return True
+        if fcntl is None or not hasattr(os, "fork"):  # pragma: no cover - not on POSIX
+            return False
         try:
             folder = cache_folder(getattr(importlib.import_module(request["module"]), request["name"]))
-        except Exception:  # the compilation itself reports what is wrong with the request
+        except Exception:  # a request naming no kernel: the compilation answers it as failed
             return True
         if folder is None:
             return True
@@ -124,60 +134,104 @@ class _Speculation:
         return self._held[folder] is not None
 
 
-def main() -> int:
-    from predtron.engine.jit import decode_signature
+class _Requests:
+    """The requests waiting, the speculative child (if any), and the end of the input."""
 
+    def __init__(self) -> None:
+        self.waiting: list[dict] = []
+        self.child: _Child | None = None
+        self.ended = False
+
+    def receive(self, item: dict | None) -> None:
+        """A new request, a raise of one (waiting, or the child's), or the end of the input (``None``)."""
+        if item is None:
+            self.ended = True
+            self.waiting = [r for r in self.waiting if _priority(r) >= 0]  # nobody will call for the others
+        elif "module" in item:
+            if not (self.ended and _priority(item) < 0):
+                self.waiting.append(item)
+        else:
+            running = [self.child.request] if self.child is not None else []
+            for request in self.waiting + running:
+                if request["id"] == item["id"]:
+                    request["priority"] = max(_priority(request), item["priority"])
+
+    def demanded(self) -> list[dict]:
+        return [r for r in self.waiting if _priority(r) >= 0]
+
+
+def _set_up_numba() -> None:
+    """Set up numba's typing and target contexts once, before any compilation: every compilation
+    needs them (about 0.2 s), and a forked child then finds them ready."""
+    with contextlib.suppress(Exception):  # a numba without these names: the first compilation sets them up
+        from numba.core.registry import cpu_target
+
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
+
+
+def _answer(request: dict, ok: bool) -> None:
+    sys.stdout.write(f"{'ok' if ok else 'failed'} {request['id']}\n")
+    sys.stdout.flush()
+
+
+def main() -> int:
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(NICENESS)
 
     requests: queue.Queue = queue.Queue()
-    current = _Current()
+    threading.Thread(target=_read, args=(requests,), daemon=True).start()
+    _set_up_numba()
+    state = _Requests()
     speculation = _Speculation()
-    threading.Thread(target=_read, args=(requests, current), daemon=True).start()
-    waiting: list[dict] = []
-    ended = False
 
-    def runnable() -> list[dict]:
-        return [r for r in waiting if r.get("priority", 0) >= 0 or speculation.allowed(r)]
+    def speculative() -> list[dict]:
+        return [r for r in state.waiting if _priority(r) < 0 and speculation.allowed(r)]
 
-    while waiting or not ended:
-        if not runnable():  # idle, or only speculative requests another worker compiles: wait for news
-            item = requests.get()
-            if item is None:
-                ended = True
-            else:
-                _receive(waiting, item)
-                time.sleep(SETTLE)  # the requests of one call come together: choose among them
-        while True:  # everything that has arrived meanwhile
-            try:
-                item = requests.get_nowait()
-            except queue.Empty:
-                break
-            if item is None:
-                ended = True
-            else:
-                _receive(waiting, item)
-        if ended:  # nobody will call for the speculative ones
-            waiting = [r for r in waiting if r.get("priority", 0) >= 0]
-        candidates = runnable()
-        if not candidates:  # only a raise of a request no longer waiting came, or nothing is left
-            continue
-        request = max(candidates, key=lambda r: (r.get("priority", 0), -r["id"]))
-        waiting.remove(request)
-        if not current.start(request.get("priority", 0) < 0):
-            continue  # the input ended meanwhile: the speculative ones are dropped above
-        status = "failed"
-        try:
-            kernel = getattr(importlib.import_module(request["module"]), request["name"])
-            kernel.compile(decode_signature(request["signature"]))
-            status = "ok"
-        except Exception:  # answered as a failure: the caller then compiles in its own process
-            pass
-        current.start(False)
-        sys.stdout.write(f"{status} {request['id']}\n")
-        sys.stdout.flush()
-    return 0
+    try:
+        while True:
+            if state.child is not None:  # look at the requests and the child every POLL seconds
+                with contextlib.suppress(queue.Empty):
+                    state.receive(requests.get(timeout=POLL))
+            elif not state.demanded() and not speculative():  # nothing to do: wait for news
+                if state.ended:
+                    return 0
+                item = requests.get()
+                state.receive(item)
+                if item is not None:
+                    time.sleep(SETTLE)  # the requests of one call come together: choose among them
+            while True:  # everything that has arrived meanwhile
+                try:
+                    state.receive(requests.get_nowait())
+                except queue.Empty:
+                    break
+            child = state.child
+            if child is not None:
+                ok = child.done()
+                if ok is not None:
+                    _answer(child.request, ok)
+                    state.child = None
+                elif _priority(child.request) < 0 and (state.ended or state.demanded()):
+                    child.kill()  # a call needs another kernel now (or nobody will call for this one)
+                    state.child = None
+                    if not state.ended:
+                        state.waiting.append(child.request)
+                continue
+            demanded = state.demanded()
+            if demanded:
+                request = max(demanded, key=lambda r: (_priority(r), -r["id"]))
+                state.waiting.remove(request)
+                _answer(request, _compile(request))
+            elif not state.ended:
+                candidates = speculative()
+                if candidates:
+                    request = min(candidates, key=lambda r: r["id"])
+                    state.waiting.remove(request)
+                    state.child = _Child(request)
+    finally:
+        if state.child is not None:
+            state.child.kill()
 
 
 if __name__ == "__main__":

@@ -26,10 +26,12 @@ compiled off the caller's path:
 * **Ahead of need**, in a fresh environment (no pass kernel in numba's disk cache): importing the
   learners (:mod:`predtron.learners.base`) asks the worker for the pass kernels at once, in
   the order of :data:`predtron.engine.run.PREFETCH_ORDER`, as :data:`SPECULATIVE` requests
-  (:meth:`Tiered.prefetch`): the worker compiles while the process goes on importing and
-  loading its data, a call that needs a kernel raises its request above the others, and what
-  is still waiting when the process ends is dropped.  ``PREDTRON_JIT_PREFETCH=0`` turns this
-  off.
+  (:meth:`Tiered.prefetch`): the worker compiles them, one at a time in a forked child, while
+  the process goes on importing and loading its data.  A call that needs one of them raises its
+  request; a call that needs another kernel stops the child (its kernel is compiled later), so
+  a call never waits behind a kernel nobody needs yet; what is not compiled when the process
+  ends is dropped, and of the processes sharing a cache only one compiles ahead of need
+  (:mod:`predtron.engine._compile_worker`).  ``PREDTRON_JIT_PREFETCH=0`` turns this off.
 * **In the foreground**, where no worker can help (``PREDTRON_JIT_BACKGROUND=0``, a kernel
   without a disk cache or a module-level name, a worker that could not start or whose
   compilation the cache does not show): the rent-or-buy rule of tiered just-in-time
