@@ -9,10 +9,12 @@ then the oldest; a line ``{"id", "priority"}`` alone raises the priority of a re
 kernel asked for ahead of need that a call now needs).
 
 Requests of a negative priority are speculative (:data:`predtron.engine.jit.SPECULATIVE`:
-asked at import in a fresh environment, before any call needs them).  The worker compiles
-them one at a time in a forked child of its own (:class:`_Child`), which it kills as soon as a
-call needs another kernel (the request waits again, for later) or the input ends: a kernel a
-call needs never waits behind one nobody needs yet.  Of the workers of one numba cache folder,
+asked at import in a fresh environment, before any call needs them; ``"rank"``: the priority
+the kernel has when a call needs it).  The worker compiles them one at a time in a forked child
+of its own (:class:`_Child`), which it kills as soon as a call needs another kernel of at least
+that rank (the request waits again, for later) or the input ends: a pass kernel a call needs
+never waits behind one nobody needs yet, while a small kernel (whose NumPy twin costs little)
+waits for the child rather than throw its work away.  Of the workers of one numba cache folder,
 only one compiles ahead of need (:class:`_Speculation`); where processes cannot fork, none
 does.
 
@@ -212,8 +214,9 @@ def main() -> int:
                 if ok is not None:
                     _answer(child.request, ok)
                     state.child = None
-                elif _priority(child.request) < 0 and (state.ended or state.demanded()):
-                    child.kill()  # a call needs another kernel now (or nobody will call for this one)
+                elif _priority(child.request) < 0 and (state.ended or any(
+                        _priority(r) >= child.request.get("rank", 0) for r in state.demanded())):
+                    child.kill()  # a call needs another kernel of its rank now (or nobody will call for this one)
                     state.child = None
                     if not state.ended:
                         state.waiting.append(child.request)

@@ -28,8 +28,9 @@ compiled off the caller's path:
   the order of :data:`predtron.engine.run.PREFETCH_ORDER`, as :data:`SPECULATIVE` requests
   (:meth:`Tiered.prefetch`): the worker compiles them, one at a time in a forked child, while
   the process goes on importing and loading its data.  A call that needs one of them raises its
-  request; a call that needs another kernel stops the child (its kernel is compiled later), so
-  a call never waits behind a kernel nobody needs yet; what is not compiled when the process
+  request; a call that needs another pass kernel stops the child (its kernel is compiled later),
+  so a pass never waits behind a kernel nobody needs yet (a small kernel, whose twin costs
+  little, waits for the child); what is not compiled when the process
   ends is dropped, and of the processes sharing a cache only one compiles ahead of need
   (:mod:`predtron.engine._compile_worker`).  ``PREDTRON_JIT_PREFETCH=0`` turns this off.
 * **In the foreground**, where no worker can help (``PREDTRON_JIT_BACKGROUND=0``, a kernel
@@ -158,12 +159,16 @@ class _Worker:
         self._answers: dict[int, bool] = {}
         self.broken = False
 
-    def request(self, module: str, name: str, signature: list, priority: int = 0) -> int | None:
+    def request(self, module: str, name: str, signature: list, priority: int = 0,
+                rank: int | None = None) -> int | None:
         """The id of the compilation of ``module.name`` for ``signature`` (asked once; of the
         requests waiting, the worker compiles the highest ``priority`` first; asked again with a
         higher priority, the request is raised to it), or ``None`` when no worker can run.  A
         negative priority (:data:`SPECULATIVE`) asks ahead of need: the worker drops such
-        requests still waiting when this process ends, and :meth:`wait` does not wait for them."""
+        requests still waiting when this process ends, and :meth:`wait` does not wait for them;
+        ``rank`` is then the priority the kernel has when a call needs it (a call's request of
+        at least that priority stops the speculative compilation of this one, a lower one waits
+        for it)."""
         key = (module, name, json.dumps(signature))
         with self._lock:
             job = self._ids.get(key)
@@ -175,8 +180,10 @@ class _Worker:
             if self.broken or not self._start():
                 return None
             job = len(self._ids)
-            if not self._send({"id": job, "module": module, "name": name, "signature": signature,
-                               "priority": int(priority)}):
+            message = {"id": job, "module": module, "name": name, "signature": signature, "priority": int(priority)}
+            if rank is not None:
+                message["rank"] = int(rank)
+            if not self._send(message):
                 return None
             self._ids[key] = job
             self._priority[job] = int(priority)
@@ -466,7 +473,8 @@ class Tiered:
         name = self._importable_name()
         if name is None:
             return 0
-        return sum(_WORKER.request(*name, signature, SPECULATIVE) is not None for signature in signatures)
+        return sum(_WORKER.request(*name, signature, SPECULATIVE, rank=self.priority) is not None
+                   for signature in signatures)
 
     def compiled(self, args: tuple) -> bool:
         """Whether this call runs the kernel (counting the twin's work otherwise)."""
