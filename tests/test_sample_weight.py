@@ -367,3 +367,72 @@ def test_score_refuses_malformed_weights_naming_the_argument(name, weights, erro
         model.score(X, target, sample_weight=weights)
     weights = np.arange(30.0)
     assert np.isfinite(model.score(X, target, sample_weight=weights))
+
+
+COMPILED_PROBLEMS = [Binary(cost_pos=2.0, cost_neg=0.5), Multiclass(3, loss=[[0, 2, 1], [1, 0, 1], [3, 1, 0]]),
+                     Ordinal(5), Multilabel(5), Multilabel(4, "f1"), SubsetRanking(f="discount")]
+
+
+def _recording_run_pass(monkeypatch) -> list:
+    """Patch the engine's entry point to record what each pass returned (``None``: not compiled)."""
+    import predtron.engine as engine
+
+    calls: list = []
+    original = engine.run_pass
+    monkeypatch.setattr(engine, "run_pass", lambda *a, **k: calls.append(original(*a, **k)) or calls[-1])
+    return calls
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("options", [{}, {"average": True, "shuffle": True, "random_state": 4},
+                                     {"update": "prediction", "fit_intercept": True}],
+                         ids=lambda o: ",".join(o) or "plain")
+@pytest.mark.parametrize("cls", [Predtron, PredtronLD])
+@pytest.mark.parametrize("problem", COMPILED_PROBLEMS, ids=repr)
+def test_a_weighted_fit_runs_compiled_and_equals_the_weighted_numpy_scan(problem, cls, options, sparse, monkeypatch):
+    """Weighted passes run the compiled kernels (zeros, fractions and integers among the weights;
+    every option; dense and CSR rows), with the NumPy scan's result."""
+    ranking = isinstance(problem, SubsetRanking)
+    if ranking and (sparse or options.get("fit_intercept")):
+        pytest.skip("ranking input here: dense queries without an intercept")
+    X, Y = _data(problem, n=60)
+    X = sp.csr_matrix(X) if sparse else X
+    weights = _weights(len(Y), seed=3)
+    calls = _recording_run_pass(monkeypatch)
+    fast = cls(problem, eta=0.7, **options).fit(X, Y, epochs=3, sample_weight=weights)
+    assert calls and all(result is not None for result in calls), "the weighted pass did not run compiled"
+    monkeypatch.setattr(base, "USE_COMPILED", False)
+    slow = cls(problem, eta=0.7, **options).fit(X, Y, epochs=3, sample_weight=weights)
+    np.testing.assert_array_equal(fast.loss_history_, slow.loss_history_)
+    assert (fast.n_rounds_, fast.n_updates_) == (slow.n_rounds_, slow.n_updates_) == (
+        3 * np.count_nonzero(weights), slow.n_updates_)
+    np.testing.assert_allclose(fast._params, slow._params, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("problem", [Multiclass(3), Multilabel(5), SubsetRanking()], ids=repr)
+def test_a_weighted_scan_hands_the_rest_of_its_pass_to_the_kernel(problem, monkeypatch):
+    """A weighted pass that began in NumPy (its kernel was being compiled) hands the rest of the
+    pass, weights and all, to the kernel once it is ready: the fit is the weighted per-example loop's."""
+    import predtron.engine as engine
+
+    original = engine.run_pass
+    asked, handed = [], []
+
+    def not_ready_at_first(*args, **kwargs):
+        if not (args[9] if len(args) > 9 else kwargs.get("ready_only", False)):
+            return None  # every pass begins in NumPy, as while the worker compiles
+        asked.append(1)
+        if len(asked) % 2:
+            return None  # still compiling
+        handed.append(int(args[2].shape[0]))  # the rounds still to come (weight 0 left out)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(base, "HANDOVER_SECONDS", 0.0)  # ask before every block
+    monkeypatch.setattr(engine, "run_pass", not_ready_at_first)
+    X, Y = _data(problem, n=80)
+    weights = _weights(len(Y), seed=4)
+    learner = Predtron(problem, eta=0.7, average=True).fit(X, Y, epochs=3, sample_weight=weights)
+    assert handed and all(0 < rest < np.count_nonzero(weights) for rest in handed), handed  # mid-pass
+    losses, params = _weighted_reference(Predtron(problem, eta=0.7, average=True), X, Y, weights, epochs=3)
+    np.testing.assert_allclose(learner.loss_history_, losses, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(learner._params, params, rtol=1e-10, atol=1e-12)

@@ -50,7 +50,7 @@ def _grade_order(y, a, m, out, keys, buf, tally):
 
 @jit
 def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
-                   use_oracle, loss_driven, tau0):
+                   use_oracle, loss_driven, tau0, weights):
     """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``): the
     dense ``X`` or, when ``indptr`` is not empty, the CSR matrix ``(data, indices, indptr)``
     with ``p`` columns (the other form passed empty); returns what the vector passes do.
@@ -62,7 +62,8 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
     ``g_i != 0`` (the others add zeros), each column's terms in document order.  ``v`` must
     be a non-decreasing function of the grades ``y`` (every loss of
     :class:`~predtron.problems.ranking.RankingLoss` is), so that ``v`` in the order of
-    ``sigma_y`` is ``v`` sorted decreasingly, the order of the ideal DCG.
+    ``sigma_y`` is ``v`` sorted decreasingly, the order of the ideal DCG.  ``weights`` (one per
+    query, else empty) weigh the rounds as in the vector passes.
     """
     sparse = indptr.shape[0] > 0
     n = order.shape[0]
@@ -162,10 +163,11 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
             g[chosen[pos]] = f_flat[fs + pos]
         for pos in range(m):
             g[by_grade[pos]] -= f_flat[fs + pos]
+        weight = weights[q] if weights.shape[0] > 0 else 1.0
         rounds[mistakes] = r + 1
-        losses[mistakes] = loss
+        losses[mistakes] = weight * loss
         mistakes += 1
-        step = eta * (loss if loss_driven else 1.0)
+        step = eta * weight * (loss if loss_driven else 1.0)
         alpha = -step
         alpha_u = -step * (tau0 + r + 1)
         if sparse:

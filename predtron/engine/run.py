@@ -15,6 +15,8 @@ from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_m
 #: The empty CSR triple passed with dense inputs, and the empty matrix passed with CSR ones.
 _NO_CSR = (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
 _NO_DENSE = np.empty((0, 0))
+#: The weights of an unweighted pass.
+_NO_WEIGHTS = np.empty(0)
 
 #: Rounds run by the NumPy block scan after which a pass kernel is compiled: a NumPy round
 #: with a mistake costs tens of microseconds (a query with its oracle, about a millisecond),
@@ -97,7 +99,8 @@ def _forms(inputs) -> tuple:
 
 
 def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.ndarray, eta: float,
-             use_oracle: bool, loss_driven: bool, tau0: int, ready_only: bool = False):
+             use_oracle: bool, loss_driven: bool, tau0: int, ready_only: bool = False,
+             weights: np.ndarray | None = None):
     """One pass of Algorithm 1 over the instances ``order`` (int64) of ``inputs``.
 
     ``W`` (and ``U = sum_tau tau Delta_tau`` when averaging, else an empty array of the same
@@ -109,16 +112,18 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
     used (see :mod:`predtron.engine.jit`) or the inputs hold no matrix ``X`` (another
     scoring's): the caller then runs its NumPy block scan.  With ``ready_only``, the kernel runs only
     if it is ready without compiling (:meth:`~predtron.engine.jit.Tiered.if_ready`): how a scan
-    hands the rest of its pass over.
+    hands the rest of its pass over.  ``weights`` (float64, one per instance, or per query for
+    :attr:`Kind.RANKING`) weigh the rounds; ``order`` must then hold no instance of weight 0.
     """
     if getattr(inputs, "X", None) is None:
         return None
     forms = _forms(inputs)
     run = _PASSES[spec.kind].if_ready if ready_only else _PASSES[spec.kind]
+    weights = _NO_WEIGHTS if weights is None else weights
     if spec.kind == Kind.RANKING:
         return run(*forms, inputs.offsets, order, W, U, spec.labels, spec.gains, spec.f_table, spec.f_start,
-                   spec.alphas, spec.position_weights, eta, use_oracle, loss_driven, tau0)
-    options = (eta, use_oracle, loss_driven, bool(inputs.intercept), tau0)
+                   spec.alphas, spec.position_weights, eta, use_oracle, loss_driven, tau0, weights)
+    options = (eta, use_oracle, loss_driven, bool(inputs.intercept), tau0, weights)
     if spec.kind == Kind.BINARY:
         return run(*forms, order, W, U, spec.labels, *spec.costs, *options)
     if spec.kind == Kind.MULTICLASS:

@@ -27,6 +27,10 @@ The scores are summed in a fixed order here and by BLAS in the NumPy path, so th
 differ in the last bit; decisions agree because ties are decided with the relative
 :data:`~predtron.engine.spec.TIE_TOLERANCE`.
 
+``weights`` (the last argument): one weight per instance, or empty for Algorithm 1's rounds.  A
+round of weight ``w`` suffers ``w`` times its loss and steps ``eta w`` (the weighted NumPy scan's
+rule); the caller leaves the instances of weight 0, which are no rounds, out of ``order``.
+
 Every kernel returns ``(rounds done, mistakes, mistake rounds (1-based, relative), their
 losses, status)``; status 1 means the scores stopped being finite at the last round.
 """
@@ -312,11 +316,15 @@ def _move_t_pair(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alph
 
 
 @jit_inline
-def _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0):
-    """Note the mistake of round ``r``; the steps ``(alpha, alpha_u)`` of its update."""
+def _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row):
+    """Note the mistake of round ``r``; the steps ``(alpha, alpha_u)`` of its update.  With
+    ``weights`` (one per instance, else empty), the round of ``row`` weighs ``w = weights[row]``:
+    its loss counts ``w`` times and its step is ``eta w``, the arithmetic of the weighted NumPy
+    scan (``w = 1`` changes no bit)."""
+    weight = weights[row] if weights.shape[0] > 0 else 1.0
     rounds[mistakes] = r + 1
-    losses[mistakes] = loss
-    step = eta * (loss if loss_driven else 1.0)
+    losses[mistakes] = weight * loss
+    step = eta * weight * (loss if loss_driven else 1.0)
     return -step, -step * (tau0 + r + 1)
 
 
@@ -328,7 +336,7 @@ def finish(n_done, mistakes, rounds, losses, status):
 
 @jit
 def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alpha_neg, eta, use_oracle,
-                loss_driven, intercept, tau0):
+                loss_driven, intercept, tau0, weights):
     """One pass of :attr:`~predtron.engine.spec.Kind.BINARY` over the rows ``order``: the round
     of ``Binary._round`` on the one score ``t = <w, x>``, with ``t``, ``g`` and the step
     coefficient in registers (``W`` has one row)."""
@@ -357,7 +365,7 @@ def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alp
         if use_oracle:
             chosen = -label if loss - 2.0 * label * t > 0 else label
         g = float(chosen) - float(label)
-        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
         if g == 0:  # adding alpha * (0 * x) would change nothing
             continue
@@ -403,7 +411,7 @@ def _multiclass_round(t, label, L, correct, use_oracle, g, work):
 
 @jit
 def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct, eta, use_oracle, loss_driven,
-                    intercept, tau0):
+                    intercept, tau0, weights):
     """One pass of :attr:`~predtron.engine.spec.Kind.MULTICLASS` over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(d)
@@ -423,7 +431,7 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
         loss = _multiclass_round(t, labels[row, 0], L, correct, use_oracle, g, work)
         if loss == 0:
             continue
-        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
         if transposed:
             _move_t_pair(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
@@ -462,7 +470,7 @@ def _finite_round(t, column, reps, L, correct, use_oracle, g, work):
 
 @jit
 def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, correct, eta, use_oracle, loss_driven,
-                intercept, tau0):
+                intercept, tau0, weights):
     """One pass of :attr:`~predtron.engine.spec.Kind.FINITE` over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
     t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * reps.shape[0])
@@ -482,7 +490,7 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
         loss = _finite_round(t, labels[row, 0], reps, L, correct, use_oracle, g, work)
         if loss == 0:
             continue
-        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
         if transposed:
             _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
@@ -566,7 +574,7 @@ def _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, 
 
 @jit
 def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scale, unit, normalize, eta, use_oracle,
-                    loss_driven, intercept, tau0):
+                    loss_driven, intercept, tau0, weights):
     """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING` or
     ``SUBSET``, as an integer) over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
@@ -587,7 +595,7 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
         loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, g, work)
         if loss == 0:
             continue
-        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
         if transposed:
             _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
@@ -599,7 +607,7 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
 
 @jit
 def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, beta2, eta, use_oracle, loss_driven,
-               intercept, tau0):
+               intercept, tau0, weights):
     """One pass of :attr:`~predtron.engine.spec.Kind.FBETA` over the rows ``order``: a kernel of its
     own, so that a Hamming or subset fit never compiles the F-beta oracle's sorts (seconds of
     compilation)."""
@@ -621,7 +629,7 @@ def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, be
         loss = _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
         if loss == 0:
             continue
-        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0)
+        alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
         if transposed:
             _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)

@@ -65,9 +65,10 @@ still suffer a loss with the same update direction (the oracle's, or the predict
 unchanged by the steps before it), and ``average=False``; otherwise the copies differ: a
 copy the earlier steps already fit makes no update (the weighted round makes all ``k``
 steps at once), and the loss-augmented oracle may pick another ``sigma~`` once the scores
-have moved.  The weighted passes run the exact NumPy block scan (the compiled passes of
-:mod:`predtron.engine` know no weights); ``sample_weight=None`` takes the unweighted path,
-unchanged.
+have moved.  A weighted pass runs where an unweighted one does: the compiled pass of
+:mod:`predtron.engine` (the instances of weight 0 left out of its order, each round's loss and
+step scaled by its weight, the NumPy scan's arithmetic), else the exact NumPy block scan;
+``sample_weight=None`` takes the unweighted path, unchanged.
 """
 
 from __future__ import annotations
@@ -239,10 +240,11 @@ class OnlineLearner(Estimator, ABC):
     def _iterate_scores(self, inputs, rows):
         """Scores of the instances ``rows`` under the current iterate (what Algorithm 1 predicts with)."""
 
-    def _compiled_pass(self, inputs, labels, order, progress, ready_only: bool = False) -> bool:
+    def _compiled_pass(self, inputs, labels, order, progress, ready_only: bool = False,
+                       weights: np.ndarray | None = None) -> bool:
         """Run the pass with :mod:`predtron.engine` when it covers this learner, problem and
-        input (with ``ready_only``, only if its kernel is ready without compiling); return
-        whether it did."""
+        input (with ``ready_only``, only if its kernel is ready without compiling; with
+        ``weights``, the weighted pass); return whether it did."""
         return False
 
     def _iterate_one(self, inputs, i: int) -> np.ndarray:
@@ -467,10 +469,12 @@ class OnlineLearner(Estimator, ABC):
         self._scan(inputs, labels, order, None, progress, handover=True)
 
     def _weighted_pass(self, inputs, labels, order, weights: np.ndarray, progress=None) -> None:
-        """:meth:`_pass` with a weight per example (see the module notes): the exact block scan,
-        in NumPy, where an example of weight 0 is no round and the loss and the step of a round of
-        weight ``w`` are ``w`` times the unweighted ones."""
-        self._scan(inputs, labels, order, weights, progress)
+        """:meth:`_pass` with a weight per example (see the module notes), where an example of
+        weight 0 is no round and the loss and the step of a round of weight ``w`` are ``w`` times
+        the unweighted ones: the compiled pass when the problem has one, else the exact block scan."""
+        if self._compiled_pass(inputs, labels, order, progress, weights=weights):
+            return
+        self._scan(inputs, labels, order, weights, progress, handover=True)
 
     def _scan(self, inputs, labels, order, weights: np.ndarray | None, progress=None,
               handover: bool = False) -> None:
@@ -478,11 +482,11 @@ class OnlineLearner(Estimator, ABC):
         that one round on the instance's own scores, and continue after it (``weights``: one per
         example, or ``None`` for Algorithm 1's unweighted rounds).
 
-        With ``handover`` (an unweighted pass whose kernel was not ready when it began: the
-        background worker was compiling it), every :data:`HANDOVER_SECONDS` the scan asks
-        whether the kernel is ready now, and if so hands it the rest of the pass (the rounds
-        still to come, after the ``trace.n_rounds`` played): the same rounds in the same order,
-        so the same result, without waiting for the next pass."""
+        With ``handover`` (a pass whose kernel was not ready when it began: the background
+        worker was compiling it), every :data:`HANDOVER_SECONDS` the scan asks whether the
+        kernel is ready now, and if so hands it the rest of the pass (the rounds still to come,
+        after the ``trace.n_rounds`` played, with their weights): the same rounds in the same
+        order, so the same result, without waiting for the next pass."""
         problem, trace = self.problem, self._trace
         oracle = self.update == "oracle"
         n, i, block = inputs.n, 0, self._block
@@ -490,7 +494,7 @@ class OnlineLearner(Estimator, ABC):
         while i < n:
             if handover and time.monotonic() >= next_check:
                 rest = np.arange(i, n, dtype=np.int64) if order is None else order[i:]
-                if self._compiled_pass(inputs, labels, rest, progress, ready_only=True):
+                if self._compiled_pass(inputs, labels, rest, progress, ready_only=True, weights=weights):
                     break
                 next_check = time.monotonic() + HANDOVER_SECONDS
             stop = min(n, i + block)
@@ -678,24 +682,29 @@ class PrimalLearner(OnlineLearner):
         if self._u is not None:
             inputs.add_adjoint(self._u, g, i, -step * tau)
 
-    def _compiled_pass(self, inputs, labels, order, progress, ready_only: bool = False) -> bool:
+    def _compiled_pass(self, inputs, labels, order, progress, ready_only: bool = False,
+                       weights: np.ndarray | None = None) -> bool:
         if not USE_COMPILED:
             return False
         spec = self._engine_spec(labels)
         if spec is None:
             return False
         order = np.arange(inputs.n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        visited = order.shape[0]
+        if weights is not None:  # an instance of weight 0 is no round: left out
+            weights = np.ascontiguousarray(weights, dtype=np.float64)
+            order = order[weights[order] > 0]
         U = self._u if self._u is not None else np.zeros((0,) * self._w.ndim)
         trace = self._trace
         result = engine.run_pass(spec, inputs, order, self._w, U, float(self.eta), self.update == "oracle",
-                                 self._loss_driven_steps, trace.n_rounds, ready_only)
+                                 self._loss_driven_steps, trace.n_rounds, ready_only, weights)
         if result is None:
             return False
         done, mistakes, rounds, losses, status = result
         trace.extend(done, rounds, losses)
         self.n_updates_ += int(mistakes)
-        if progress is not None:
-            progress.update(done)
+        if progress is not None:  # the instances of the pass (of weight 0 too), once it is whole
+            progress.update(visited if done == order.shape[0] else done)
         if status:
             raise ValueError(
                 f"the scores of {type(self).__name__} overflowed to infinity or NaN after {self.n_updates_} "
