@@ -109,7 +109,7 @@ SPECULATIVE = -1
 
 # ----------------------------------------------------------------------- signatures as text
 def encode_signature(signature: tuple) -> list | None:
-    """A JSON-able form of a tuple of numba argument types (arrays and plain scalars), or
+    """A JSON-able form of a tuple of numba argument types (arrays, plain scalars and ``None``), or
     ``None`` when some type has no such form (the kernel is then compiled in the foreground)."""
     out: list = []
     for ty in signature:
@@ -118,6 +118,8 @@ def encode_signature(signature: tuple) -> list | None:
             out.append(["array", dtype.str, int(ty.ndim), ty.layout, not ty.mutable, bool(ty.aligned)])
         elif isinstance(ty, (numba.types.Integer, numba.types.Float, numba.types.Boolean)):
             out.append(["scalar", str(ty)])
+        elif ty == numba.types.none:
+            out.append(["none"])
         else:
             return None
     return out
@@ -127,7 +129,9 @@ def decode_signature(encoded: list) -> tuple:
     """The numba argument types of :func:`encode_signature`'s output."""
     types = []
     for item in encoded:
-        if item[0] == "array":
+        if item[0] == "none":
+            types.append(numba.types.none)
+        elif item[0] == "array":
             _, dtype, ndim, layout, readonly, aligned = item
             types.append(numba.types.Array(numba.from_dtype(np.dtype(dtype)), ndim, layout,
                                            readonly=readonly, aligned=aligned))

@@ -52,8 +52,9 @@ def _grade_order(y, a, m, out, keys, buf, tally):
 def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
                    use_oracle, loss_driven, tau0, weights):
     """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``): the
-    dense ``X`` or, when ``indptr`` is not empty, the CSR matrix ``(data, indices, indptr)``
-    with ``p`` columns (the other form passed empty); returns what the vector passes do.
+    dense ``X`` or, when ``X`` is ``None``, the CSR matrix ``(data, indices, indptr)`` with
+    ``p`` columns (``None`` with a dense ``X``; numba compiles only the form given); returns
+    what the vector passes do.
 
     The round of ``RankingProblem._round`` on each query, with every work array allocated
     once per pass: the ideal DCG first (a query without a relevant document has loss 0 for
@@ -65,7 +66,6 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
     ``sigma_y`` is ``v`` sorted decreasingly, the order of the ideal DCG.  ``weights`` (one per
     query, else empty) weigh the rounds as in the vector passes.
     """
-    sparse = indptr.shape[0] > 0
     n = order.shape[0]
     width = 1
     for q in range(offsets.shape[0] - 1):
@@ -96,12 +96,12 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         a, e = offsets[q], offsets[q + 1]
         m = e - a
         for i in range(m):
-            if sparse:
+            if indptr is not None:
                 acc = 0.0
                 for k in range(indptr[a + i], indptr[a + i + 1]):
                     acc += data[k] * w[indices[k]]
                 t[i] = acc
-            else:
+            if X is not None:
                 t[i] = _dot(X[a + i], w, p)
             if not np.isfinite(t[i]):
                 return finish(r, mistakes, rounds, losses, 1)
@@ -170,7 +170,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         step = eta * weight * (loss if loss_driven else 1.0)
         alpha = -step
         alpha_u = -step * (tau0 + r + 1)
-        if sparse:
+        if indptr is not None:
             # X_q^T g, accumulated per feature over the query's non-zeros, then applied once per feature
             for i in range(m):
                 for k in range(indptr[a + i], indptr[a + i + 1]):
@@ -184,7 +184,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                         if averaging:
                             u[j] += alpha_u * value
                         adj[j] = 0.0
-        else:
+        if X is not None:
             # X_q^T g row by row: column j gets its terms in document order, as in a column loop
             # (a row with g_i = 0 adds signed zeros, which change no sum that starts at +0.0)
             for j in range(p):

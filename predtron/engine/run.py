@@ -12,9 +12,6 @@ from predtron.engine.ranking import pass_documents
 from predtron.engine.spec import EngineSpec, Kind
 from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_multiclass, pass_multilabel
 
-#: The empty CSR triple passed with dense inputs, and the empty matrix passed with CSR ones.
-_NO_CSR = (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32))
-_NO_DENSE = np.empty((0, 0))
 #: The weights of an unweighted pass.
 _NO_WEIGHTS = np.empty(0)
 
@@ -55,20 +52,20 @@ _PASSES[Kind.SUBSET] = _PASSES[Kind.HAMMING]  # one kernel for the Hamming and s
 PREFETCH_ORDER = (Kind.HAMMING, Kind.RANKING, Kind.MULTICLASS, Kind.BINARY, Kind.FBETA, Kind.FINITE)
 
 #: The argument types the package's fits hand each pass kernel (:func:`pass_signatures` after the
-#: workloads of ``predtron compile``; ``tests/test_background_compile.py`` keeps them equal), CSR
-#: inputs' first: what :func:`prefetch_passes` asks for.
+#: workloads of ``predtron compile``; ``tests/test_background_compile.py`` keeps them equal), a CSR
+#: input's first: what :func:`prefetch_passes` asks for.
 SIGNATURES_FILE = Path(__file__).with_name("pass_signatures.json")
 
 
 def pass_signatures() -> dict[str, list]:
     """The signatures each pass kernel is compiled for in this process (from numba's dispatchers),
     encoded by :func:`~predtron.engine.jit.encode_signature`, by kernel name in
-    :data:`PREFETCH_ORDER`; for each kernel, those with column-major ``W`` (a CSR input's) first."""
+    :data:`PREFETCH_ORDER`; for each kernel, a CSR input's first (``X`` is ``None``)."""
     out: dict[str, list] = {}
     for kind in PREFETCH_ORDER:
         kernel = _PASSES[kind].kernel
         encoded = [encode_signature(signature) for signature in kernel.overloads]
-        out[kernel.__name__] = sorted(encoded, key=lambda sig: (sig[6][3] != "F", json.dumps(sig)))
+        out[kernel.__name__] = sorted(encoded, key=lambda sig: (sig[0] != ["none"], json.dumps(sig)))
     return out
 
 
@@ -91,11 +88,13 @@ def prefetch_passes() -> int:
 
 
 def _forms(inputs) -> tuple:
-    """``(X, data, indices, indptr, p)`` of the kernels for ``inputs`` (dense ``X`` or CSR)."""
+    """``(X, data, indices, indptr, p)`` of the kernels for ``inputs``: a dense ``X`` and ``None``
+    for the CSR arrays, or ``None`` for ``X`` and the CSR arrays (a kernel compiled for one form
+    holds none of the other's code)."""
     if inputs.sparse:
         X = inputs.X
-        return (_NO_DENSE, X.data, X.indices, X.indptr, inputs.n_features)
-    return (inputs.X, *_NO_CSR, inputs.X.shape[1])
+        return (None, X.data, X.indices, X.indptr, inputs.n_features)
+    return (inputs.X, None, None, None, inputs.X.shape[1])
 
 
 def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.ndarray, eta: float,

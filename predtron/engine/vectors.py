@@ -1,11 +1,13 @@
 """Compiled passes of Algorithm 1 over vector instances (``t = W x``), one kernel per kind.
 
 Every kernel runs the same loop (score a row, play the problem's round, update on a
-non-zero loss) on the dense ``X`` or, when ``indptr`` is not empty, the CSR matrix
-``(data, indices, indptr)`` with ``p`` columns (the other form passed empty; only the
-non-zeros of a row are read and updated), with every option of the learners (averaging
-through ``U``, intercept, loss-driven steps, both update rules, any visiting order).  The
-loop's parts are inlined helpers; only the round differs, so a fit compiles the kernel of
+non-zero loss), with every option of the learners (averaging through ``U``, intercept,
+loss-driven steps, both update rules, any visiting order), on the dense ``X`` (the CSR arrays
+then ``None``) or, when ``X`` is ``None``, on the CSR matrix ``(data, indices, indptr)`` with
+``p`` columns, whose rows' non-zeros alone are read and updated.  numba decides a test of an
+argument against ``None`` from its type when it compiles, so a kernel compiled for CSR rows
+holds no dense code and the other way round.  The loop's parts are inlined helpers; only the
+round differs, so a fit compiles the kernel of
 its problem's kind and nothing else (the Hamming and subset losses share one kernel; the
 F-beta loss, whose oracle sorts, has its own, which a Hamming fit, the default, never
 compiles: on a fresh machine that is seconds less before the background worker has the
@@ -78,7 +80,7 @@ def first_argmax(values):
 def _scores(t, W, X, data, indices, indptr, p, row, intercept):
     """``t = W x_row`` (plus the bias column); whether every score is finite."""
     d = W.shape[0]
-    if indptr.shape[0] > 0:
+    if indptr is not None:
         for i in range(d):
             t[i] = 0.0
         for q in range(indptr[row], indptr[row + 1]):
@@ -89,7 +91,7 @@ def _scores(t, W, X, data, indices, indptr, p, row, intercept):
         if intercept:
             for i in range(d):
                 t[i] += W[i, p]
-    else:
+    if X is not None:
         for i in range(d):
             t[i] = _dot(W[i], X[row], p) + (W[i, p] if intercept else 0.0)
     for i in range(d):
@@ -102,20 +104,19 @@ def _scores(t, W, X, data, indices, indptr, p, row, intercept):
 def _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept):
     """``W += alpha A_x^*(g)`` and ``U += alpha_u A_x^*(g)`` (when averaging), one row of ``W``
     at a time with its coefficient in a register; rows with ``g_i = 0`` are unchanged."""
-    sparse = indptr.shape[0] > 0
     averaging = U.shape[0] > 0
     for i in range(W.shape[0]):
         gi = g[i]
         if gi == 0:  # adding alpha * (0 * x) would change nothing
             continue
-        if sparse:
+        if indptr is not None:
             lo, hi = indptr[row], indptr[row + 1]
             for q in range(lo, hi):
                 W[i, indices[q]] += alpha * (gi * data[q])
             if averaging:
                 for q in range(lo, hi):
                     U[i, indices[q]] += alpha_u * (gi * data[q])
-        else:
+        if X is not None:
             for j in range(p):
                 W[i, j] += alpha * (gi * X[row, j])
             if averaging:
@@ -136,13 +137,15 @@ TRANSPOSE_RATIO = 2
 @jit_inline
 def _transpose_pays(indptr, order, p, d):
     """Whether the sparse pass over the rows ``order`` runs on feature-major copies of ``W``."""
-    if indptr.shape[0] == 0 or d < 2:
-        return False
-    entries = 0
-    for r in range(order.shape[0]):
-        row = order[r]
-        entries += indptr[row + 1] - indptr[row]
-    return entries >= TRANSPOSE_RATIO * (p + 1)
+    if indptr is not None:  # (numba compiles only the branch of the form given)
+        if d < 2:
+            return False
+        entries = 0
+        for r in range(order.shape[0]):
+            row = order[r]
+            entries += indptr[row + 1] - indptr[row]
+        return entries >= TRANSPOSE_RATIO * (p + 1)
+    return False
 
 
 @jit_inline
@@ -185,6 +188,8 @@ def _scores_t(t, WT, d, data, indices, indptr, p, row, intercept):
     scores bit for bit (``WT``: ``W``'s ``d`` columns first, as :func:`_feature_major` makes them).
     Up to eight classes, their scores are summed in registers in one sweep of
     the row (a score held in memory would wait on its own store at every non-zero)."""
+    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
+        return True
     lo, hi = indptr[row], indptr[row + 1]
     if d > 8:  # a feature's weights span lines: one vectorised loop over them per non-zero
         for i in range(d):
@@ -267,6 +272,8 @@ def _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, 
     when ``averaging``): every weight gets the same additions in the same order (a feature repeated
     in the row: in the row's order), one sweep of the row per moved class, its coefficient in a
     register; the row's features were just read by the scores (in the cache)."""
+    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
+        return
     lo, hi = indptr[row], indptr[row + 1]
     for i in range(d):
         gi = g[i]
@@ -292,6 +299,8 @@ def _move_t_pair(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alph
     the correct one): both, with their ``U`` entries, in one sweep of the row (the same additions
     in the same order on each weight).  Only the multiclass kernel compiles it: the other kinds'
     rounds move any number of scores."""
+    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
+        return
     count, c0, c1 = 0, 0, 0
     for i in range(d):
         if g[i] != 0:
@@ -341,18 +350,17 @@ def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alp
     of ``Binary._round`` on the one score ``t = <w, x>``, with ``t``, ``g`` and the step
     coefficient in registers (``W`` has one row)."""
     n = order.shape[0]
-    sparse = indptr.shape[0] > 0
     averaging = U.shape[0] > 0
     rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
     for r in range(n):
         row = order[r]
-        if sparse:
-            t = 0.0
+        t = 0.0
+        if indptr is not None:
             for q in range(indptr[row], indptr[row + 1]):
                 t += W[0, indices[q]] * data[q]
             if intercept:
                 t += W[0, p]
-        else:
+        if X is not None:
             t = _dot(W[0], X[row], p) + (W[0, p] if intercept else 0.0)
         if not np.isfinite(t):
             return finish(r, mistakes, rounds, losses, 1)
@@ -369,13 +377,13 @@ def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alp
         mistakes += 1
         if g == 0:  # adding alpha * (0 * x) would change nothing
             continue
-        if sparse:
+        if indptr is not None:
             for q in range(indptr[row], indptr[row + 1]):
                 W[0, indices[q]] += alpha * (g * data[q])
             if averaging:
                 for q in range(indptr[row], indptr[row + 1]):
                     U[0, indices[q]] += alpha_u * (g * data[q])
-        else:
+        if X is not None:
             for j in range(p):
                 W[0, j] += alpha * (g * X[row, j])
             if averaging:
