@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -185,6 +186,15 @@ def same_file(a, b) -> bool:
         return False
 
 
+def _is_stdin_file(path) -> bool:
+    """Whether ``path`` names the regular file that standard input is redirected from."""
+    try:
+        given, stdin = os.stat(path), os.fstat(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # no such file, or no standard input on a descriptor
+        return False
+    return stat.S_ISREG(stdin.st_mode) and (given.st_dev, given.st_ino) == (stdin.st_dev, stdin.st_ino)
+
+
 def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> None:
     """Raise ``ValueError`` when ``output`` is the same file as one of ``inputs``.
 
@@ -195,12 +205,19 @@ def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> 
     output_name : str
         How the user named it (an argument or a flag, e.g. ``"--cache"``).
     inputs : mapping
-        Each input's name (as the user gave it) to its path (``None`` and ``"-"`` are skipped).
+        Each input's name (as the user gave it) to its path (``None`` is skipped).  ``"-"`` is
+        standard input: when it is redirected from a file (``< data.svm``), ``output`` may not be
+        that file either.
     """
     if output is None:
         return
     for name, source in inputs.items():
-        if source is None or str(source) == "-":
+        if source is None:
+            continue
+        if str(source) == "-":
+            if _is_stdin_file(output):
+                raise ValueError(f"{output_name} {output} is the file standard input ({name} -) reads: writing "
+                                 f"it would destroy the input; choose another path for {output_name}")
             continue
         if same_file(output, source) or Path(os.path.abspath(output)) == Path(os.path.abspath(source)):
             raise ValueError(f"{output_name} {output} is the input {name} {source}: writing it would destroy the "

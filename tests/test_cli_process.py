@@ -216,6 +216,31 @@ def test_dash_reads_standard_input(long_file, tmp_path):
     assert len(predicted.stdout.splitlines()) == 200
 
 
+
+def test_an_output_on_the_file_standard_input_is_redirected_from_is_refused(long_file, tmp_path):
+    """``predtron predict - --output data.svm < data.svm`` (or ``fit - --model data.svm``, a link to it):
+    the file behind standard input is an input like any other, refused before anything is written."""
+    data = tmp_path / "small.svm"
+    data.write_text("".join(long_file.read_text().splitlines(keepends=True)[:50]))
+    (tmp_path / "link.svm").symlink_to(data)
+    before = _digest(data)
+    model = tmp_path / "m.npz"
+    fitted = subprocess.run([sys.executable, "-m", "predtron", "fit", str(data), "--task", "classify", "--quiet",
+                             "--model", str(model)], env=_env(), capture_output=True, text=True, check=False)
+    assert fitted.returncode == 0, fitted.stderr
+    for flag, command in (("--output", ["predict", "-", "--model", str(model), "--output"]),
+                          ("--model", ["fit", "-", "--task", "classify", "--quiet", "--model"]),
+                          ("--cache", ["fit", "-", "--task", "classify", "--quiet", "--model", str(tmp_path / "n.npz"),
+                                       "--stream", "--cache"])):
+        for target in (data, tmp_path / "link.svm"):
+            with data.open("rb") as stdin:
+                result = subprocess.run([sys.executable, "-m", "predtron", *command, str(target)], stdin=stdin,
+                                        env=_env(), capture_output=True, text=True, check=False)
+            assert result.returncode == 1, (flag, result.stderr)
+            assert f"{flag} {target} is the file standard input (the data file -) reads" in result.stderr, result.stderr
+            assert _digest(data) == before, flag
+    assert not (tmp_path / "n.npz").exists()
+
 def _importtime_modules(stderr: str) -> set[str]:
     """The modules a ``python -X importtime`` process imported, read from its stderr."""
     return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines()
