@@ -410,6 +410,69 @@ def test_an_edited_cache_index_is_detected_and_the_cache_rebuilt(tmp_path, edit)
     assert len(again) == len(reference) == 5 and cache_module._index(cache) is not None  # rebuilt
 
 
+
+@pytest.mark.parametrize("edit", ["drop", "drop-last", "swap", "repeat", "spec-order", "huge-shape", "no-qid",
+                                  "offset"])
+@pytest.mark.parametrize("letor", [False, True], ids=["svmlight", "letor"])
+def test_a_hand_edited_cache_index_with_its_checksum_recomputed_is_rebuilt(tmp_path, edit, letor):
+    """An index edited by hand and given a new checksum (each array still matching its own): chunks
+    dropped, swapped or repeated, a chunk's arrays mislaid, entries of the wrong type or size.  The
+    arrays must fill the data in the index's order, so the cache is rebuilt before any chunk is
+    read: the values are the file's, never another chunk's, and no error escapes (a dtype given as
+    a list raised TypeError, a shape of 2**64 OverflowError, a letor chunk without qid NumPy's
+    'object of too small depth', a repeated chunk blamed the data file's queries)."""
+    import json
+    import struct
+
+    path = write(tmp_path, [f"{i % 3} qid:{i // 4} 1:{i} {2 + i % 3}:0.5" for i in range(48)])
+    cache = tmp_path / "data.cache"
+    read = iter_letor if letor else iter_svmlight
+    reference = [(c.X.toarray(), c.y, c.lines) for c in read(path, chunk_rows=8)]
+    list(read(path, chunk_rows=8, cache=cache))
+    raw = cache.read_bytes()
+    length = struct.unpack("<QI8s", raw[-20:])[0]
+    body, index = raw[:-20 - length], json.loads(raw[-20 - length:-20])
+    chunks = index["chunks"]
+    if edit == "drop":
+        del chunks[1]
+    elif edit == "drop-last":
+        del chunks[-1]
+    elif edit == "swap":
+        chunks[1], chunks[4] = chunks[4], chunks[1]
+    elif edit == "repeat":
+        chunks.insert(2, chunks[1])
+    elif edit == "spec-order":
+        spec = chunks[2]["indptr"]
+        spec[0], spec[1] = spec[1], spec[0]
+    elif edit == "huge-shape":
+        chunks[2]["y"][1] = [2**64]
+    elif edit == "no-qid":
+        del chunks[3]["qid"]
+    else:
+        chunks[2]["y"][2] += 8
+    new = json.dumps(index).encode()
+    cache.write_bytes(body + new + cache_module.trailer(new))
+    assert cache_module._index(cache) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = [(c.X.toarray(), c.y, c.lines) for c in read(path, chunk_rows=8, cache=cache)]
+    assert len(again) == len(reference)
+    for a, b in zip(again, reference, strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert cache_module._index(cache) is not None  # rebuilt
+
+
+def test_cached_chunks_whose_lines_go_back_are_refused_as_damaged():
+    """The last check of a cached chunk (behind the index's): its lines follow those of the chunk before."""
+    first = {"values": np.ones(1), "indices": np.zeros(1, np.int32), "indptr": np.array([0, 1]), "y": np.ones(1),
+             "lines": np.array([5])}
+    stream_module._check_raw(first, 1)
+    stream_module._check_raw({**first, "lines": np.array([6])}, 1, first)
+    with pytest.raises(cache_module.DamagedCache, match="lines do not follow"):
+        stream_module._check_raw({**first, "lines": np.array([5])}, 1, first)
+    with pytest.raises(cache_module.DamagedCache, match="other arrays"):
+        stream_module._check_raw({**first, "lines": np.array([6]), "qid": np.zeros(1, np.int64)}, 1, first)
+
 def test_a_cache_with_valid_checksums_but_impossible_arrays_is_refused_before_use(tmp_path, monkeypatch):
     """A cache written by other code (the checksums right, the CSR arrays wrong) is rebuilt, never
     handed to scipy (a column index beyond the width would make it read outside the array)."""

@@ -14,9 +14,10 @@ What is checked, and what a mismatch does (a cache is never trusted on its word)
 
 * before a cache is used: the tags, the index's CRC-32 (an index edited, or with chunks dropped or
   swapped, would make a pass read a part of the data), the index's whole structure (every field of the right type,
-  every array a known numeric dtype lying inside the file), the options, and the source: its size
-  from ``stat``, then the SHA-256 of each half of its bytes against the ones recorded.  Any mismatch (the
-  data file rewritten, even with the same size and modification time; other options; a damaged or
+  every array a known numeric dtype, the arrays filling the data one after the other in the index's order, so
+  that an index edited with its checksum recomputed cannot drop, swap or repeat chunks), the options, and the
+  source: its size from ``stat``, then the SHA-256 of each half of its bytes against the ones recorded.  Any
+  mismatch (the data file rewritten, even with the same size and modification time; other options; a damaged or
   truncated cache; an index of the wrong structure) means *not this cache*: the pass parses the
   data file and writes the cache anew;
 * while it is read: each array's CRC-32 (a flipped bit in values, indices or offsets), and the
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import struct
 import threading
@@ -221,24 +223,25 @@ def check_cache_path(cache, inputs: Mapping[str, object], name: str = "cache") -
 
 
 # ------------------------------------------------------------------ reading
-def _valid_entry(entry, data_end: int) -> bool:
-    """Whether one chunk's index entry is ``{name: [dtype, shape, offset, crc32]}`` inside the file."""
+def _entry_end(entry, at: int, data_end: int) -> int | None:
+    """Where one chunk's index entry, ``{name: [dtype, shape, offset, crc32]}``, ends when its arrays lie one
+    after the other from ``at`` (as :func:`write_cache` writes them) inside the data, else ``None``."""
     if not isinstance(entry, dict) or not entry:
-        return False
+        return None
     for name, spec in entry.items():
         if not (isinstance(name, str) and isinstance(spec, list) and len(spec) == 4):
-            return False
+            return None
         dtype, shape, offset, crc = spec
-        if dtype not in _DTYPES or not isinstance(shape, list) or not 1 <= len(shape) <= 2:
-            return False
-        if not all(type(s) is int and s >= 0 for s in shape):
-            return False
-        if not (type(offset) is int and type(crc) is int and 0 <= crc < 2**32):
-            return False
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        if not len(_HEAD) <= offset <= data_end - nbytes:
-            return False
-    return True
+        if not (isinstance(dtype, str) and dtype in _DTYPES and isinstance(shape, list) and 1 <= len(shape) <= 2):
+            return None
+        if not all(type(s) is int and 0 <= s <= data_end for s in shape):  # (no count of bytes overflows)
+            return None
+        if not (type(offset) is int and offset == at and type(crc) is int and 0 <= crc < 2**32):
+            return None
+        at = offset + math.prod(shape) * np.dtype(dtype).itemsize
+        if at > data_end:
+            return None
+    return at
 
 
 def _index(path: Path) -> dict | None:
@@ -272,9 +275,12 @@ def _index(path: Path) -> dict | None:
     if not (type(source.get("size")) is int and type(source.get("half")) is int and isinstance(digests, list)
             and len(digests) == 2 and all(isinstance(digest, str) for digest in digests)):
         return None
-    if not all(_valid_entry(entry, data_end) for entry in index["chunks"]):
-        return None
-    return index
+    at = len(_HEAD)  # the chunks' arrays fill the data in order (none dropped, repeated or swapped)
+    for entry in index["chunks"]:
+        at = _entry_end(entry, at, data_end)
+        if at is None:
+            return None
+    return index if at == data_end else None
 
 
 def read_cache(path, options: dict, source) -> Iterator[dict[str, np.ndarray]] | None:

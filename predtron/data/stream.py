@@ -120,20 +120,27 @@ _RAW = {"values": np.float64, "indices": np.int32, "indptr": np.int64, "y": np.f
         "qid": np.int64}
 
 
-def _check_raw(raw: dict, columns: int) -> None:
+def _check_raw(raw: dict, columns: int, previous: dict | None = None) -> None:
     """Refuse (:class:`~predtron.data.cache.DamagedCache`) a cached chunk whose arrays are not CSR rows
     the parser could have made: names, dtypes, lengths, offsets and column indices (checked before
-    any matrix is built on them, so a damaged cache cannot make scipy read outside an array)."""
+    any matrix is built on them, so a damaged cache cannot make scipy read outside an array), and,
+    given the ``previous`` chunk, the arrays it holds and the order of the lines (each chunk holds
+    the lines after those of the one before it: chunks swapped or repeated are refused)."""
     names = set(raw)
     if not (names <= set(_RAW) and names >= set(_RAW) - {"qid"}) or any(
             raw[name].dtype != _RAW[name] or raw[name].ndim != 1 for name in names):
         raise DamagedCache("a cached chunk does not hold the parser's arrays")
-    rows, indptr, nnz = raw["y"].size, raw["indptr"], raw["values"].size
-    if (indptr.size != rows + 1 or raw["lines"].size != rows or raw["indices"].size != nnz
+    if previous is not None and names != set(previous):
+        raise DamagedCache("a cached chunk holds other arrays than the chunk before it")
+    rows, indptr, nnz, lines = raw["y"].size, raw["indptr"], raw["values"].size, raw["lines"]
+    if (indptr.size != rows + 1 or lines.size != rows or raw["indices"].size != nnz
             or ("qid" in raw and raw["qid"].size != rows) or indptr[0] != 0 or indptr[-1] != nnz
             or np.any(indptr[1:] < indptr[:-1])
             or (nnz and (int(raw["indices"].min()) < 0 or int(raw["indices"].max()) >= columns))):
         raise DamagedCache("a cached chunk's CSR arrays are inconsistent")
+    last = 0 if previous is None or not previous["lines"].size else int(previous["lines"][-1])
+    if rows and (int(lines[0]) <= last or np.any(lines[1:] <= lines[:-1])):
+        raise DamagedCache("a cached chunk's lines do not follow those of the chunk before it")
 
 
 def _cached(path: Path, cache: Path | None, options: dict, parse: Callable[[dict | None], Iterator[dict]],
@@ -146,12 +153,13 @@ def _cached(path: Path, cache: Path | None, options: dict, parse: Callable[[dict
     if cache is None:
         yield from parse(None)
         return
-    done = 0
+    done, previous = 0, None
     chunks = read_cache(cache, options, path)
     if chunks is not None:
         try:
             for raw in chunks:
-                _check_raw(raw, columns)
+                _check_raw(raw, columns, previous)
+                previous = raw
                 if on_progress is not None:
                     on_progress(sum(a.nbytes for a in raw.values()))
                 yield raw
