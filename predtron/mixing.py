@@ -462,11 +462,12 @@ def _check_entries(path: Path, progress: dict) -> None:
     if not (isinstance(totals, list) and len(totals) == 3 and _is_number(totals[0])
             and _is_number(totals[1], True) and _is_number(totals[2], True)):
         problems.append(("totals", "[cumulative loss, mistakes, updates]"))
+    from predtron.learners.stopping import EarlyStopping
+
     stopping = progress["stopping"]
-    keys = {"best", "stall", "rounds", "total"}
-    if stopping is not None and not (isinstance(stopping, dict) and keys <= set(stopping)
-                                     and all(v is None or _is_number(v) for v in stopping.values())):
-        problems.append(("stopping", "null or the stopping rule's state (best, stall, rounds, total)"))
+    problem = None if stopping is None else EarlyStopping.state_problem(stopping)
+    if problem is not None:
+        problems.append(("stopping", f"null or the stopping rule's state (best, stall, rounds, total): {problem}"))
     if problems:
         name, expected = problems[0]
         raise ValueError(f"{path}: entry {name!r} must be {expected}; got {str(progress[name])[:80]}")

@@ -129,14 +129,13 @@ def read_checkpoint(directory, run: dict, as_class: type | None = None):
     if not isinstance(progress["stopped"], bool):
         raise ValueError(f"{progress_path}: entry 'stopped' must be true or false; got "
                          f"{str(progress['stopped'])[:40]!r}")
+    from predtron.learners.stopping import EarlyStopping
+
     stopping = progress["stopping"]
-    if stopping is not None and (not isinstance(stopping, dict)
-                                 or not {"best", "stall", "rounds", "total"} <= set(stopping)
-                                 or not all((v is None and k in ("best", "scale"))
-                                            or (isinstance(v, int | float) and not isinstance(v, bool))
-                                            for k, v in stopping.items())):
+    problem = None if stopping is None else EarlyStopping.state_problem(stopping)
+    if problem is not None:
         raise ValueError(f"{progress_path}: entry 'stopping' must be null or the stopping rule's state (best, stall, "
-                         f"rounds, total); got {str(stopping)[:80]}")
+                         f"rounds, total): {problem}")
     model = "model.npz" if progress["format"] == _FORMAT_1 else _model_file(epoch)
     name = None if as_class is None else saved_as(as_class)
     saved = load(directory / model, classes=None if name is None else {name: as_class})

@@ -804,11 +804,16 @@ def test_permuted_chunks_refuses_labels_or_groups_that_do_not_cover_the_rows():
     assert chunk[0].shape == (60, 3) and sorted(chunk[2]["group"]) == [30, 30]
 
 
-@pytest.mark.parametrize(("entry", "value"), [("stopped", "no"), ("best", "x"), ("stall", None), ("total", [1])])
+@pytest.mark.parametrize(("entry", "value"), [("stopped", "no"), ("best", "x"), ("stall", None), ("total", [1]),
+                                            ("stall", float("inf")), ("rounds", float("inf")), ("stall", -1),
+                                            ("rounds", 2.5), ("total", float("nan")), ("best", float("inf")),
+                                            ("scale", float("nan"))])
 def test_an_unsealed_progress_file_with_a_malformed_entry_is_refused_naming_it(tmp_path, entry, value):
     """A checkpoint of the previous format (not sealed) with an entry of the wrong type: 'stopped': "no" was
     taken as true (the fit ended at once), and a stopping state value that is not a number failed with
-    "could not convert string to float: 'x'", naming neither the file nor the entry."""
+    "could not convert string to float: 'x'", naming neither the file nor the entry.  A count that is not a
+    whole number >= 0 ('stall': Infinity, which JSON readers take, failed with OverflowError 'cannot convert
+    float infinity to integer' in the resumed fit) or a value that is not finite is refused too."""
     from predtron.streaming import fit_passes, permuted_chunks, read_checkpoint
 
     X = np.random.default_rng(0).normal(size=(40, 3))
@@ -826,3 +831,26 @@ def test_an_unsealed_progress_file_with_a_malformed_entry_is_refused_naming_it(t
     (tmp_path / "progress.json").write_text(json.dumps(legacy))
     with pytest.raises(ValueError, match=rf"progress\.json: entry '{'stopped' if entry == 'stopped' else 'stopping'}'"):
         read_checkpoint(tmp_path, legacy["run"] if "run" in legacy else {})
+
+
+@pytest.mark.parametrize("stopping", [{"best": None, "stall": float("inf"), "rounds": 40, "total": 3.0},
+                                      {"best": None, "stall": None, "rounds": 40, "total": 3.0},
+                                      {"best": 0.1, "stall": 1, "rounds": -40, "total": 3.0},
+                                      {"best": 0.1, "stall": 1, "rounds": 40, "total": float("nan")}])
+def test_a_mixing_checkpoint_with_a_malformed_stopping_state_is_refused_naming_it(tmp_path, stopping):
+    """A mixing checkpoint (the cluster fits') whose stopping state holds a count that is not a whole
+    number >= 0 or a value that is not finite: 'stall': null or Infinity was accepted and failed in the
+    resumed fit with "int() argument must be ... not 'NoneType'" or OverflowError, naming no entry."""
+    from predtron.learners import Predtron
+    from predtron.mixing import iterative_parameter_mixing, local_map, read_checkpoint, write_checkpoint
+    from predtron.problems import Binary
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    result = iterative_parameter_mixing(local_map, Predtron(Binary(), eta=0.5), [(X[:20], y[:20], {}),
+                                                                              (X[20:], y[20:], {})], 1)
+    write_checkpoint(tmp_path, result, run={}, stopping={"best": None, "stall": 0, "rounds": 40, "total": 3.0})
+    assert read_checkpoint(tmp_path, {})[1]["rounds"] == 40
+    write_checkpoint(tmp_path, result, run={}, stopping=stopping)  # sealed: as a hand edit resealed, or format 1
+    with pytest.raises(ValueError, match=r"progress\.json: entry 'stopping' must be null or the stopping rule's"):
+        read_checkpoint(tmp_path, {})

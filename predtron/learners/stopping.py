@@ -56,6 +56,38 @@ class EarlyStopping:
         return {"best": None if not np.isfinite(self.best) else float(self.best), "stall": self.stall,
                 "rounds": int(self.rounds), "total": float(self.total), "scale": self.scale}
 
+    @staticmethod
+    def state_problem(state) -> str | None:
+        """What is wrong with ``state`` as a checkpoint's record of :meth:`state`, or ``None``.
+
+        ``best`` and ``scale`` are finite numbers or null, ``total`` a finite number, ``stall``
+        and ``rounds`` whole numbers ``>= 0`` (a hand-edited value such as ``Infinity``, ``-1``
+        or ``1.5`` would otherwise fail in :meth:`restore` or make the rule count wrongly).
+
+        Examples
+        --------
+        >>> EarlyStopping.state_problem({"best": None, "stall": 1, "rounds": 30, "total": 2.5, "scale": 1.0}) is None
+        True
+        >>> EarlyStopping.state_problem({"best": None, "stall": 1.5, "rounds": 30, "total": 2.5})
+        "'stall' must be a whole number >= 0; got 1.5"
+        """
+        if not isinstance(state, dict):
+            return f"it must be the stopping rule's state (best, stall, rounds, total); got {str(state)[:80]}"
+        for key in ("best", "stall", "rounds", "total", "scale"):
+            if key not in state:
+                if key == "scale":  # a checkpoint written before the relative rule has none
+                    continue
+                return f"it has no {key!r}"
+            value = state[key]
+            if key in ("stall", "rounds"):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    return f"{key!r} must be a whole number >= 0; got {str(value)[:40]}"
+            elif not ((value is None and key != "total") or (isinstance(value, int | float)
+                                                             and not isinstance(value, bool) and np.isfinite(value))):
+                what = "a finite number" if key == "total" else "a finite number or null"
+                return f"{key!r} must be {what}; got {str(value)[:40]}"
+        return None
+
     def restore(self, state: dict) -> EarlyStopping:
         """Continue from :meth:`state` (a checkpoint's); returns the rule itself."""
         self.best = np.inf if state["best"] is None else float(state["best"])
