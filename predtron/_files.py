@@ -186,13 +186,23 @@ def same_file(a, b) -> bool:
         return False
 
 
-def _is_stdin_file(path) -> bool:
-    """Whether ``path`` names the regular file that standard input is redirected from."""
+def _stream_file(stream) -> tuple[int, int] | None:
+    """``(device, inode)`` of the regular file a standard stream is redirected to or from, else ``None``
+    (a terminal, a pipe, no stream on a descriptor)."""
     try:
-        given, stdin = os.stat(path), os.fstat(sys.stdin.fileno())
-    except (AttributeError, OSError, ValueError):  # no such file, or no standard input on a descriptor
-        return False
-    return stat.S_ISREG(stdin.st_mode) and (given.st_dev, given.st_ino) == (stdin.st_dev, stdin.st_ino)
+        found = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) else None
+
+
+def _file_of(path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the existing file ``path`` (links followed), else ``None``."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
 
 
 def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> None:
@@ -201,23 +211,31 @@ def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> 
     Parameters
     ----------
     output : path-like or None
-        The file about to be written (nothing is checked when it is ``None``).
+        The file about to be written (``"-"``: standard output; nothing is checked when it is ``None``).
     output_name : str
         How the user named it (an argument or a flag, e.g. ``"--cache"``).
     inputs : mapping
         Each input's name (as the user gave it) to its path (``None`` is skipped).  ``"-"`` is
         standard input: when it is redirected from a file (``< data.svm``), ``output`` may not be
-        that file either.
+        that file either; an ``output`` of ``"-"`` is standard output, which may not be redirected
+        to an input (``> data.svm``, ``>> data.svm``).
     """
     if output is None:
         return
+    to_stdout = str(output) == "-"
+    written = _stream_file(sys.stdout) if to_stdout else _file_of(output)
     for name, source in inputs.items():
         if source is None:
             continue
         if str(source) == "-":
-            if _is_stdin_file(output):
+            if written is not None and written == _stream_file(sys.stdin):
                 raise ValueError(f"{output_name} {output} is the file standard input ({name} -) reads: writing "
                                  f"it would destroy the input; choose another path for {output_name}")
+            continue
+        if to_stdout:  # standard output redirected to a file (> or >>): it may not be an input either
+            if written is not None and written == _file_of(source):
+                raise ValueError(f"{output_name} - writes to standard output, which is redirected to the input {name} "
+                                 f"{source}: writing it would destroy the input; redirect it to another file")
             continue
         if same_file(output, source) or Path(os.path.abspath(output)) == Path(os.path.abspath(source)):
             raise ValueError(f"{output_name} {output} is the input {name} {source}: writing it would destroy the "

@@ -563,10 +563,14 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
     directory, created if missing) and none of ``inputs`` (which may hold the command's other
     ``outputs``: a collision with one of them is named as two outputs, not as an input destroyed)."""
     outputs = outputs or {}
-    if path is None:
+    if path is None and flag != "--output":
         return
-    if str(path) == "-":
-        if flag == "--output":  # standard output
+    if path is None or str(path) == "-":
+        if flag == "--output":  # standard output: it may be redirected to an input (> data.svm)
+            try:
+                _files.refuse_same_file("-", flag, inputs)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
             return
         raise CommandError(f"{flag} -: standard output cannot hold a {flag[2:]}; give a "
                            f"{'folder' if folder else 'file'} name")

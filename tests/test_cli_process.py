@@ -241,6 +241,36 @@ def test_an_output_on_the_file_standard_input_is_redirected_from_is_refused(long
             assert _digest(data) == before, flag
     assert not (tmp_path / "n.npz").exists()
 
+
+@pytest.mark.parametrize("stream", [[], ["--stream", "--chunk-rows", "10"]], ids=["memory", "stream"])
+def test_standard_output_redirected_to_an_input_is_refused(long_file, tmp_path, stream):
+    """``predtron predict data.svm >> data.svm`` appended the predictions to the data file (with --stream
+    the reader then read them back as data lines and failed, leaving the file changed); ``>> model.npz``
+    damaged the model.  Standard output is an output like --output FILE: it may be no input."""
+    data = tmp_path / "small.svm"
+    data.write_text("".join(long_file.read_text().splitlines(keepends=True)[:50]))
+    model = tmp_path / "m.npz"
+    fitted = subprocess.run([sys.executable, "-m", "predtron", "fit", str(data), "--task", "classify", "--quiet",
+                             "--model", str(model)], env=_env(), capture_output=True, text=True, check=False)
+    assert fitted.returncode == 0, fitted.stderr
+    before = {path: _digest(path) for path in (data, model)}
+    for target, name in ((data, f"the data file {data}"), (model, f"--model {model}")):
+        for output in ([], ["--output", "-"]):
+            with target.open("ab") as stdout:
+                result = subprocess.run([sys.executable, "-m", "predtron", "predict", str(data), "--model", str(model),
+                                         *output, *stream], stdout=stdout, stderr=subprocess.PIPE, env=_env(),
+                                        text=True, check=False)
+            assert result.returncode == 1, result.stderr
+            assert result.stderr == (f"predtron predict: error: --output - writes to standard output, which is "
+                                     f"redirected to the input {name}: writing it would destroy the input; redirect "
+                                     "it to another file\n")
+            assert {path: _digest(path) for path in before} == before
+    with (tmp_path / "predictions.txt").open("wb") as stdout:  # another file: written as before
+        result = subprocess.run([sys.executable, "-m", "predtron", "predict", str(data), "--model", str(model),
+                                 *stream], stdout=stdout, stderr=subprocess.PIPE, env=_env(), text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert len((tmp_path / "predictions.txt").read_text().splitlines()) == 50
+
 def _importtime_modules(stderr: str) -> set[str]:
     """The modules a ``python -X importtime`` process imported, read from its stderr."""
     return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines()
