@@ -23,10 +23,11 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_path", "check_writable", "discard_pending", "pending", "refuse_same_file", "same_file",
-           "temporary_file"]
+__all__ = ["atomic_path", "check_writable", "discard_pending", "folders_made", "pending", "refuse_same_file",
+           "same_file", "temporary_file"]
 
 _PENDING: set[str] = set()
+_FOLDERS: list[list[str]] = []  # the groups of folders of :func:`folders_made`, each innermost first
 _LOCK = threading.Lock()
 
 
@@ -37,10 +38,42 @@ def pending() -> list[str]:
 
 
 def discard_pending() -> None:
-    """Remove every temporary file being written now (for a handler about to end the process)."""
+    """Remove every temporary file being written now, then the folders of :func:`folders_made` left
+    empty (for a handler about to end the process)."""
     for name in pending():
         with contextlib.suppress(OSError):
             os.unlink(name)
+    with _LOCK:
+        groups = [list(group) for group in _FOLDERS]
+    for group in groups:
+        _remove_empty(group)
+
+
+def _remove_empty(folders: list[str]) -> None:
+    """Remove ``folders`` (innermost first) while they are empty: a folder holding a file stays, and its parents."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+
+
+@contextlib.contextmanager
+def folders_made(folders) -> Iterator[None]:
+    """Folders a task makes (``folders``: the missing ones of its path, innermost first), removed while
+    empty when the block raises (an interrupt too) or when :func:`discard_pending` runs meanwhile (the
+    command line's Ctrl-C, which ends the process without unwinding): a folder that holds a file stays."""
+    group = [os.fspath(folder) for folder in folders]
+    with _LOCK:
+        _FOLDERS.append(group)
+    try:
+        yield
+    except BaseException:
+        _remove_empty(group)
+        raise
+    finally:
+        with _LOCK:
+            _FOLDERS.remove(group)
 
 
 @contextlib.contextmanager

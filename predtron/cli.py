@@ -1308,11 +1308,12 @@ def _interrupted(signum, frame) -> None:  # pragma: no cover (runs in a subproce
     """
     _files.discard_pending()
     discard_spools()
-    _discard_output_temporaries()
     name = f"{PROG} {_RUNNING[-1]}" if _RUNNING and _RUNNING[-1] else PROG
     terminated = signum == signal.SIGTERM
     stderr = _silence_stderr()
     _kill_children()
+    _discard_output_temporaries()  # (once the children that write them are gone)
+    _files.discard_pending()  # again: the folders a fit made, empty now that their temporaries are gone
     with contextlib.suppress(OSError):
         os.write(stderr, f"{name}: {'terminated' if terminated else 'interrupted'}\n".encode())
     os._exit(TERMINATED if terminated else INTERRUPTED)

@@ -180,6 +180,31 @@ def test_ctrl_c_exits_130_with_one_line_and_harms_no_file(long_file, tmp_path, f
         (tmp_path / "train.cache").unlink(missing_ok=True)  # a complete cache (the first pass ended); start again
 
 
+
+def test_ctrl_c_of_a_streamed_cluster_fit_removes_the_cache_folders_it_made(long_file, tmp_path):
+    """``fit FILE --workers 2 --stream --cache caches`` stopped by Ctrl-C before a cache was complete left the
+    folder it made behind, empty: the fit removes it when it raises, but the command line's handler ends the
+    process without unwinding.  The handler now removes it too (a complete cache stays)."""
+    pytest.importorskip("distributed")
+    big = tmp_path / "big.svm"
+    big.write_text(long_file.read_text() * 10)
+    made = tmp_path / "caches"
+    process = subprocess.Popen([sys.executable, "-m", "predtron", "fit", str(big), "--task", "classify", "--quiet",
+                                "--model", str(tmp_path / "m.npz"), "--workers", "2", "--stream", "--cache", str(made),
+                                "--epochs", "100000", "--no-early-stopping"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    for _ in range(6000):  # until the fit has made the folder (or has ended)
+        if made.exists() or process.poll() is not None:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err[-2000:]
+    assert err == "predtron fit: interrupted\n"
+    caches = sorted(p.name for p in made.iterdir()) if made.exists() else []
+    assert caches in ([], ["0-big.svm.cache"]), caches  # nothing partial, no temporary
+    assert made.exists() == bool(caches)  # no folder left empty
+
 def test_sigterm_exits_143_with_one_line_and_leaves_no_partial_cache(long_file, tmp_path):
     """``kill`` (SIGTERM) is handled as Ctrl-C is: the files being written are removed, one line, status 143."""
     model, cache = tmp_path / "m.npz", tmp_path / "train.cache"

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from predtron._files import atomic_path, check_writable, discard_pending, pending, refuse_same_file, same_file
+from predtron._files import (
+    atomic_path,
+    check_writable,
+    discard_pending,
+    folders_made,
+    pending,
+    refuse_same_file,
+    same_file,
+)
 
 
 def test_atomic_path_renames_only_a_complete_file(tmp_path):
@@ -132,3 +140,23 @@ def test_check_writable_names_the_system_s_reason(tmp_path):
         with pytest.raises(ValueError, match=r"--model /proc/m\.npz: no file can be written in /proc \("):
             check_writable("/proc/m.npz", "--model")
     check_writable(os.devnull, "--output")  # a device is written in place
+
+
+def test_folders_made_are_removed_while_empty_on_failure_and_by_discard_pending(tmp_path):
+    """The folders a task makes go when it fails, and when an interrupt handler (which ends the process
+    without unwinding) calls discard_pending; a folder holding a file stays, and its parents."""
+    inner = tmp_path / "a" / "b"
+    with pytest.raises(RuntimeError), folders_made([inner, inner.parent]):
+        inner.mkdir(parents=True)
+        raise RuntimeError
+    assert not (tmp_path / "a").exists()
+    with folders_made([inner, inner.parent]):
+        inner.mkdir(parents=True)
+        discard_pending()  # the command line's Ctrl-C handler
+        assert not (tmp_path / "a").exists()
+        inner.mkdir(parents=True)
+        (inner / "complete.cache").write_text("x")
+        discard_pending()
+        assert (inner / "complete.cache").exists()
+    discard_pending()  # the block has ended: its folders are no longer listed
+    assert (inner / "complete.cache").exists()

@@ -56,6 +56,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from predtron._files import folders_made
 from predtron._seal import check_folder
 from predtron._state import State
 from predtron._validation import (
@@ -565,16 +566,11 @@ class _DaskPredtron(BaseEstimator):
                 if os.path.lexists(path):
                     break
                 made.append(path)
-        try:
+        # (an interrupt too, the command line's Ctrl-C included) the cache folders this fit made and left empty
+        # go; a cache file written meanwhile stays, and its parents
+        with folders_made(made):
             return self._fit_shards(X, y, qid=qid, group=group, file_options=file_options, checkpoint=checkpoint,
                                     resume=resume, progress=progress, stream=stream, cache=cache)
-        except BaseException:  # (an interrupt too) the cache folders this fit made and left empty go
-            for path in made:  # the innermost first
-                try:
-                    os.rmdir(path)  # only if empty: a cache file written meanwhile stays, and its parents
-                except OSError:
-                    break
-            raise
 
     def _fit_shards(self, X, y, *, qid, group, file_options, checkpoint, resume, progress, stream, cache):
         self._validate_params()
