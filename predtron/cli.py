@@ -1069,7 +1069,9 @@ def _fit_files_on_cluster(args, path) -> int:
                            "--statistics first-chunk does not apply to a cluster fit: it scales by the statistics of "
                            "all its files (--statistics file)")
     files = _training_files(args.data)
-    inputs = {f"the data file {f}": f for f in files}
+    # the files the workers read, and those read with them (the sidecars found beside each, --xml, --cost-matrix)
+    read_with = _inputs(argparse.Namespace(**{**vars(args), "data": files}))
+    inputs = {f"the data file {f}": f for f in files} | {k: v for k, v in read_with.items() if k != "the data file"}
     _check_output(path, "--model", inputs)
     _check_checkpoint(args, path, inputs, cluster=True)
     _check_output(args.cache, "--cache", inputs, folder=True, outputs={"--model": path})

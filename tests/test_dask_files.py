@@ -408,3 +408,26 @@ def test_a_cluster_checkpoint_binds_its_state_and_keeps_foreign_files(client, tm
     with pytest.raises(ValueError, match=r"mixing-1\.npz exists and is not a predtron checkpoint file"):
         DaskPredtronClassifier(**params).fit(files, checkpoint=foreign)
     assert (foreign / "mixing-1.npz").read_text() == "a user's file"
+
+
+def test_a_cluster_fit_refuses_a_model_over_a_file_read_with_the_training_files(tmp_path, capsys):
+    """``fit 'r*.txt' --workers N --model r1.txt.query``: a fit of several files (or a glob pattern) checked its
+    outputs against the data files only, so the model was written over a group-size file found beside one of
+    them (and ``--model costs.txt --cost-matrix costs.txt`` over the cost matrix), destroying it."""
+    for i in range(2):
+        (tmp_path / f"r{i}.txt").write_text("2 1:0.5\n0 1:0.25 2:1\n1 2:0.5\n")
+        (tmp_path / f"r{i}.txt.query").write_text("2\n1\n")
+    costs = tmp_path / "costs.txt"
+    costs.write_text("0 1 1\n1 0 1\n1 1 0\n")
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    sidecar = tmp_path / "r1.txt.query"
+    cases = [([str(tmp_path / "r*.txt"), "--task", "rank"], sidecar,
+              f"the group sizes found beside {tmp_path / 'r1.txt'} {sidecar}"),
+             ([str(tmp_path / "r0.txt"), str(tmp_path / "r1.txt"), "--task", "classify", "--cost-matrix", str(costs)],
+              costs, f"--cost-matrix {costs}")]
+    for args, target, name in cases:
+        capsys.readouterr()
+        assert main(["fit", *args, "--workers", "1", "--quiet", "--model", str(target)]) == 1
+        err = capsys.readouterr().err
+        assert f"--model {target} is the input {name}: writing it would destroy the input" in err, err
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
