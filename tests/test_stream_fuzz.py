@@ -157,3 +157,84 @@ def test_an_overflowing_value_is_reported_with_its_line(file, data, block, chunk
             assert str(exc) == expected
         else:
             raise AssertionError("the streaming reader accepted 1e400")
+
+
+# ------------------------------------------------------------------ what the properties above leave out
+MALFORMED = ["1 2:abc", "x 1:1", "1 3", "1 3:1 2:1", "1 1:1 1:2", "1 qid:x 1:1", "1 1:nan", "1 1:inf", "1 :1", "1 1:",
+             "1 1::2", "nan 1:1", "1 -1:1", "1 1:0x1", "1 1:1,5", "1e400 1:1", "1 99999999999999999999:1",
+             "1 1:1 qid:2", "1 1:1\x00", "1 1:\u00a01", "1 1:1_0"]
+
+
+def _variant(text: str, crlf: bool, indent: str) -> str:
+    """``text`` with Windows line ends and/or whitespace before every line."""
+    lines = [indent + line if line.strip() else line for line in text.split("\n")]
+    return ("\r\n" if crlf else "\n").join(lines)
+
+
+def _write_any(text: str, compression: str, folder: str) -> Path:
+    import bz2
+
+    path = Path(folder) / ("data.svm" + {"": "", "gz": ".gz", "bz2": ".bz2"}[compression])
+    data = text.encode()
+    path.write_bytes(gzip.compress(data) if compression == "gz" else bz2.compress(data) if compression == "bz2"
+                     else data)
+    return path
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(svmlight_files(), st.booleans(), st.sampled_from(["", " ", "\t"]), st.sampled_from(["", "gz", "bz2"]),
+       st.integers(8, 3000), st.integers(1, 30), st.sampled_from(["always", "never"]), st.booleans())
+def test_windows_line_ends_indented_lines_bz2_and_the_cache_read_as_the_loader(file, crlf, indent, compression,
+                                                                                 block, chunk_rows, policy, cached):
+    """Windows line ends, whitespace before the label and bz2 (which the first property never draws), and a
+    second pass read back from a cache: the chunks equal the loader's and scikit-learn's rows."""
+    text, zero_based, qid = file
+    text = _variant(text, crlf, indent)
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write_any(text, compression, folder)
+        ref = load_svmlight(path, sparse=True, zero_based=zero_based, max_features=None)
+        width = ref.X.shape[1]
+        peer = load_svmlight_file(str(path), n_features=width, zero_based=zero_based, query_id=qid)
+        assert np.array_equal(ref.X.toarray(), peer[0].toarray()) and np.array_equal(ref.y, peer[1])
+        cache = Path(folder) / "data.cache" if cached else None
+        for _ in range(2 if cached else 1):  # with a cache: the pass that writes it, and the one that reads it
+            chunks = _read(path, policy, block, chunk_rows=chunk_rows, n_features=width, zero_based=zero_based,
+                           queries=qid, cache=cache)
+            X = sp.vstack([c.X for c in chunks]).tocsr()
+            assert np.array_equal(X.indptr, ref.X.indptr) and np.array_equal(X.indices, ref.X.indices)
+            assert np.array_equal(X.data.view(np.int64), ref.X.data.view(np.int64))
+            assert np.array_equal(np.concatenate([c.y for c in chunks]).view(np.int64), ref.y.view(np.int64))
+            assert np.array_equal(np.concatenate([c.lines for c in chunks]), ref.lines)
+        assert not cached or cache.is_file()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(svmlight_files(), st.data(), st.sampled_from(MALFORMED), st.booleans(), st.sampled_from(["", "gz", "bz2"]),
+       st.integers(8, 300), st.integers(1, 20), st.sampled_from(["always", "never"]))
+def test_a_malformed_line_anywhere_is_reported_as_the_loader_does(file, data, bad, crlf, compression, block,
+                                                                   chunk_rows, policy):
+    """Any of many malformed lines (not only an overflow) put at any place, in any compression and line
+    end: the streaming reader raises the loader's ValueError, which names the file and the line."""
+    text, zero_based, _ = file
+    lines = text.split("\n")
+    k = data.draw(st.integers(0, len(lines)))
+    lines.insert(k, bad)
+    text = _variant("\n".join(lines), crlf, "")
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write_any(text, compression, folder)
+        try:
+            ref = load_svmlight(path, sparse=True, zero_based=zero_based, max_features=None)
+        except ValueError as exc:
+            expected = str(exc)
+        else:  # a line that is valid after all (e.g. a repeated qid:): the reader must agree
+            chunks = _read(path, policy, block, chunk_rows=chunk_rows, n_features=ref.X.shape[1],
+                           zero_based=zero_based, max_features=None)
+            assert np.array_equal(np.concatenate([c.y for c in chunks]), ref.y)
+            return
+        assert str(path) in expected and ", line " in expected, expected
+        try:
+            _read(path, policy, block, chunk_rows=chunk_rows, zero_based=zero_based, max_features=None)
+        except ValueError as exc:
+            assert str(exc) == expected
+        else:
+            raise AssertionError(f"the streaming reader accepted {bad!r}")
