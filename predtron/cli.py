@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import glob
+import math
 import os
 import signal
 import sys
@@ -121,27 +122,56 @@ def _terminal_width() -> int:
 
 
 # ------------------------------------------------------------------ option values
-def _tol(text: str) -> float | None:
-    """``--tol``: a number ``>= 0``, or ``none`` (no early stopping)."""
-    if text.lower() == "none":
-        return None
+# A value wrong whatever the data (a step of 0, an infinite tolerance, a negative seed) is a usage
+# error, refused by the parser (exit status 2, "argument --FLAG: expected ...; got ..."), as a value
+# that is not a number is; what only the data can refute (--k beyond the number of labels, a
+# --reject-label that is a class) is refused by the estimator's checks (exit status 1).
+def _real(text: str, expected: str, accept: Callable[[float], bool]) -> float:
+    """The finite number ``text`` if ``accept`` holds for it, else an ``ArgumentTypeError`` saying
+    what was ``expected`` and what came."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'none'; got {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'none'; got {text!r}")
+        value = math.nan
+    if not (math.isfinite(value) and accept(value)):
+        raise argparse.ArgumentTypeError(f"expected {expected}; got {text!r}")
     return value
 
 
+def _tol(text: str) -> float | None:
+    """``--tol``: a finite number ``>= 0``, or ``none`` (no early stopping)."""
+    if text.lower() == "none":
+        return None
+    return _real(text, "a finite number >= 0 or 'none'", lambda value: value >= 0)
+
+
 def _eta(text: str) -> float | str:
-    """``--eta``: a step ``> 0`` or ``auto`` (Theorem 1's step)."""
+    """``--eta``: a finite step ``> 0`` or ``auto`` (Theorem 1's step)."""
     if text.lower() == "auto":
         return "auto"
+    return _real(text, "a finite number > 0 or 'auto'", lambda value: value > 0)
+
+
+def _positive(text: str) -> float:
+    """``--beta``: a finite number ``> 0``."""
+    return _real(text, "a finite number > 0", lambda value: value > 0)
+
+
+def _reject_cost(text: str) -> float:
+    """``--reject-cost``: a cost in ``(0, 1)`` (abstaining must cost less than a mistake, which costs 1)."""
+    return _real(text, "a number in (0, 1) (abstaining must cost less than a mistake, which costs 1)",
+                 lambda value: 0 < value < 1)
+
+
+def _seed(text: str) -> int:
+    """``--seed``: a whole number ``>= 0`` (a seed of NumPy's generator)."""
     try:
-        return float(text)
+        value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0 or 'auto'; got {text!r}") from None
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0; got {text!r}")
+    return value
 
 
 def _describe(value) -> str:
@@ -208,7 +238,7 @@ def estimator_options() -> tuple[_Option, ...]:
                 "predict with the averaged iterate; --no-average keeps the last one, as Algorithm 1 of the paper"),
         _Option("--shuffle", "shuffle", _BOOL,
                 "visit the training examples in a new random order at every pass; --no-shuffle keeps file order"),
-        _Option("--seed", "random_state", {"type": int, "metavar": "INT"},
+        _Option("--seed", "random_state", {"type": _seed, "metavar": "INT"},
                 "seed of the shuffling: the same seed gives the same model"),
         _Option("--intercept", "fit_intercept", _BOOL, "learn a bias for every score"),
         _Option("--standardize", "standardize", _BOOL,
@@ -221,14 +251,14 @@ def estimator_options() -> tuple[_Option, ...]:
         _Option("--k", "k", {"type": positive_int, "metavar": "K"},
                 "rank: the cut-off of the NDCG@k that evaluate reports; multilabel: the k of precision@k and "
                 "recall@k"),
-        _Option("--beta", "beta", {"type": float, "metavar": "BETA"}, "the beta of the fbeta loss"),
+        _Option("--beta", "beta", {"type": _positive, "metavar": "BETA"}, "the beta of the fbeta loss"),
         _Option("--train-k", "train_k", {"type": positive_int, "metavar": "K"},
                 "cut-off of the NDCG loss the ranker learns (none: the full NDCG)"),
         _Option("--f", "f", {"choices": sorted(F_CHOICES)}, "position values of the ranking representation"),
         _Option("--cost-matrix", "cost_matrix", {"metavar": "FILE"},
                 "a text file of k rows of k costs: row i, column j is the cost of predicting the i-th class "
                 "(classes sorted) for an example of the j-th; zero diagonal (none: 0-1 loss)"),
-        _Option("--reject-cost", "reject_cost", {"type": float, "metavar": "COST"},
+        _Option("--reject-cost", "reject_cost", {"type": _reject_cost, "metavar": "COST"},
                 "allow abstaining at this cost, in (0, 1); a mistake costs 1"),
         _Option("--reject-label", "reject_label", {"type": label_value, "metavar": "LABEL"},
                 "what predict writes for an abstention (must not be a class)"),

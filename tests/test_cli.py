@@ -625,7 +625,7 @@ def test_early_stopping_flags_and_default_seed(tmp_path, capsys):
     assert stopped.random_state == 0
     assert (tmp_path / "b.npz").read_bytes() == (tmp_path / "d.npz").read_bytes()
     status, out, err = call(capsys, *common, "--model", tmp_path / "e", "--tol", "-1")
-    assert_one_line_error(status, out, err, "--tol", "expected a number >= 0 or 'none'")
+    assert_one_line_error(status, out, err, "--tol", "expected a finite number >= 0 or 'none'")
 
 
 @pytest.mark.parametrize(("content", "args", "needle", "python"), [
@@ -643,8 +643,36 @@ def test_messages_name_flags_not_python_arguments(tmp_path, capsys, content, arg
 def test_estimator_checks_name_the_flag(tmp_path, capsys):
     X, y = classification_data(12, n=30)
     train = write_svmlight(tmp_path / "train.svm", X, y)
-    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--eta", "-1")
-    assert_one_line_error(status, out, err, "--eta must")
+    status, out, err = call(capsys, "fit", train, "--task", "classify", "--model", tmp_path / "m", "--reject-cost",
+                            "0.3", "--reject-label", "2")
+    assert_one_line_error(status, out, err, "--reject-label must differ from every class")
+    assert status == 1  # (only the training labels refute it: bad input, not a malformed command line)
+
+
+_COST_RANGE = "a number in (0, 1) (abstaining must cost less than a mistake, which costs 1)"
+
+
+@pytest.mark.parametrize(("task", "flag", "value", "expected"), [
+    ("classify", "--eta", "-1", "a finite number > 0 or 'auto'"),
+    ("classify", "--eta", "0", "a finite number > 0 or 'auto'"),
+    ("classify", "--eta", "inf", "a finite number > 0 or 'auto'"),
+    ("classify", "--tol", "inf", "a finite number >= 0 or 'none'"),
+    ("classify", "--tol", "-1", "a finite number >= 0 or 'none'"),
+    ("classify", "--seed", "-1", "a whole number >= 0"),
+    ("classify", "--reject-cost", "1", _COST_RANGE),
+    ("classify", "--reject-cost", "nan", _COST_RANGE),
+    ("multilabel", "--beta", "0", "a finite number > 0"),
+    ("multilabel", "--beta", "nan", "a finite number > 0"),
+], ids=lambda v: str(v))
+def test_a_value_wrong_whatever_the_data_is_a_usage_error(tmp_path, capsys, task, flag, value, expected):
+    """A value that no data could make right ends the command as a malformed command line does (status 2,
+    argparse's one line naming the flag, what was expected and what came), before the data are read: as
+    ``--tol -1`` and ``--k 0`` always did (``--eta 0``, ``--tol inf``, ``--seed -1`` ended with status 1)."""
+    status, out, err = call(capsys, "fit", tmp_path / "never-read.svm", "--task", task, "--model", tmp_path / "m",
+                            flag, value)
+    assert_one_line_error(status, out, err, f"predtron fit: error: argument {flag}: expected {expected}; "
+                                            f"got {value!r}")
+    assert status == 2
 
 
 def test_multilabel_f1_equals_scikit_learn():
@@ -1023,7 +1051,7 @@ def test_the_statistics_flag_is_refused_where_it_does_not_apply(tmp_path, capsys
     (["1 1:0.5", "-1 1:1"], ["--stream", "--classes", "a", "b"], "--classes takes the labels as they are written"),
     (["1 1:0.5", "1 1:1"], [], "the training labels must hold at least 2 classes"),
     (["0.5 1:0.5", "1.5 1:1"], [], "the training labels are continuous values, not classes"),
-    (["1 1:0.5", "-1 1:1"], ["--seed", "-1"], "--seed must be an integer >= 0; got -1"),
+    (["1 1:0.5", "-1 1:1"], ["--seed", "-1"], "argument --seed: expected a whole number >= 0; got '-1'"),
     (["1 1:0.5", "-1 1:1"], ["--chunk-rows", "99999999999999999999"],
      "--chunk-rows: expected a whole number <= 2147483647"),
 ], ids=["classes", "word classes", "one class", "continuous", "seed", "chunk rows"])
