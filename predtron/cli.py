@@ -257,7 +257,7 @@ def estimator_options() -> tuple[_Option, ...]:
         _Option("--f", "f", {"choices": sorted(F_CHOICES)}, "position values of the ranking representation"),
         _Option("--cost-matrix", "cost_matrix", {"metavar": "FILE"},
                 "a text file of k rows of k costs: row i, column j is the cost of predicting the i-th class "
-                "(classes sorted) for an example of the j-th; zero diagonal (none: 0-1 loss)"),
+                "(classes sorted) for an example of the j-th; zero diagonal ('-': standard input; none: 0-1 loss)"),
         _Option("--reject-cost", "reject_cost", {"type": _reject_cost, "metavar": "COST"},
                 "allow abstaining at this cost, in (0, 1); a mistake costs 1"),
         _Option("--reject-label", "reject_label", {"type": label_value, "metavar": "LABEL"},
@@ -419,13 +419,15 @@ def _add_data_options(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("fit", "evaluate"):
         group.add_argument("--group-file", metavar="FILE",
                            help="rank: documents per query, one number per line, for a file without 'qid:' "
-                                "(default: FILE.query or FILE.group beside the data file, if present)")
+                                "('-': standard input; default: FILE.query or FILE.group beside the data file, if "
+                                "present)")
     label_help = ("ARFF: how many of the last attributes are labels" +
                   ("" if command == "fit" else " (default: the number the model was fitted with)"))
     group.add_argument("--labels", type=positive_int, metavar="N", help=label_help)
     group.add_argument("--xml", metavar="FILE",
-                       help="ARFF: a Mulan XML file naming the label attributes (default: NAME.xml beside the data "
-                            "file, where the data file is NAME.arff or NAME-train.arff / NAME-test.arff)")
+                       help="ARFF: a Mulan XML file naming the label attributes ('-': standard input; default: "
+                            "NAME.xml beside the data file, where the data file is NAME.arff or NAME-train.arff / "
+                            "NAME-test.arff)")
     group.add_argument("--missing", type=float, metavar="VALUE",
                        help="ARFF: the number a missing feature value '?' stands for (default: a missing value "
                             "is an error)")
@@ -673,6 +675,28 @@ def _inputs(args) -> dict:
             names[f"the group sizes found beside {data}"] = find_sidecar(data)
             names[f"the Mulan XML file found beside {data}"] = find_mulan_xml(data)
     return names
+
+
+#: The options naming a file that a command reads besides its data file, as ``(attribute, flag)``.
+_SIDE_FILES: tuple[tuple[str, str], ...] = (("group_file", "--group-file"), ("xml", "--xml"),
+                                            (_PARAM_PREFIX + "cost_matrix", "--cost-matrix"))
+
+
+def _side_files_from_standard_input(args, data: str) -> None:
+    """Read ``-`` given to ``--group-file``, ``--xml`` or ``--cost-matrix`` from standard input, as the
+    data file's ``-`` is (a temporary copy, :func:`~predtron.cli_data.local_path`); standard input is
+    read once, so ``-`` given to two of them, or to one and the data file (``data``: ``TRAIN`` or
+    ``TEST``), is refused before anything is read."""
+    named = [flag for attribute, flag in _SIDE_FILES if str(getattr(args, attribute, None)) == "-"]
+    paths = args.data if isinstance(args.data, list) else [args.data]
+    if "-" in map(str, paths):
+        named.insert(0, data)
+    if len(named) > 1:
+        raise CommandError(f"standard input can be read only once, but {' and '.join(named)} are both '-': give a "
+                           "file for all but one of them")
+    for attribute, _ in _SIDE_FILES:
+        if str(getattr(args, attribute, None)) == "-":
+            setattr(args, attribute, local_path("-"))
 
 
 def estimator_params(task: str, args) -> dict:
@@ -1170,6 +1194,7 @@ def run_fit(args) -> int:
     from predtron.dask.cli import cluster_requested
 
     path = model_path(args.model)
+    _side_files_from_standard_input(args, "TRAIN")
     if args.resume and args.checkpoint is None:  # (every fit: in memory, streamed, on a cluster)
         raise CommandError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
     if args.classes is not None and not TASK_TABLE[args.task].classes:
@@ -1244,6 +1269,7 @@ def _fit_read_data(args, request, data: Dataset, params: dict, verbose: bool, on
 def run_predict(args) -> int:
     """``predtron predict``: one prediction per line."""
     _check_output(args.output, "--output", {**_inputs(args), "--model": model_path(args.model)})
+    _side_files_from_standard_input(args, "TEST")
     task, model, notes = load_model(args.model, args.task)
     options = read_options(args)
     data_path = local_path(args.data)
@@ -1291,6 +1317,7 @@ def _scored_labels(path) -> Iterator[None]:
 
 def run_evaluate(args) -> int:
     """``predtron evaluate``: one ``name: value`` line per metric."""
+    _side_files_from_standard_input(args, "TEST")
     task, model, notes = load_model(args.model, args.task)
     if args.k is not None and task != "rank":
         raise CommandError(f"--k applies to rank models; {model_path(args.model)} is a {task} model")

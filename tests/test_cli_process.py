@@ -430,3 +430,46 @@ def test_a_command_run_as_a_program_leaves_complete_files(tmp_path):
     assert (tmp_path / "p.txt").read_bytes() == (tmp_path / "q.txt").read_bytes()
     assert len((tmp_path / "p.txt").read_text().splitlines()) == 80
     assert "accuracy" in evaluated.stdout
+
+
+def _program(*args, stdin: str = "") -> subprocess.CompletedProcess:
+    """``python -m predtron ARGS`` with ``stdin`` on its standard input."""
+    return subprocess.run([sys.executable, "-m", "predtron", *map(str, args)], env=_env(), capture_output=True,
+                          text=True, input=stdin, timeout=300, check=False)
+
+
+def test_dash_reads_the_side_files_from_standard_input(tmp_path):
+    """``-`` reads ``--cost-matrix``, ``--group-file`` and ``--xml`` from standard input as it reads the data
+    file (they were looked up as files named ``-``: 'cost-matrix file not found: -'); given to two inputs,
+    it is refused before anything is read, since standard input is read once."""
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, size=40)
+    lines = [f"{label} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(row))
+             for row, label in zip(X, y, strict=True)]
+    (tmp_path / "train.svm").write_text("\n".join(lines) + "\n")
+    costs = "0 1 2\n1 0 1\n2 1 0\n"
+    (tmp_path / "costs.txt").write_text(costs)
+    (tmp_path / "sizes").write_text("10\n10\n20\n")
+    arff = ("@relation r\n@attribute f1 numeric\n@attribute f2 numeric\n@attribute a {0,1}\n@attribute b {0,1}\n"
+            "@data\n" + "".join(f"{v:.3f},{w:.3f},{int(v > 0)},{int(w > 0)}\n" for v, w in X[:, :2]))
+    (tmp_path / "train.arff").write_text(arff)
+    xml = '<labels xmlns="http://mulan.sourceforge.net/labels"><label name="a"/><label name="b"/></labels>'
+    (tmp_path / "labels.xml").write_text(xml)
+    common = ["--epochs", "2", "--quiet"]
+    cases = [(["train.svm", "--task", "classify", "--cost-matrix"], "costs.txt", costs),
+             (["train.svm", "--task", "rank", "--group-file"], "sizes", "10\n10\n20\n"),
+             (["train.arff", "--task", "multilabel", "--xml"], "labels.xml", xml)]
+    for number, (args, side, text) in enumerate(cases):
+        first = tmp_path / args[0]
+        by_path = _program("fit", first, *args[1:], tmp_path / side, *common, "--model", tmp_path / f"a{number}")
+        by_stdin = _program("fit", first, *args[1:], "-", *common, "--model", tmp_path / f"b{number}", stdin=text)
+        assert by_path.returncode == 0 and by_stdin.returncode == 0, (args, by_path.stderr, by_stdin.stderr)
+        assert (tmp_path / f"a{number}.npz").read_bytes() == (tmp_path / f"b{number}.npz").read_bytes()
+    evaluated = _program("evaluate", tmp_path / "train.arff", "--xml", "-", "--model", tmp_path / "a2", stdin=xml)
+    assert evaluated.returncode == 0 and evaluated.stdout.startswith("hamming loss: "), evaluated.stderr
+    twice = _program("fit", "-", "--task", "classify", "--cost-matrix", "-", "--model", tmp_path / "c",
+                     stdin=costs)
+    assert twice.returncode == 1 and twice.stdout == ""
+    assert twice.stderr == ("predtron fit: error: standard input can be read only once, but TRAIN and --cost-matrix "
+                            "are both '-': give a file for all but one of them\n")
+    assert not (tmp_path / "c.npz").exists()
