@@ -331,20 +331,37 @@ def check_format(path, task: str, options: ReadOptions) -> str:
 
 
 def _arff_labels(path, options: ReadOptions, n_labels: int | None) -> tuple[int | None, str | None]:
-    """``(labels, xml)`` for an ARFF file: the options, else the model's count, else a Mulan XML file beside it."""
+    """``(labels, xml)`` for an ARFF file: the options, else a Mulan XML file beside it (the file's own
+    account of which attributes are labels, wherever they stand, as ``fit`` reads it), else the model's
+    count ``n_labels`` (the last attributes).  An XML file beside the file that names another number of
+    labels than the model's is refused, naming both."""
     if options.labels is not None or options.xml is not None:
         return options.labels, options.xml
+    xml = mulan_xml(path)
+    if xml is not None:
+        if n_labels is not None:
+            _check_labels_beside(path, xml, n_labels)
+        return None, str(xml)
     if n_labels is not None:
         return n_labels, None
-    xml = mulan_xml(path)
-    if xml is None:
-        from predtron.data.mulan import mulan_xml_names
+    from predtron.data.mulan import mulan_xml_names
 
-        beside = ("" if str(path) in _SPOOLS else  # (standard input has no folder to hold one)
-                  f"; found by itself when it sits beside the data as {' or '.join(mulan_xml_names(path))}")
-        raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) or "
-                         f"--xml FILE (a Mulan file naming them{beside})")
-    return None, str(xml)
+    beside = ("" if str(path) in _SPOOLS else  # (standard input has no folder to hold one)
+              f"; found by itself when it sits beside the data as {' or '.join(mulan_xml_names(path))}")
+    raise ValueError(f"{path} is an ARFF file: give --labels N (how many of the last attributes are labels) or "
+                     f"--xml FILE (a Mulan file naming them{beside})")
+
+
+def _check_labels_beside(path, xml: Path, n_labels: int) -> None:
+    """Refuse the Mulan XML file ``xml`` found beside the ARFF file ``path`` when it names another number of
+    labels than the model's ``n_labels``."""
+    from predtron.data.mulan import read_mulan_xml
+
+    named = len(read_mulan_xml(xml))
+    if named != n_labels:
+        raise ValueError(f"{xml}, the Mulan XML file beside {path}, names {named} label{'s' * (named != 1)}, but "
+                         f"the model was fitted with {n_labels}: pass --xml FILE (the file naming its labels) or "
+                         f"--labels {n_labels} (the last {n_labels} attributes are labels)")
 
 
 def arff_feature_names(path, options: ReadOptions, n_labels: int | None = None) -> list[str] | None:

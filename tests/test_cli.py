@@ -1119,3 +1119,35 @@ def test_an_impossible_label_count_names_the_flag(tmp_path, capsys):
                             "4000", "--model", tmp_path / "m")
     assert_one_line_error(status, out, err, "--labels must be between 1 and 77")
     assert "n_labels" not in err
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["in memory", "stream"])
+def test_a_model_reads_a_test_file_with_the_mulan_xml_beside_it_as_fit_did(tmp_path, capsys, stream):
+    """A Mulan XML file beside an ARFF file names its labels wherever they stand (here first): ``fit``
+    found it by itself, and ``predict`` and ``evaluate`` read the same file the same way (they took the
+    last attributes as labels instead, the model's count, and failed on a feature value); an XML file
+    beside that names another number of labels than the model's is refused, naming both."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    header = ["@relation r", "@attribute a {0,1}", "@attribute b {0,1}", "@attribute f1 numeric",
+              "@attribute f2 numeric", "@attribute f3 numeric", "@data"]
+    rows = [f"{int(u > 0)},{int(v > 0)},{u},{v},{w}" for u, v, w in X.tolist()]
+    for name in ("tiny-train.arff", "tiny-test.arff"):
+        (tmp_path / name).write_text("\n".join([*header, *rows]) + "\n")
+    (tmp_path / "tiny.xml").write_text('<labels xmlns="http://mulan.sourceforge.net/labels">'
+                                       '<label name="a"></label><label name="b"></label></labels>')
+    flags = ["--stream"] if stream else []
+    status, _, err = call(capsys, "fit", tmp_path / "tiny-train.arff", "--task", "multilabel", "--model",
+                          tmp_path / "m", "--epochs", EPOCHS, "--quiet")
+    assert (status, err) == (0, ""), err
+    test = tmp_path / "tiny-test.arff"
+    status, out, err = call(capsys, "predict", test, "--model", tmp_path / "m", *flags)
+    assert (status, err) == (0, ""), err
+    assert (status, out, err) == call(capsys, "predict", test, "--model", tmp_path / "m", "--xml",
+                                      tmp_path / "tiny.xml", *flags)
+    status, out, err = call(capsys, "evaluate", test, "--model", tmp_path / "m", *flags)
+    assert (status, err) == (0, "") and out.startswith("hamming loss: "), err
+    (tmp_path / "tiny.xml").write_text('<labels><label name="a"></label></labels>')
+    status, out, err = call(capsys, "evaluate", test, "--model", tmp_path / "m", *flags)
+    assert_one_line_error(status, out, err, f"{tmp_path / 'tiny.xml'}, the Mulan XML file beside {test}, names 1 "
+                                            "label, but the model was fitted with 2: pass --xml FILE")
