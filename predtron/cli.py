@@ -1107,6 +1107,20 @@ def _training_files(paths: Sequence[str]) -> list[str]:
         raise CommandError(f"TRAIN: {str(exc).removeprefix('paths: ')}") from None
 
 
+def _read_by_workers(args) -> str:
+    """Why the workers of a cluster fit read its training files themselves: several files, a glob
+    pattern, or one file with ``--stream``, ``--checkpoint`` or ``--resume`` (:func:`_cluster_files`)."""
+    from predtron.dask.cli import is_pattern
+
+    if len(args.data) > 1:
+        return f"{len(args.data)} files"
+    if is_pattern(args.data[0]):
+        return "a glob pattern"
+    flags = [flag for flag, given in (("--stream", args.stream), ("--checkpoint", args.checkpoint is not None),
+                                      ("--resume", args.resume)) if given]
+    return f"one file with {' and '.join(flags)}"
+
+
 def _fit_files_on_cluster(args, path) -> int:
     """``predtron fit FILE... --workers N``: the workers read their shards (one per file); the command
     holds only the mixed parameters, checkpointed after every epoch with ``--checkpoint``."""
@@ -1116,7 +1130,8 @@ def _fit_files_on_cluster(args, path) -> int:
     refused = [flag for flag, value in (("--classes", args.classes), ("--shards", args.shards),
                                         ("--cache", args.cache and not args.stream)) if value]
     if refused:
-        raise CommandError(f"{refused[0]} does not apply to a fit of several files on a cluster (one shard per file"
+        raise CommandError(f"{refused[0]} does not apply to a cluster fit whose workers read the training files "
+                           f"themselves ({_read_by_workers(args)}: one shard per file"
                            f"{'; --cache applies to --stream' if refused[0] == '--cache' else ''})")
     if args.statistics is not None and (args.statistics == "first-chunk" or not args.stream):
         raise CommandError("--statistics applies to --stream" if not args.stream else

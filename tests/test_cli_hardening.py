@@ -454,6 +454,25 @@ def test_cache_without_stream_on_a_cluster(tmp_path, capsys):
     assert_one_line_error(status, out, err, "--cache applies to --stream")
 
 
+@pytest.mark.parametrize(("files", "flags", "said"), [
+    (["train.svm"], ["--stream", "--classes", "-1", "1"],
+     "--classes does not apply to a cluster fit whose workers read the training files themselves (one file with "
+     "--stream: "),
+    (["train.svm"], ["--checkpoint", "ckpt", "--shards", "3"], "(one file with --checkpoint: one shard per file)"),
+    (["a.svm", "b.svm"], ["--shards", "3"], "--shards does not apply to a cluster fit whose workers read the "
+                                            "training files themselves (2 files: one shard per file)"),
+], ids=["one file streamed", "one file checkpointed", "two files"])
+def test_a_flag_refused_on_a_cluster_fit_of_files_says_why_the_workers_read_them(tmp_path, capsys, files, flags,
+                                                                                 said):
+    """One file with --stream or --checkpoint is read by a worker, as several files are; a flag that does not
+    apply then was refused as not applying "to a fit of several files", of one file."""
+    paths = [two_classes(tmp_path, name) for name in files]
+    status, out, err = call(capsys, "fit", *paths, "--task", "classify", "--model", tmp_path / "m.npz",
+                            "--workers", "2", *flags)
+    assert_one_line_error(status, out, err, said, absent=("several files",) if len(files) == 1 else ())
+    assert not (tmp_path / "m.npz").exists()
+
+
 # ------------------------------------------------------------------ a reject label that breaks predict's lines
 @pytest.mark.parametrize("label", ["no\nanswer", "", "  ", "x\r"])
 def test_a_reject_label_that_is_not_one_word_on_one_line(tmp_path, capsys, label):
