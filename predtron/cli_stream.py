@@ -393,12 +393,13 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
 
         def chunks(epoch: int):
             progress.reach(epoch - 1 + before, f"epoch {epoch}/{estimator.epochs}")
+            counted = seen.setdefault("counted", epoch) == epoch  # the first epoch run (a resumed fit's is later)
             for X, y, keywords in file_chunks():
-                if epoch == 1:
+                if counted:
                     seen["rows"] += len(y)
                     seen["queries"] += len(keywords.get("group", ()))
-                    if present is not None:
-                        present.add(X)
+                if epoch == 1 and present is not None:
+                    present.add(X)
                 yield X, y, keywords
             if epoch == 1 and present is not None:
                 present.warn()

@@ -900,3 +900,33 @@ def test_progress_of_a_checkpointed_in_memory_fit(tmp_path, capsys, task):
     assert "epochs: 100%" in err and "8/8" in err, err
     status, _, err = call(capsys, *common, "--resume")
     assert status == 0 and "8/8" in err, err
+
+
+# ------------------------------------------------------------------ the summary of a resumed streamed fit
+@pytest.mark.parametrize("hints", [[], ["--n-features", "2"]], ids=["surveyed", "told its width"])
+def test_a_resumed_streamed_fit_reports_its_examples_and_queries(tmp_path, capsys, monkeypatch, hints):
+    """A streamed fit counted its examples and queries in epoch 1 only, which a fit resumed after it does
+    not make: its summary lost the queries ('72 examples x 2 features, 4 epochs') and, without the first
+    pass (--n-features given), the number of examples ('examples x 2 features'). They are counted in the
+    first epoch the process makes."""
+    from predtron import cli_stream
+
+    data = write(tmp_path / "train.txt", "".join(f"{(i * 7) % 3} qid:{i // 6 + 1} 1:{i % 5 - 2} 2:{(i % 4) / 3}\n"
+                                                 for i in range(72)))
+    options = ["fit", data, "--task", "rank", "--model", tmp_path / "m.npz", "--stream", "--no-early-stopping",
+               "--epochs", "4", "--chunk-rows", "20", "--checkpoint", tmp_path / "ckpt", *hints]
+    real = cli_stream.fit_passes
+
+    def killed_after_epoch_2(*args, **kwargs):
+        def after(epoch):
+            if epoch == 2:
+                raise KeyboardInterrupt
+        return real(*args, **kwargs, after_epoch=after)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(cli_stream, "fit_passes", killed_after_epoch_2)
+        assert call(capsys, *options)[0] == 130
+    status, out, err = call(capsys, *options, "--resume")
+    assert (status, err) == (0, ""), err
+    assert out == f"saved PredtronRanker (rank) to {tmp_path / 'm.npz'}: 72 examples x 2 features, 12 queries, " \
+                  "4 epochs, streamed\n"
