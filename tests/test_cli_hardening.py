@@ -930,3 +930,20 @@ def test_a_resumed_streamed_fit_reports_its_examples_and_queries(tmp_path, capsy
     assert (status, err) == (0, ""), err
     assert out == f"saved PredtronRanker (rank) to {tmp_path / 'm.npz'}: 72 examples x 2 features, 12 queries, " \
                   "4 epochs, streamed\n"
+
+
+# ------------------------------------------------------------------ a file whose name holds glob characters
+@pytest.mark.parametrize("name", ["run[1].svm", "what?.svm", "all*.svm"])
+@pytest.mark.parametrize("stream", [[], ["--stream"]], ids=["in memory", "stream"])
+def test_a_training_file_named_with_glob_characters_is_that_file(tmp_path, capsys, name, stream):
+    """``fit 'run[1].svm'`` took the name of an existing file for a glob pattern and asked for a cluster
+    ('several training files (1 given) or a glob pattern need a cluster'), though predict read the same
+    file; an existing file is now itself, here and in the list of a cluster's files."""
+    from predtron.dask.cli import expand_paths, is_pattern
+
+    data = two_classes(tmp_path, name)
+    status, out, err = call(capsys, "fit", data, "--task", "classify", "--model", tmp_path / "m", "--quiet",
+                            "--epochs", "2", *stream)
+    assert (status, out, err) == (0, "", "")
+    assert not is_pattern(data) and is_pattern(tmp_path / "other*.svm")
+    assert expand_paths([data]) == [str(data)]

@@ -30,8 +30,9 @@ from predtron.tasks import TASKS
 
 
 def is_pattern(path) -> bool:
-    """Whether ``path`` is a glob pattern (``*``, ``?`` or ``[``), which :func:`expand_paths` expands."""
-    return any(c in str(path) for c in "*?[")
+    """Whether ``path`` is a glob pattern (``*``, ``?`` or ``[``), which :func:`expand_paths` expands; the
+    name of an existing file is that file, whatever characters it holds (``run[1].svm``)."""
+    return any(c in str(path) for c in "*?[") and not Path(path).is_file()
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
@@ -223,7 +224,8 @@ def row_blocks(A, bounds: list[int]):
 
 def expand_paths(paths) -> list[str]:
     """The files of ``paths`` (a path, a glob pattern, or a list of them), each pattern's matches
-    sorted; a pattern matching nothing, or a path that is not a file, is refused naming it."""
+    sorted (an existing file is itself, not a pattern: :func:`is_pattern`); a pattern matching nothing,
+    or a path that is not a file, is refused naming it."""
     import glob
 
     if isinstance(paths, (str, Path)):
@@ -231,7 +233,7 @@ def expand_paths(paths) -> list[str]:
     out = []
     for path in paths:
         text = str(path)
-        if glob.has_magic(text):
+        if is_pattern(text):
             matches = sorted(glob.glob(text))
             if not matches:
                 raise ValueError(f"paths: the pattern {text!r} matches no file")
