@@ -692,8 +692,8 @@ def _side_files_from_standard_input(args, data: str) -> None:
     if "-" in map(str, paths):
         named.insert(0, data)
     if len(named) > 1:
-        raise CommandError(f"standard input can be read only once, but {' and '.join(named)} are both '-': give a "
-                           "file for all but one of them")
+        raise CommandError(f"standard input can be read only once, but {' and '.join(named)} are "
+                           f"{'both' if len(named) == 2 else 'all'} '-': give a file for all but one of them")
     for attribute, _ in _SIDE_FILES:
         if str(getattr(args, attribute, None)) == "-":
             setattr(args, attribute, local_path("-"))

@@ -473,3 +473,7 @@ def test_dash_reads_the_side_files_from_standard_input(tmp_path):
     assert twice.stderr == ("predtron fit: error: standard input can be read only once, but TRAIN and --cost-matrix "
                             "are both '-': give a file for all but one of them\n")
     assert not (tmp_path / "c.npz").exists()
+    thrice = _program("evaluate", "-", "--model", tmp_path / "a2", "--xml", "-", "--group-file", "-", stdin=xml)
+    assert thrice.returncode == 1 and thrice.stderr.startswith("predtron evaluate: error: standard input can be read "
+                                                               "only once, but TEST and --group-file and --xml are "
+                                                               "all '-'")
