@@ -417,6 +417,8 @@ def stream_fit(request: StreamFit, task: str, params: dict, verbose: bool):
     except BaseException:
         progress.close(complete=False)
         raise
+    made = int(estimator.n_iter_)  # (a fit resumed from a finished checkpoint makes no epoch: name the last one)
+    progress.reach(before + made, f"epoch {made}/{estimator.epochs}")
     progress.close()
     rows = seen["rows"] or rows
     return estimator, {"rows": rows, "features": int(n_features), "queries": seen["queries"]}

@@ -947,3 +947,16 @@ def test_a_training_file_named_with_glob_characters_is_that_file(tmp_path, capsy
     assert (status, out, err) == (0, "", "")
     assert not is_pattern(data) and is_pattern(tmp_path / "other*.svm")
     assert expand_paths([data]) == [str(data)]
+
+
+def test_the_bar_of_a_streamed_fit_resumed_when_finished_names_its_last_epoch(tmp_path, capsys):
+    """A streamed fit resumed from the checkpoint of a finished fit makes no epoch: its bar ended at 100%
+    under 'epoch 1/4', the name of the epoch it would have begun with, instead of the last one made."""
+    data = write(tmp_path / "train.txt", "".join(f"{(i * 7) % 3} qid:{i // 6 + 1} 1:{i % 5 - 2} 2:{(i % 4) / 3}\n"
+                                                 for i in range(72)))
+    options = ["fit", data, "--task", "rank", "--model", tmp_path / "m.npz", "--stream", "--no-early-stopping",
+               "--epochs", "4", "--checkpoint", tmp_path / "ckpt", "--progress"]
+    assert call(capsys, *options)[0] == 0
+    status, _, err = call(capsys, *options, "--resume")
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert status == 0 and last.startswith("epoch 4/4: 100%"), last
