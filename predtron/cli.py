@@ -1016,7 +1016,11 @@ def metric_lines(values: Sequence[tuple[str, float]]) -> list[str]:
     return [f"{name}: {value:.{DECIMALS}f}" for name, value in values]
 
 
-def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int | None, streamed: bool) -> str:
+def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int | None, streamed: bool,
+             files: int | None = None) -> str:
+    """The line ``fit`` prints: the model and its file, the data (``n`` examples, or with ``files`` the
+    number of files a cluster's workers read), the features, the classes, labels or queries, and the
+    epochs made (of at most ``epochs``, when early stopping ended the fit before)."""
     extra = f", {queries} queries" if queries else ""
     if task == "multilabel":
         extra = f", {model.n_labels_} labels"
@@ -1025,7 +1029,8 @@ def _summary(path: Path, task: str, model, n: int | None, p: int, queries: int |
     passes = int(model.n_iter_)  # the passes made (early stopping may end before ``epochs``)
     stopped = f" (of at most {model.epochs})" if passes < model.epochs else ""
     rows = f"{n} examples" if n else "examples"
-    return (f"saved {TASK_TABLE[task].class_name} ({task}) to {path}: {rows} x {p} features{extra}, "
+    data = f"{files} file{'s' * (files != 1)} on a Dask cluster, {p} features" if files else f"{rows} x {p} features"
+    return (f"saved {TASK_TABLE[task].class_name} ({task}) to {path}: {data}{extra}, "
             f"{passes} epoch{'s' if passes != 1 else ''}{stopped}{', streamed' if streamed else ''}")
 
 
@@ -1173,8 +1178,8 @@ def _fit_files_on_cluster(args, path) -> int:
         raise CommandError(_with_flags(str(exc))) from None
     _save(model, path, options, files[0], args.task)
     if args.progress is not False:
-        _write_stdout(f"fitted {type(model).__name__} on {len(files)} file{'s' * (len(files) != 1)} on a Dask "
-                      f"cluster ({model.n_iter_} epochs); saved {path}\n")
+        _write_stdout(_summary(path, args.task, model, None, int(model.n_features_in_), None, args.stream,
+                               files=len(files)) + "\n")
     return 0
 
 

@@ -795,7 +795,7 @@ def test_command_line_summary_of_a_cluster_fit_of_one_file(client, tmp_path, cap
     assert main(["fit", str(train), "--task", "classify", "--model", str(tmp_path / "m.npz"), "--epochs", "2",
                  "--stream", "--scheduler", client.scheduler.address]) == 0
     out = capsys.readouterr().out
-    assert "on 1 file on a Dask cluster" in out, out
+    assert ": 1 file on a Dask cluster," in out, out
 
 
 def test_command_line_mixing_rounds(client, tmp_path, capsys):

@@ -431,3 +431,19 @@ def test_a_cluster_fit_refuses_a_model_over_a_file_read_with_the_training_files(
         err = capsys.readouterr().err
         assert f"--model {target} is the input {name}: writing it would destroy the input" in err, err
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_the_summary_of_a_fit_of_files_is_the_summary_of_every_fit(tmp_path, capsys, tcp_cluster):
+    """A fit of files on a cluster printed 'fitted PredtronClassifier on 3 files on a Dask cluster (4 epochs);
+    saved M', without the task, the features, the classes, nor that early stopping ended it before --epochs;
+    it prints the line of every other fit."""
+    files = _files(tmp_path)
+    model = tmp_path / "m.npz"
+    assert main(["fit", *map(str, files), "--task", "classify", "--model", str(model), "--epochs", "50", "--tol", "10",
+                 "--n-iter-no-change", "1", "--scheduler", tcp_cluster]) == 0
+    out = capsys.readouterr().out
+    fitted = load(model)
+    made, classes = fitted.n_iter_, len(fitted.classes_)
+    assert made < 50
+    assert out == (f"saved PredtronClassifier (classify) to {model}: 3 files on a Dask cluster, 6 features, {classes} "
+                   f"classes, {made} epochs (of at most 50)\n")
