@@ -246,7 +246,8 @@ def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> 
     output : path-like or None
         The file about to be written (``"-"``: standard output; nothing is checked when it is ``None``).
     output_name : str
-        How the user named it (an argument or a flag, e.g. ``"--cache"``).
+        How the user named it (an argument or a flag, e.g. ``"--cache"``; for standard output, what
+        writes there, e.g. ``"--output -"``).
     inputs : mapping
         Each input's name (as the user gave it) to its path (``None`` is skipped).  ``"-"`` is
         standard input: when it is redirected from a file (``< data.svm``), ``output`` may not be
@@ -262,12 +263,16 @@ def refuse_same_file(output, output_name: str, inputs: Mapping[str, object]) -> 
             continue
         if str(source) == "-":
             if written is not None and written == _stream_file(sys.stdin):
+                if to_stdout:
+                    raise ValueError(f"{output_name} writes to standard output, which is redirected to the file "
+                                     f"standard input ({name} -) reads: writing it would destroy the input; redirect "
+                                     "it to another file")
                 raise ValueError(f"{output_name} {output} is the file standard input ({name} -) reads: writing "
                                  f"it would destroy the input; choose another path for {output_name}")
             continue
         if to_stdout:  # standard output redirected to a file (> or >>): it may not be an input either
             if written is not None and written == _file_of(source):
-                raise ValueError(f"{output_name} - writes to standard output, which is redirected to the input {name} "
+                raise ValueError(f"{output_name} writes to standard output, which is redirected to the input {name} "
                                  f"{source}: writing it would destroy the input; redirect it to another file")
             continue
         if same_file(output, source) or Path(os.path.abspath(output)) == Path(os.path.abspath(source)):

@@ -589,6 +589,16 @@ def model_path(text) -> Path:
     return path if path.suffix else path.with_name(path.name + ".npz")
 
 
+def _check_report(what: str, inputs: dict) -> None:
+    """Standard output, where ``what`` goes (predictions, a summary line, metrics), refused before
+    any work when it is redirected to one of ``inputs`` (``>> data.svm``): the input would be
+    changed."""
+    try:
+        _files.refuse_same_file("-", what, inputs)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, outputs: dict | None = None) -> None:
     """An output refused before any work: it must be writable (its folder exists, a file can be
     created there, a file is not a folder and a folder not a file; ``folder``: the output is a
@@ -599,10 +609,7 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
         return
     if path is None or str(path) == "-":
         if flag == "--output":  # standard output: it may be redirected to an input (> data.svm)
-            try:
-                _files.refuse_same_file("-", flag, inputs)
-            except ValueError as exc:
-                raise CommandError(str(exc)) from None
+            _check_report(f"{flag} -", inputs)
             return
         raise CommandError(f"{flag} -: standard output cannot hold a {flag[2:]}; give a "
                            f"{'folder' if folder else 'file'} name")
@@ -1147,6 +1154,8 @@ def _fit_files_on_cluster(args, path) -> int:
     read_with = _inputs(argparse.Namespace(**{**vars(args), "data": files}))
     inputs = {f"the data file {f}": f for f in files} | {k: v for k, v in read_with.items() if k != "the data file"}
     _check_output(path, "--model", inputs)
+    if args.progress is not False:
+        _check_report(_FIT_SUMMARY, inputs)
     _check_checkpoint(args, path, inputs, cluster=True)
     _check_output(args.cache, "--cache", inputs, folder=True, outputs={"--model": path})
     _watch_temporaries(args.checkpoint, folder=True)
@@ -1208,6 +1217,10 @@ def _mixing_bar(verbose: bool, task: str, params: dict) -> Iterator[Callable[[in
         bar.close()
 
 
+#: What ``predtron fit`` writes to standard output (unless ``--quiet``), as its messages name it.
+_FIT_SUMMARY = "the summary line of fit (--quiet prints none)"
+
+
 def run_fit(args) -> int:
     """``predtron fit``: check the outputs, read, fit, save (the model file is replaced only by a complete model)."""
     from predtron.cli_stream import StreamFit, check_fit_args, stream_fit
@@ -1225,6 +1238,8 @@ def run_fit(args) -> int:
     args.data = args.data[0]
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
+    if args.progress is not False:
+        _check_report(_FIT_SUMMARY, inputs)
     _check_output(args.cache, "--cache", inputs, outputs={"--model": path})
     _check_cache_file(args.cache if args.stream else None)  # (without --stream, --cache is refused below)
     _check_checkpoint(args, path, inputs, cluster=False)
@@ -1338,6 +1353,7 @@ def _scored_labels(path) -> Iterator[None]:
 def run_evaluate(args) -> int:
     """``predtron evaluate``: one ``name: value`` line per metric."""
     _side_files_from_standard_input(args, "TEST")
+    _check_report("the metrics of evaluate", {**_inputs(args), "--model": model_path(args.model)})
     task, model, notes = load_model(args.model, args.task)
     if args.k is not None and task != "rank":
         raise CommandError(f"--k applies to rank models; {model_path(args.model)} is a {task} model")

@@ -296,6 +296,44 @@ def test_standard_output_redirected_to_an_input_is_refused(long_file, tmp_path, 
     assert result.returncode == 0, result.stderr
     assert len((tmp_path / "predictions.txt").read_text().splitlines()) == 50
 
+def test_a_summary_or_metrics_redirected_to_an_input_are_refused(long_file, tmp_path):
+    """``predtron fit data.svm ... >> data.svm`` appended its summary line to the data file, and
+    ``evaluate data.svm ... >> data.svm`` (or ``>> model.npz``) its metrics: standard output is refused
+    before any work when it is redirected to an input, as predict's predictions are; ``fit --quiet``
+    writes nothing there, so it may."""
+    data = tmp_path / "small.svm"
+    data.write_text("".join(long_file.read_text().splitlines(keepends=True)[:50]))
+    model = tmp_path / "m.npz"
+    fitted = subprocess.run([sys.executable, "-m", "predtron", "fit", str(data), "--task", "classify", "--quiet",
+                             "--model", str(model)], env=_env(), capture_output=True, text=True, check=False)
+    assert fitted.returncode == 0, fitted.stderr
+    before = {path: _digest(path) for path in (data, model)}
+    other = tmp_path / "other.npz"
+    cases = [(["fit", str(data), "--task", "classify", "--model", str(other)], data, f"the data file {data}",
+              "the summary line of fit (--quiet prints none)"),
+             (["fit", str(data), "--task", "classify", "--model", str(other), "--stream"], data,
+              f"the data file {data}", "the summary line of fit (--quiet prints none)"),
+             (["evaluate", str(data), "--model", str(model)], data, f"the data file {data}", "the metrics of evaluate"),
+             (["evaluate", str(data), "--model", str(model), "--stream"], model, f"--model {model}",
+              "the metrics of evaluate")]
+    for command, target, name, what in cases:
+        with target.open("ab") as stdout:
+            result = subprocess.run([sys.executable, "-m", "predtron", *command], stdout=stdout,
+                                    stderr=subprocess.PIPE, env=_env(), text=True, check=False)
+        assert result.returncode == 1, (command, result.stderr)
+        assert result.stderr == (f"predtron {command[0]}: error: {what} writes to standard output, which is "
+                                 f"redirected to the input {name}: writing it would destroy the input; redirect it "
+                                 "to another file\n"), result.stderr
+        assert {path: _digest(path) for path in before} == before
+        assert not other.exists()
+    with data.open("ab") as stdout:  # --quiet: nothing goes to standard output
+        quiet = subprocess.run([sys.executable, "-m", "predtron", "fit", str(data), "--task", "classify", "--quiet",
+                                "--model", str(other)], stdout=stdout, stderr=subprocess.PIPE, env=_env(), text=True,
+                               check=False)
+    assert quiet.returncode == 0, quiet.stderr
+    assert _digest(data) == before[data] and other.exists()
+
+
 def _importtime_modules(stderr: str) -> set[str]:
     """The modules a ``python -X importtime`` process imported, read from its stderr."""
     return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines()
