@@ -65,6 +65,25 @@ def separable_problems():
     return [p for p in core_problems() if getattr(p, "loss_name", "") != "errorset"]
 
 
+def not_ready_at_first(original, every: int, handed: list):
+    """A stand-in for ``predtron.engine.run_pass`` as while the background worker compiles: a pass's
+    own call gets ``None`` (the pass begins in the NumPy scan), and of the scan's questions
+    (``ready_only``) every ``every``-th is answered by ``original``, recording ``(rounds still to
+    come, tau0)`` in ``handed``."""
+    asked = []
+
+    def run_pass(*args, **kwargs):
+        if not (args[9] if len(args) > 9 else kwargs.get("ready_only", False)):
+            return None
+        asked.append(1)
+        if len(asked) % every:
+            return None  # still compiling
+        handed.append((int(args[2].shape[0]), int(args[8])))
+        return original(*args, **kwargs)
+
+    return run_pass
+
+
 def ranking_stream(n, p0, seed):
     """Queries with 1-7 documents and relevance 0-2 from a noisy linear score."""
     rng = np.random.default_rng(seed)

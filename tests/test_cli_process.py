@@ -267,17 +267,23 @@ def test_an_output_on_the_file_standard_input_is_redirected_from_is_refused(long
     assert not (tmp_path / "n.npz").exists()
 
 
-@pytest.mark.parametrize("stream", [[], ["--stream", "--chunk-rows", "10"]], ids=["memory", "stream"])
-def test_standard_output_redirected_to_an_input_is_refused(long_file, tmp_path, stream):
-    """``predtron predict data.svm >> data.svm`` appended the predictions to the data file (with --stream
-    the reader then read them back as data lines and failed, leaving the file changed); ``>> model.npz``
-    damaged the model.  Standard output is an output like --output FILE: it may be no input."""
+def _small_fit(long_file: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A 50-row svmlight file in ``tmp_path`` and the model ``predtron fit`` writes from it."""
     data = tmp_path / "small.svm"
     data.write_text("".join(long_file.read_text().splitlines(keepends=True)[:50]))
     model = tmp_path / "m.npz"
     fitted = subprocess.run([sys.executable, "-m", "predtron", "fit", str(data), "--task", "classify", "--quiet",
                              "--model", str(model)], env=_env(), capture_output=True, text=True, check=False)
     assert fitted.returncode == 0, fitted.stderr
+    return data, model
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream", "--chunk-rows", "10"]], ids=["memory", "stream"])
+def test_standard_output_redirected_to_an_input_is_refused(long_file, tmp_path, stream):
+    """``predtron predict data.svm >> data.svm`` appended the predictions to the data file (with --stream
+    the reader then read them back as data lines and failed, leaving the file changed); ``>> model.npz``
+    damaged the model.  Standard output is an output like --output FILE: it may be no input."""
+    data, model = _small_fit(long_file, tmp_path)
     before = {path: _digest(path) for path in (data, model)}
     for target, name in ((data, f"the data file {data}"), (model, f"--model {model}")):
         for output in ([], ["--output", "-"]):
@@ -296,17 +302,13 @@ def test_standard_output_redirected_to_an_input_is_refused(long_file, tmp_path, 
     assert result.returncode == 0, result.stderr
     assert len((tmp_path / "predictions.txt").read_text().splitlines()) == 50
 
+
 def test_a_summary_or_metrics_redirected_to_an_input_are_refused(long_file, tmp_path):
     """``predtron fit data.svm ... >> data.svm`` appended its summary line to the data file, and
     ``evaluate data.svm ... >> data.svm`` (or ``>> model.npz``) its metrics: standard output is refused
     before any work when it is redirected to an input, as predict's predictions are; ``fit --quiet``
     writes nothing there, so it may."""
-    data = tmp_path / "small.svm"
-    data.write_text("".join(long_file.read_text().splitlines(keepends=True)[:50]))
-    model = tmp_path / "m.npz"
-    fitted = subprocess.run([sys.executable, "-m", "predtron", "fit", str(data), "--task", "classify", "--quiet",
-                             "--model", str(model)], env=_env(), capture_output=True, text=True, check=False)
-    assert fitted.returncode == 0, fitted.stderr
+    data, model = _small_fit(long_file, tmp_path)
     before = {path: _digest(path) for path in (data, model)}
     other = tmp_path / "other.npz"
     cases = [(["fit", str(data), "--task", "classify", "--model", str(other)], data, f"the data file {data}",

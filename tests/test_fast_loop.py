@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import ranking_stream
+from conftest import not_ready_at_first, ranking_stream
 
 from predtron import KernelPredtron, Predtron, PredtronLD, PredtronLink
 from predtron.data import make_noisy
@@ -268,21 +268,9 @@ def test_a_scan_hands_the_rest_of_its_pass_to_the_kernel_once_it_is_ready(proble
 
     if not compiled.AVAILABLE:
         pytest.skip("numba is not installed")
-    original = compiled.run_pass
-    asked, handed = [], []
-
-    def not_ready_at_first(*args, **kwargs):
-        if not (args[9] if len(args) > 9 else kwargs.get("ready_only", False)):
-            return None  # every pass begins in NumPy, as while the worker compiles
-        asked.append(1)
-        if len(asked) % 3:
-            return None  # still compiling
-        order, tau0 = args[2], args[8]
-        handed.append((int(order.shape[0]), int(tau0)))
-        return original(*args[:9])
-
+    handed = []
     monkeypatch.setattr(base, "HANDOVER_SECONDS", 0.0)  # ask before every block
-    monkeypatch.setattr(compiled, "run_pass", not_ready_at_first)
+    monkeypatch.setattr(compiled, "run_pass", not_ready_at_first(compiled.run_pass, 3, handed))
     if isinstance(problem, SubsetRanking):
         X, Y = _data(problem)
     else:

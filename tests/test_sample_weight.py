@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import ranking_stream
+from conftest import not_ready_at_first, ranking_stream
 
 import predtron.learners.base as base
 from predtron import KernelPredtron, Predtron, PredtronLD, PredtronLink
@@ -415,24 +415,14 @@ def test_a_weighted_scan_hands_the_rest_of_its_pass_to_the_kernel(problem, monke
     pass, weights and all, to the kernel once it is ready: the fit is the weighted per-example loop's."""
     import predtron.engine as engine
 
-    original = engine.run_pass
-    asked, handed = [], []
-
-    def not_ready_at_first(*args, **kwargs):
-        if not (args[9] if len(args) > 9 else kwargs.get("ready_only", False)):
-            return None  # every pass begins in NumPy, as while the worker compiles
-        asked.append(1)
-        if len(asked) % 2:
-            return None  # still compiling
-        handed.append(int(args[2].shape[0]))  # the rounds still to come (weight 0 left out)
-        return original(*args, **kwargs)
-
+    handed = []
     monkeypatch.setattr(base, "HANDOVER_SECONDS", 0.0)  # ask before every block
-    monkeypatch.setattr(engine, "run_pass", not_ready_at_first)
+    monkeypatch.setattr(engine, "run_pass", not_ready_at_first(engine.run_pass, 2, handed))
     X, Y = _data(problem, n=80)
     weights = _weights(len(Y), seed=4)
     learner = Predtron(problem, eta=0.7, average=True).fit(X, Y, epochs=3, sample_weight=weights)
-    assert handed and all(0 < rest < np.count_nonzero(weights) for rest in handed), handed  # mid-pass
+    # mid-pass, the rounds still to come counted without the instances of weight 0
+    assert handed and all(0 < rest < np.count_nonzero(weights) for rest, _ in handed), handed
     losses, params = _weighted_reference(Predtron(problem, eta=0.7, average=True), X, Y, weights, epochs=3)
     np.testing.assert_allclose(learner.loss_history_, losses, rtol=1e-12, atol=0)
     np.testing.assert_allclose(learner._params, params, rtol=1e-10, atol=1e-12)
