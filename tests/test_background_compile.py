@@ -428,3 +428,47 @@ def test_a_pass_a_call_needs_does_not_wait_behind_one_compiled_ahead_of_need(tmp
     small = tmp_path / "small"
     small.mkdir()
     assert _run(PREEMPTED.replace("sys.argv[1]", "'small'"), small, **env) == ["True", "True", "True", "False"]
+
+
+FORK_FAILS = """
+import os, runpy, sys
+def fork():
+    sys.stdout.write("fork failed\\n")
+    sys.stdout.flush()
+    raise BlockingIOError(11, "Resource temporarily unavailable")
+os.fork = fork
+runpy.run_module("predtron.engine._compile_worker", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the lock of the one speculating worker needs fcntl")
+def test_a_worker_whose_fork_fails_still_compiles_what_calls_need(tmp_path):
+    """A fork refused (no process to spare) ended the worker with its traceback: every request of the
+    process was then answered as failed.  The worker compiles on, nothing more ahead of need, and a
+    speculative request raised by a call is compiled."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
+        env.pop(name, None)
+    signature = jit.encode_signature((numba.float64, numba.float64[::1]))
+    other = jit.encode_signature((numba.float64, numba.float64[:]))
+    worker = subprocess.Popen([sys.executable, "-c", FORK_FAILS], env=env, cwd=str(tmp_path), text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        ahead = {"id": 0, "module": "predtron.engine.scans", "name": "_running_sum", "signature": signature,
+                 "priority": jit.SPECULATIVE, "rank": 0}
+        worker.stdin.write(json.dumps(ahead) + "\n")
+        worker.stdin.flush()
+        assert worker.stdout.readline() == "fork failed\n"  # the speculative compilation could not start
+        needed = {"id": 1, "module": "predtron.engine.scans", "name": "_running_sum", "signature": other,
+                  "priority": 0}
+        worker.stdin.write(json.dumps(needed) + "\n" + json.dumps({"id": 0, "priority": 0}) + "\n")
+        worker.stdin.close()
+        out, err = worker.stdout.read(), worker.stderr.read()
+        worker.wait(timeout=600)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    assert sorted(out.split("\n")[:-1]) == ["ok 0", "ok 1"], (out, err)
+    assert worker.returncode == 0, err
+

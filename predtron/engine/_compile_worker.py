@@ -16,7 +16,7 @@ that rank (the request waits again, for later) or the input ends: a pass kernel 
 never waits behind one nobody needs yet, while a small kernel (whose NumPy twin costs little)
 waits for the child rather than throw its work away.  Of the workers of one numba cache folder,
 only one compiles ahead of need (:class:`_Speculation`); where processes cannot fork, none
-does.
+does, and a worker whose fork fails (no process to spare) stops compiling ahead of need.
 
 It exits at the end of its input (the process that started it has ended or closed the pipe)
 once it has answered the requests a call made, dropping the speculative ones; quietly on an
@@ -110,11 +110,21 @@ class _Speculation:
 
     def __init__(self) -> None:
         self._held: dict = {}  # cache folder -> the open lock file, or None when another worker holds it
+        self.stopped = False
+
+    def stop(self) -> None:
+        """Compile nothing more ahead of need (a fork failed: the machine has no process to spare),
+        and let another worker of these cache folders take their locks."""
+        self.stopped = True
+        for handle in self._held.values():
+            if handle is not None:
+                handle.close()
+        self._held = {}
 
     def allowed(self, request: dict) -> bool:
         from predtron.engine.jit import cache_folder
 
-        if fcntl is None or not hasattr(os, "fork"):  # pragma: no cover - not on POSIX
+        if self.stopped or fcntl is None or not hasattr(os, "fork"):  # a fork failed, or not on POSIX
             return False
         try:
             folder = cache_folder(getattr(importlib.import_module(request["module"]), request["name"]))
@@ -231,7 +241,11 @@ def main() -> int:
                 if candidates:
                     request = min(candidates, key=lambda r: r["id"])
                     state.waiting.remove(request)
-                    state.child = _Child(request)
+                    try:
+                        state.child = _Child(request)
+                    except OSError:  # no process to spare: the request waits for a call to raise it
+                        state.waiting.append(request)
+                        speculation.stop()
     finally:
         if state.child is not None:
             state.child.kill()
