@@ -472,3 +472,17 @@ def test_a_worker_whose_fork_fails_still_compiles_what_calls_need(tmp_path):
     assert sorted(out.split("\n")[:-1]) == ["ok 0", "ok 1"], (out, err)
     assert worker.returncode == 0, err
 
+
+@pytest.mark.parametrize("text", ["[]", "null", '{"pass_multilabel": 3}', '{"pass_binary": [3, [["none"]]]}',
+                                  '{"pass_binary": "abc"}', "{", ""])
+def test_a_damaged_signatures_file_asks_nothing_ahead_and_the_import_works(text, tmp_path, monkeypatch):
+    """run.SIGNATURES_FILE holding JSON of another form ('[]', 'null', a number for a kernel) made
+    prefetch_passes raise AttributeError or TypeError, which failed the import of the learners; it
+    now asks nothing ahead of need, as without the file."""
+    damaged = tmp_path / "pass_signatures.json"
+    damaged.write_text(text)
+    monkeypatch.setattr(run, "SIGNATURES_FILE", damaged)
+    asked: list = []
+    monkeypatch.setattr(jit.Tiered, "prefetch", lambda self, signatures: asked.extend(signatures) or len(signatures))
+    assert run.prefetch_passes() == 0
+    assert asked == []

@@ -76,14 +76,25 @@ def signatures_text(signatures: dict[str, list]) -> str:
     return "{\n" + ",\n".join(kernels) + "\n}\n"
 
 
+def _signatures_asked_ahead() -> dict[str, list]:
+    """:data:`SIGNATURES_FILE` read: the encoded signatures (lists) of each pass kernel by name, or
+    nothing when the file is missing, not JSON, or not of that form (a damaged installation asks
+    nothing ahead of need; its imports still work)."""
+    try:
+        signatures = json.loads(SIGNATURES_FILE.read_text())
+    except (OSError, ValueError):  # an installation without the file: nothing ahead
+        return {}
+    if not isinstance(signatures, dict) or not all(
+            isinstance(sigs, list) and all(isinstance(sig, list) for sig in sigs) for sigs in signatures.values()):
+        return {}
+    return signatures
+
+
 def prefetch_passes() -> int:
     """In a fresh environment, ask the background worker for every pass kernel ahead of need
     (:meth:`~predtron.engine.jit.Tiered.prefetch`, in :data:`PREFETCH_ORDER`); the number of
     requests made (0 when the kernels are cached, or compiled otherwise)."""
-    try:
-        signatures = json.loads(SIGNATURES_FILE.read_text())
-    except (OSError, ValueError):  # pragma: no cover - an installation without the file: nothing ahead
-        return 0
+    signatures = _signatures_asked_ahead()
     return sum(_PASSES[kind].prefetch(signatures.get(_PASSES[kind].kernel.__name__, [])) for kind in PREFETCH_ORDER)
 
 
