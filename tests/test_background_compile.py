@@ -486,3 +486,40 @@ def test_a_damaged_signatures_file_asks_nothing_ahead_and_the_import_works(text,
     monkeypatch.setattr(jit.Tiered, "prefetch", lambda self, signatures: asked.extend(signatures) or len(signatures))
     assert run.prefetch_passes() == 0
     assert asked == []
+
+
+FORKED_AND_ENDED = """
+import os, sys
+from predtron.engine import jit
+import predtron.learners                         # a fresh environment: the worker compiles ahead of need
+print(jit._WORKER._process.pid, flush=True)
+if os.fork() == 0:                               # a child that outlives this process (a daemon, a pool's)
+    sys.stdin.read()                             # until the test lets it go
+    os._exit(0)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="forks; reads /proc")
+def test_a_forked_child_does_not_keep_the_parent_s_worker_compiling_ahead_of_need(tmp_path):
+    """A forked child held the write end of the worker's input: when the parent ended, the worker
+    did not see the end of its input and compiled every kernel asked ahead of need, then waited, for
+    as long as the child lived.  The child lets go of the inherited pipes, and the worker ends with
+    the process that started it."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
+        env.pop(name, None)
+    parent = subprocess.Popen([sys.executable, "-c", FORKED_AND_ENDED], env=env, cwd=str(tmp_path), text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        worker = int(parent.stdout.readline())
+        assert parent.wait(timeout=600) == 0
+        for _ in range(1200):
+            if _gone(worker):
+                break
+            time.sleep(0.05)
+        assert _gone(worker), "the worker outlived the process that started it while its forked child lived"
+    finally:
+        parent.stdin.close()  # the child ends
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()

@@ -246,6 +246,29 @@ class _Worker:
             except OSError:  # pragma: no cover - the pipe is already broken
                 pass
 
+    def let_go(self) -> None:
+        """In a forked child, point the inherited ends of the worker's pipes at the null device: the
+        worker's input then ends when the process that started it ends, not when its last forked
+        child does (until then it went on compiling every kernel asked ahead of need).  The file
+        objects stay valid (whatever a write under way left in their buffers goes to the null
+        device) and nothing is written to the worker."""
+        process = self._process
+        if process is None:
+            return
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+        except OSError:  # pragma: no cover - no null device: the pipes stay as they are
+            return
+        try:
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    try:
+                        os.dup2(null, stream.fileno(), inheritable=False)
+                    except (OSError, ValueError):  # closed already
+                        pass
+        finally:
+            os.close(null)
+
     def answer(self, job: int) -> bool | None:
         """``True`` (compiled into the cache), ``False`` (failed) or ``None`` (not yet)."""
         with self._lock:
@@ -265,9 +288,11 @@ _WORKER = _Worker()
 
 
 def _new_worker_after_fork() -> None:
-    """A forked child gets a worker of its own (the parent's answers reach only the parent)."""
+    """A forked child gets a worker of its own (the parent's answers reach only the parent), and lets
+    go of the parent's (:meth:`_Worker.let_go`)."""
     global _WORKER
-    _WORKER = _Worker()
+    inherited, _WORKER = _WORKER, _Worker()
+    inherited.let_go()
 
 
 class _ForkGuard:
