@@ -523,3 +523,34 @@ def test_a_forked_child_does_not_keep_the_parent_s_worker_compiling_ahead_of_nee
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+INTERRUPTED_START = """
+import threading
+import numpy as np
+from predtron.engine import jit, scans
+real = threading.Thread.start
+def start(self):  # a Ctrl-C just as the worker's reader thread starts (an import interrupted in a notebook)
+    if self.name == "predtron-jit-worker" and not getattr(start, "done", False):
+        start.done = True
+        raise KeyboardInterrupt
+    return real(self)
+threading.Thread.start = start
+v = np.arange(4.0)
+try:
+    scans.running_sum(0.0, v)
+except KeyboardInterrupt:
+    print("interrupted")
+print(scans.running_sum(0.0, v) == 6.0)          # the session goes on and asks again
+readers = [t for t in threading.enumerate() if t.name == "predtron-jit-worker"]
+print(len(readers))                               # someone reads the worker's answers
+print(jit.wait_for_background(timeout=600) if readers else "unread")
+"""
+
+
+def test_a_worker_start_interrupted_before_its_answers_are_read_is_not_used(tmp_path):
+    """An interrupt between the worker's start and its reader thread's left the worker in place with
+    nobody reading its answers: every later request went to it, and wait_for_background (or a call
+    that waits for its kernel) waited for ever.  The worker is then ended and reaped, and the next
+    request starts one whose answers are read."""
+    assert _run(INTERRUPTED_START, tmp_path) == ["interrupted", "True", "1", "True"]

@@ -55,6 +55,7 @@ keeps NumPy throughout and starts no worker.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -210,15 +211,33 @@ class _Worker:
         env["PREDTRON_JIT_BACKGROUND"] = "0"
         flags = ["-P"] if sys.version_info >= (3, 11) else []  # the current folder cannot shadow a module
         try:
-            self._process = subprocess.Popen(
+            process = subprocess.Popen(
                 [sys.executable, *flags, "-c", _BOOT, str(Path(__file__).resolve().parents[1])], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1,
                 start_new_session=True)
         except (OSError, ValueError):
             self.broken = True
             return False
-        threading.Thread(target=self._read, args=(self._process,), name="predtron-jit-worker", daemon=True).start()
+        try:
+            threading.Thread(target=self._read, args=(process,), name="predtron-jit-worker", daemon=True).start()
+        except BaseException as error:  # an interrupt, or no thread to spare, before its answers could be read
+            self._discard(process)
+            if not isinstance(error, Exception):
+                raise  # (the next request starts a worker again)
+            self.broken = True
+            return False
+        self._process = process  # only once its answers are read: a request never waits for an unread answer
         return True
+
+    @staticmethod
+    def _discard(process: subprocess.Popen) -> None:
+        """End a worker whose answers nobody reads, and reap it."""
+        with contextlib.suppress(OSError):
+            process.kill()
+        for stream in (process.stdin, process.stdout):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+        process.wait()
 
     def _read(self, process: subprocess.Popen) -> None:
         try:
