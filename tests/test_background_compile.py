@@ -554,3 +554,33 @@ def test_a_worker_start_interrupted_before_its_answers_are_read_is_not_used(tmp_
     that waits for its kernel) waited for ever.  The worker is then ended and reaped, and the next
     request starts one whose answers are read."""
     assert _run(INTERRUPTED_START, tmp_path) == ["interrupted", "True", "1", "True"]
+
+
+INTERRUPTED_SEND = """
+import numpy as np
+from predtron.engine import jit, scans
+real = jit._Worker._send
+def send(self, message):  # a Ctrl-C just after a request reached the worker, before it was noted
+    sent = real(self, message)
+    if message.get("name") == "_finite_max_abs":
+        jit._Worker._send = real
+        raise KeyboardInterrupt
+    return sent
+jit._Worker._send = send
+v = np.arange(4.0)
+try:
+    scans.finite_max_abs(v)
+except KeyboardInterrupt:
+    print("interrupted")
+scans.running_sum(0.0, v)                         # another kernel, asked next
+job = jit._WORKER._ids[next(key for key in jit._WORKER._ids if key[1] == "_running_sum")]
+print(jit._WORKER.wait(job, timeout=600))
+print(scans.running_sum.ready((0.0, v)))          # its answer is its own
+"""
+
+
+def test_a_request_interrupted_after_it_was_sent_does_not_lend_its_id_to_the_next(tmp_path):
+    """The id of a request was the number of requests noted: one sent but interrupted before it was
+    noted gave its id to the next request too, whose wait then ended with the other kernel's answer
+    (not ready, compiled in the foreground).  Ids are now counted as sent."""
+    assert _run(INTERRUPTED_SEND, tmp_path) == ["interrupted", "True", "True"]

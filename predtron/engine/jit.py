@@ -160,6 +160,7 @@ class _Worker:
         self._lock = threading.Condition()
         self._process: subprocess.Popen | None = None
         self._ids: dict[tuple, int] = {}
+        self._next = 0  # the id of the next request (an id sent is never given again, even if not noted)
         self._priority: dict[int, int] = {}
         self._answers: dict[int, bool] = {}
         self.broken = False
@@ -184,7 +185,7 @@ class _Worker:
                 return job
             if self.broken or not self._start():
                 return None
-            job = len(self._ids)
+            job, self._next = self._next, self._next + 1
             message = {"id": job, "module": module, "name": name, "signature": signature, "priority": int(priority)}
             if rank is not None:
                 message["rank"] = int(rank)
