@@ -584,3 +584,51 @@ def test_a_request_interrupted_after_it_was_sent_does_not_lend_its_id_to_the_nex
     noted gave its id to the next request too, whose wait then ended with the other kernel's answer
     (not ready, compiled in the foreground).  Ids are now counted as sent."""
     assert _run(INTERRUPTED_SEND, tmp_path) == ["interrupted", "True", "True"]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat_file.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/stat").exists(), reason="forks; reads /proc")
+def test_a_terminated_worker_ends_its_speculative_child(tmp_path):
+    """SIGTERM ended the worker at once, and the child compiling ahead of need went on alone (a
+    process nobody waits for, compiling a kernel nobody would ask for); the worker now ends it first."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
+        env.pop(name, None)
+    boot = "import runpy; runpy.run_module('predtron.engine._compile_worker', run_name='__main__', alter_sys=True)"
+    worker = subprocess.Popen([sys.executable, "-c", boot], env=env, cwd=str(tmp_path), text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    child = []
+    try:
+        signatures = json.loads(run.SIGNATURES_FILE.read_text())["pass_multilabel"]
+        for job, signature in enumerate(signatures):  # seconds of compilation each, ahead of need
+            worker.stdin.write(json.dumps({"id": job, "module": "predtron.engine.vectors", "name": "pass_multilabel",
+                                           "signature": signature, "priority": jit.SPECULATIVE, "rank": 1}) + "\n")
+        worker.stdin.flush()
+        for _ in range(1200):
+            child = _children(worker.pid)
+            if child:
+                break
+            time.sleep(0.05)
+        assert child, "no speculative child started"
+        worker.terminate()
+        worker.wait(timeout=600)
+        assert _gone(child[0]), "the speculative child outlived its worker"
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        for pid in child:
+            if not _gone(pid):
+                os.kill(pid, 9)

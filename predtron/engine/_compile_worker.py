@@ -87,6 +87,7 @@ class _Child:
         self.request = request
         self.pid = os.fork()
         if self.pid == 0:  # the child: compile, and leave without the parent's clean-up
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the worker's handler is for the worker)
             os._exit(0 if _compile(request) else 1)
 
     def done(self) -> bool | None:
@@ -187,7 +188,16 @@ def _answer(request: dict, ok: bool) -> None:
     sys.stdout.flush()
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM (``kill``'s default signal): end as on an interrupt, through :func:`main`'s clean-up,
+    which kills the speculative child (by default the signal ended the worker at once and left the
+    child compiling a kernel nobody would ask for)."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> int:
+    with contextlib.suppress(ValueError, OSError):  # (not the main thread: left as it is)
+        signal.signal(signal.SIGTERM, _terminated)
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(NICENESS)
