@@ -357,8 +357,28 @@ def _no_constants(token: str):
     raise ValueError(f"the header holds {token}, which is not a finite number")
 
 
+#: The first bytes of a file :func:`save` writes (an ``.npz`` is a zip archive), and of a lone ``.npy``
+#: array (refused below, naming it).
+_ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+_NPY_SIGNATURE = b"\x93NUMPY"
+
+
+def _check_signature(handle, path: Path) -> None:
+    """Refuse a file that is neither a zip archive nor a ``.npy`` array by its first bytes, before
+    ``numpy.load`` reads it: NumPy takes any other file for a pickle and its error would advise
+    loading it "unsafely" with ``allow_pickle``, which a model file never needs."""
+    start = handle.read(len(_NPY_SIGNATURE))
+    handle.seek(0)
+    if start.startswith(_ZIP_SIGNATURES) or start == _NPY_SIGNATURE:
+        return
+    what = "an empty file" if not start else f"a file beginning with {start[:4]!r}"
+    raise ValueError(f"{path} is not a readable predtron model file: a model file is an .npz (zip) archive, beginning "
+                     f"with b'PK'; got {what}")
+
+
 def _read_archive(handle, path: Path) -> tuple[np.ndarray, dict]:
     """The raw header and the state arrays of an open model file (every entry read, checked as numbers)."""
+    _check_signature(handle, path)
     try:
         archive = np.load(handle, allow_pickle=False)
     except _READ_ERRORS as exc:

@@ -325,6 +325,21 @@ def test_corrupt_files_are_refused_naming_the_file(tmp_path):
         load(tmp_path / "missing.npz")
 
 
+def test_a_file_that_is_not_an_archive_is_refused_without_advice_to_unpickle(tmp_path):
+    # NumPy takes any file that is neither a zip nor a .npy for a pickle: its error advised loading
+    # a damaged or foreign model file "unsafely" with allow_pickle, which a model file never needs.
+    cases = {"text.npz": (b"hello, not a model\n", r"beginning with b'hell'"), "empty.npz": (b"", "an empty file"),
+             "pickle.npz": (b"\x80\x04\x95" + b"\x00" * 20, r"beginning with b'\\x80")}
+    for name, (content, found) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        with pytest.raises(ValueError) as error:
+            load(path)
+        message = str(error.value)
+        assert name in message and "(zip) archive" in message and re.search(found, message), message
+        assert "allow_pickle" not in message and "unsafely" not in message, message
+
+
 def test_tampered_headers_are_refused(tmp_path):
     good, _ = _saved(tmp_path)
     header = _header(good)
