@@ -542,3 +542,30 @@ def test_a_cost_matrix_set_after_fit_takes_effect_at_the_next_fit():
     assert model.decision_function(X).shape == (60, 2)
     model.set_params(cost_matrix=None).fit(X, y)
     np.testing.assert_array_equal(model.predict(X), before)
+
+
+def test_an_ordered_categorical_whose_order_is_not_sorted_is_refused_by_the_ordinal_classifier():
+    # The levels are the sorted labels: an ordered Categorical low < medium < high was learned as
+    # high < low < medium (another problem), silently; now it is refused, naming both orders.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 2))
+    names = np.array(["low", "medium", "high"])[np.digitize(X[:, 0], [-0.5, 0.5])]
+    ordered = pd.Categorical(names, categories=["low", "medium", "high"], ordered=True)
+    model = PredtronOrdinalClassifier(random_state=0, epochs=3)
+    for y in (ordered, pd.Series(ordered, index=np.arange(100, 160))):
+        with pytest.raises(ValueError, match=r"y is an ordered pandas Categorical whose levels run "
+                                             r"\['low', 'medium', 'high'\].*sorting the labels \(\['high', 'low', "
+                                             r"'medium'\].*codes"):
+            model.fit(X, y)
+        with pytest.raises(ValueError, match="y is an ordered pandas Categorical"):
+            clone(model).partial_fit(X, y, classes=["high", "low", "medium"])
+    with pytest.raises(ValueError, match="classes is an ordered pandas Categorical"):
+        clone(model).partial_fit(X, names, classes=pd.Categorical(["low", "medium", "high"], ordered=True,
+                                                                   categories=["low", "medium", "high"]))
+    # An order that is the sorted one, an unordered categorical and the codes are taken as before.
+    sorted_order = pd.Categorical(names, categories=["high", "low", "medium"], ordered=True)
+    assert clone(model).fit(X, sorted_order).classes_.tolist() == ["high", "low", "medium"]
+    assert clone(model).fit(X, pd.Categorical(names)).classes_.tolist() == ["high", "low", "medium"]
+    codes = clone(model).fit(X, ordered.codes)
+    assert codes.classes_.tolist() == [0, 1, 2] and codes.score(X, ordered.codes) > -0.5

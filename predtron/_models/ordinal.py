@@ -9,10 +9,32 @@ from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_score_input, _classes_state, _saved_classes
 from predtron._models.coef import _OrdinalCoefMixin
 from predtron._models.weights import _row_weights, _score_weights
+from predtron._validation import excerpt
 from predtron.persistence import saveable_as
 from predtron.problems import Ordinal
 
 __all__ = ["OrdinalCore"]
+
+
+def _check_level_order(labels, name: str, type_name: str) -> None:
+    """Refuse an ordered pandas categorical ``labels`` whose order of the levels it holds is not their
+    sorted order: the estimator's levels are the sorted distinct labels (``classes_``), so the
+    categorical's own order (``low < medium < high``, sorted ``high, low, medium``) would be lost
+    silently and another problem learned.  Any other labels pass unchanged."""
+    dtype = getattr(labels, "dtype", None)
+    if getattr(dtype, "ordered", None) is not True or not hasattr(dtype, "categories"):
+        return
+    present = set(np.asarray(labels, dtype=object).tolist())
+    order = [level for level in dtype.categories.tolist() if level in present]
+    try:
+        ordered = np.unique(np.asarray(order)).tolist()
+    except TypeError:  # levels that do not sort (a mix of kinds): refused by the label checks
+        return
+    if ordered != order:
+        raise ValueError(f"{name} is an ordered pandas Categorical whose levels run {excerpt(order)}, but "
+                         f"{type_name} orders its levels by sorting the labels ({excerpt(ordered)}), so that order "
+                         f"would be lost; pass the codes ({name}.cat.codes of a Series, {name}.codes of a "
+                         "Categorical) and map the predictions back with the categories")
 
 
 @estimator_params()
@@ -27,7 +49,11 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` and ordered labels ``y`` (``sample_weight``: one non-negative weight per
-        row, as in :meth:`PredtronClassifier.fit`)."""
+        row, as in :meth:`PredtronClassifier.fit`).
+
+        The levels are the sorted distinct labels; an ordered pandas ``Categorical`` whose order
+        is not the sorted one (``low < medium < high``) is refused: pass its codes."""
+        _check_level_order(y, "y", type(self).__name__)
         X, levels = self._fit_classes(X, y, unit="levels")
         weights = _row_weights(sample_weight, X.shape[0], fitting=True)
         X = self._fit_scaler(X)
@@ -43,6 +69,8 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
         ``sample_weight``: one non-negative weight per row, as in :meth:`fit`.
         {partial_scaling}
         """
+        _check_level_order(y, "y", type(self).__name__)
+        _check_level_order(classes, "classes", type(self).__name__)
         first, X, y = self._partial_data(X, y)
         weights = _row_weights(sample_weight, X.shape[0], fitting=False)
         self._partial_classes(classes, first, unit="levels")

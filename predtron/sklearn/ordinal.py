@@ -18,7 +18,9 @@ class PredtronOrdinalClassifier(ClassifierMixin, SklearnAdapter, OrdinalCore):
     """Ordinal regression with the Predtron (:class:`~predtron.problems.Ordinal`).
 
     The sorted distinct labels of ``y`` (numbers, or anything sortable such as ``1..5``
-    stars) are the ordered levels; the loss is the absolute difference of levels.
+    stars) are the ordered levels; the loss is the absolute difference of levels.  An ordered
+    pandas ``Categorical`` whose order differs from the sorted order of its values (``low <
+    medium < high``) is refused rather than re-ordered: pass its codes.
 
     Parameters
     ----------
