@@ -569,3 +569,28 @@ def test_an_ordered_categorical_whose_order_is_not_sorted_is_refused_by_the_ordi
     assert clone(model).fit(X, pd.Categorical(names)).classes_.tolist() == ["high", "low", "medium"]
     codes = clone(model).fit(X, ordered.codes)
     assert codes.classes_.tolist() == [0, 1, 2] and codes.score(X, ordered.codes) > -0.5
+
+
+def test_score_checks_a_cost_matrix_set_after_the_fit_against_the_fitted_classes():
+    # score indexed set_params' cost_matrix by the fitted classes unchecked: a NumPy IndexError for a
+    # smaller matrix, a NaN score for a NaN entry, and a silent score from the corner of a larger one.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    levels, binary = np.digitize(X[:, 0], [-1, 0, 1]), (X[:, 0] > 0).astype(int)
+    four = PredtronClassifier(random_state=0, epochs=3).fit(X, levels)
+    two = PredtronClassifier(random_state=0, epochs=3).fit(X, binary)
+    cases = [
+        (four, levels, [[0, 1], [1, 0]], r"cost_matrix must be \(4, 4\) for the 4 classes of the fit \(classes_\); "
+                                         r"got shape \(2, 2\)"),
+        (two, binary, 1 - np.eye(3), r"cost_matrix must be \(2, 2\) for the 2 classes of the fit \(classes_\); "
+                                     r"got shape \(3, 3\)"),
+        (four, levels, np.where(np.eye(4) > 0, 0.0, np.nan), "cost_matrix must contain only finite values"),
+        (four, levels, "abc", "cost_matrix must be an array of real numbers"),
+        (four, levels, np.eye(4) - 1, "cost_matrix must be non-negative"),
+    ]
+    for model, y, matrix, message in cases:
+        with pytest.raises(ValueError, match=message):
+            clone(model).fit(X, y).set_params(cost_matrix=matrix).score(X, y)
+    # A valid matrix of the fitted classes scores the fitted model with it (as before).
+    assert four.set_params(cost_matrix=1 - np.eye(4)).score(X, levels) == pytest.approx(
+        four.set_params(cost_matrix=None).score(X, levels) - 1)

@@ -85,11 +85,7 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         X, indices = self._fit_classes(X, y)
         weights = _row_weights(sample_weight, X.shape[0], fitting=True)
         if self.cost_matrix is not None:
-            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
-            if shape != (len(self.classes_),) * 2:
-                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
-                                 f"{len(self.classes_)} classes of y; got shape {shape}")
-            check_loss_matrix(self.cost_matrix, "cost_matrix")
+            self._checked_cost_matrix("classes of y")
         if self.reject_cost is not None:
             if np.any(self.classes_ == self.reject_label):
                 raise ValueError(f"reject_label must differ from every class; {self.reject_label!r} is a class of y")
@@ -121,13 +117,22 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
                              "whole training set by fit")
         self._partial_classes(classes, first)
         if first and self.cost_matrix is not None:
-            shape = as_finite_array(self.cost_matrix, "cost_matrix").shape
-            if shape != (len(self.classes_),) * 2:
-                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
-                                 f"{len(self.classes_)} classes; got shape {shape}")
-            check_loss_matrix(self.cost_matrix, "cost_matrix")
+            self._checked_cost_matrix("classes")
         self._partial_pass(first, X, self._encode(self._class_indices(y)), sample_weight=weights)
         return self
+
+    def _checked_cost_matrix(self, classes: str) -> np.ndarray:
+        """``cost_matrix`` as a float array, checked against ``classes_``: one row and column per
+        class, non-negative and finite, a zero in every column (``classes`` names the classes in
+        the message).  ``fit`` and ``partial_fit`` check it before learning, ``score`` before
+        scoring: a matrix given by ``set_params`` after the fit is refused, naming it, rather than
+        indexed by the fitted classes (a NumPy ``IndexError``, or a silent part of a larger matrix)."""
+        k = len(self.classes_)
+        matrix = as_finite_array(self.cost_matrix, "cost_matrix")
+        if matrix.shape != (k, k):
+            raise ValueError(f"cost_matrix must be ({k}, {k}) for the {k} {classes}; got shape {matrix.shape}")
+        check_loss_matrix(self.cost_matrix, "cost_matrix")
+        return np.asarray(matrix, dtype=np.float64)
 
     def _scores(self, X) -> np.ndarray:
         return self.learner_.decision_function(X)
@@ -191,7 +196,8 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
             return self._accuracy(X, y, sample_weight=sample_weight)
         indices, abstain = self._predict_indices(X)
         truth = self._scored_indices(y, np.shape(X)[0], "label")
-        matrix = (1.0 - np.eye(len(self.classes_))) if self.cost_matrix is None else np.asarray(self.cost_matrix)
+        matrix = (1.0 - np.eye(len(self.classes_))) if self.cost_matrix is None \
+            else self._checked_cost_matrix("classes of the fit (classes_)")
         costs = np.where(abstain, float(self.reject_cost or 0.0), matrix[indices, truth])
         return -float(np.average(costs, weights=sample_weight))
 
