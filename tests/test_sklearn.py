@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -594,3 +596,28 @@ def test_score_checks_a_cost_matrix_set_after_the_fit_against_the_fitted_classes
     # A valid matrix of the fitted classes scores the fitted model with it (as before).
     assert four.set_params(cost_matrix=1 - np.eye(4)).score(X, levels) == pytest.approx(
         four.set_params(cost_matrix=None).score(X, levels) - 1)
+
+
+def test_predictions_check_an_abstention_cost_or_label_set_after_the_fit():
+    # predict and score read reject_cost and reject_label unchecked after a fit: a cost of 5 scored
+    # abstentions at 5, a label that is a class made abstentions read as that class, a list or a
+    # cost that is not a number raised NumPy's own errors.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = PredtronClassifier(reject_cost=0.3, random_state=0, epochs=3).fit(X, y)
+    cases = [
+        ({"reject_cost": 5}, r"reject_cost must be in \(0, 1\).*got 5"),
+        ({"reject_cost": "x"}, "reject_cost must be a real number; got 'x'"),
+        ({"reject_label": 1}, "reject_label must differ from every class; 1 is a class of y"),
+        ({"reject_label": [1, 2]}, r"reject_label must be one label.*got list: \[1, 2\]"),
+        ({"reject_label": np.nan}, "reject_label must be a finite number or a string"),
+    ]
+    for params, message in cases:
+        changed = copy.deepcopy(model).set_params(**params)
+        for call in (lambda m: m.predict(X), lambda m: m.score(X, y)):
+            with pytest.raises(ValueError, match=message):
+                call(changed)
+    # A valid label or cost set after the fit is used with the fitted threshold (as before).
+    relabelled = copy.deepcopy(model).set_params(reject_label="unsure").predict(X)
+    assert np.array_equal(relabelled == "unsure", model.predict(X) == -1)

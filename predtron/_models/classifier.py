@@ -87,8 +87,7 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         if self.cost_matrix is not None:
             self._checked_cost_matrix("classes of y")
         if self.reject_cost is not None:
-            if np.any(self.classes_ == self.reject_label):
-                raise ValueError(f"reject_label must differ from every class; {self.reject_label!r} is a class of y")
+            self._check_reject_label()
         X = self._fit_scaler(X)
         problem = self._problem()
         target = self._encode(indices, self._binary_params())  # the problem of this fit, not of an earlier one
@@ -165,9 +164,25 @@ class ClassifierCore(_LinearCoefMixin, EstimatorCore):
         sorted_gap = gap[order]
         return float(sorted_gap[j - 1] + (sorted_gap[j] - sorted_gap[j - 1]) / 2) if j < len(gap) else np.inf
 
+    def _check_reject_label(self) -> None:
+        """``reject_label`` is none of ``classes_`` (an abstention would read as that class)."""
+        if np.any(self.classes_ == self.reject_label):
+            raise ValueError(f"reject_label must differ from every class; {self.reject_label!r} is a class of y")
+
+    def _check_reject(self) -> None:
+        """``reject_cost`` and ``reject_label`` as ``fit`` checks them, for the predictions of a fitted
+        model: values given by ``set_params`` after the fit are refused, naming them, rather than
+        used (an abstention cost of 5 in the score, a label that is a class or a list in the
+        predictions, or NumPy's error for a cost that is not a number)."""
+        _reject_cost(self.reject_cost, "reject_cost")
+        _reject_label(self.reject_label, "reject_label")
+        self._check_reject_label()
+
     def _predict_indices(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Class indices and the abstention mask."""
         self._check_fitted()
+        if self.reject_cost is not None:
+            self._check_reject()
         T = self._scores(self._validate_X(X, reset=False))
         indices = self._decode(self.learner_.problem.batch_pred(T))
         abstain = (self._gap(T) < self._threshold()) if self.reject_cost is not None else np.zeros(len(T), dtype=bool)
