@@ -621,3 +621,19 @@ def test_predictions_check_an_abstention_cost_or_label_set_after_the_fit():
     # A valid label or cost set after the fit is used with the fitted threshold (as before).
     relabelled = copy.deepcopy(model).set_params(reject_label="unsure").predict(X)
     assert np.array_equal(relabelled == "unsure", model.predict(X) == -1)
+
+
+def test_the_multilabel_classifier_refuses_label_sets_naming_the_indicator_matrix_it_takes():
+    # Label sets ([[0, 2], [1]], or sets) were refused with the class labels' message, "y must hold
+    # finite numbers or strings as classes": the wrong expectation for a multilabel target.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3, 2))
+    model = PredtronMultilabelClassifier(random_state=0, epochs=2)
+    for y, found in (([[0, 2], [1], [2]], "rows of different lengths"), ([{0, 2}, {1}, {2}], "sets"),
+                     (np.array([[0, 2], [1], [2]], dtype=object), "rows of different lengths")):
+        for fit in (model.fit, model.partial_fit):
+            with pytest.raises(ValueError, match=rf"y must be a 2-D 0/1 indicator matrix .*got label sets \({found}: "
+                                                 r".*MultiLabelBinarizer\(\)\.fit_transform\(y\)"):
+                fit(X, y)
+    # An indicator matrix given as a list of equal rows is taken as before.
+    assert model.fit(X, [[0, 1], [1, 0], [1, 1]]).n_labels_ == 2

@@ -66,6 +66,26 @@ def _target_array(Y) -> np.ndarray:
     return Y.toarray() if sp.issparse(Y) else np.asarray(Y)
 
 
+def _refuse_label_sets(y) -> None:
+    """Refuse label sets (``[[0, 2], [1]]``, sets, rows of different lengths), naming the indicator
+    matrix the estimator takes and how to make one, before the shared label checks (whose message,
+    for rows that are not numbers, speaks of class labels)."""
+    if isinstance(y, np.ndarray):
+        if y.dtype.kind != "O" or y.ndim != 1:
+            return
+    elif not isinstance(y, (list, tuple)):
+        return
+    rows = list(y)
+    sets = any(isinstance(row, (set, frozenset)) for row in rows)
+    ragged = bool(rows) and all(isinstance(row, (list, tuple, np.ndarray)) for row in rows) \
+        and len({len(row) for row in rows}) > 1
+    if sets or ragged:
+        raise ValueError(f"y must be a 2-D 0/1 indicator matrix of shape (n_samples, n_labels), one column per "
+                         f"label; got label sets ({'sets' if sets else 'rows of different lengths'}: "
+                         f"{excerpt(rows)}): sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y) makes the "
+                         f"indicator matrix from them")
+
+
 def _check_indicator(Y: np.ndarray) -> np.ndarray:
     """The target of ``fit``/``partial_fit``: a 2-D 0/1 indicator matrix, as int64; a 1-D ``y``
     (class labels) is refused, naming what to pass instead."""
@@ -123,6 +143,7 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
         non-negative weight per row, as in :meth:`PredtronClassifier.fit`.
         """
         self._validate_params()
+        _refuse_label_sets(y)
         _check_input(X, y, fitting=True, type_name=type(self).__name__)
         X, Y = self._validate_data(X, y, reset=True, multi_output=True)
         Y = _target_array(Y)
@@ -163,6 +184,7 @@ class MultilabelCore(_LinearCoefMixin, EstimatorCore):
         model unchanged).
         {partial_scaling}
         """
+        _refuse_label_sets(y)
         first, X, Y = self._partial_data(X, y, multi_output=True, y_numeric=False)
         Y = _target_array(Y)
         self._check_targets(Y)
