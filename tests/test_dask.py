@@ -824,3 +824,25 @@ def test_command_line_mixing_rounds(client, tmp_path, capsys):
     assert main(["fit", str(train), "--task", "classify", "--model", str(tmp_path / "x.npz"), "--mixing-rounds",
                  "2"]) == 1
     assert "--mixing-rounds applies to a fit on a Dask cluster" in capsys.readouterr().err
+
+
+def test_an_ordered_categorical_dask_y_whose_order_is_not_sorted_is_refused_by_the_ordinal_fit():
+    """A dask series of ordered categories low < medium < high was fitted with the levels sorted
+    (high < low < medium), silently, as the local fit did: it is refused before the shards, naming both
+    orders, with known and with unknown categories; the codes fit."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, _ = _data(7, n=60, p=2)
+    names = np.array(["low", "medium", "high"])[np.digitize(X[:, 0], np.quantile(X[:, 0], [1 / 3, 2 / 3]))]
+    y = pd.Series(pd.Categorical(names, categories=["low", "medium", "high"], ordered=True))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        Xd = dd.from_pandas(pd.DataFrame(X, columns=["a", "b"]), npartitions=2)
+        known = dd.from_pandas(y, npartitions=2)
+        for yd in (known, known.cat.as_unknown()):
+            with pytest.raises(ValueError, match=r"y is an ordered pandas Categorical whose levels run \['low', "
+                                                 r"'medium', 'high'\].*DaskPredtronOrdinalClassifier"):
+                DaskPredtronOrdinalClassifier(random_state=0, epochs=2, client=c).fit(Xd, yd)
+        codes = DaskPredtronOrdinalClassifier(random_state=0, epochs=2, client=c).fit(Xd, known.cat.codes)
+        assert codes.classes_.tolist() == [0, 1, 2]

@@ -16,16 +16,19 @@ from predtron.problems import Ordinal
 __all__ = ["OrdinalCore"]
 
 
-def _check_level_order(labels, name: str, type_name: str) -> None:
+def check_level_order(labels, name: str, type_name: str, *, every_category: bool = False) -> None:
     """Refuse an ordered pandas categorical ``labels`` whose order of the levels it holds is not their
     sorted order: the estimator's levels are the sorted distinct labels (``classes_``), so the
     categorical's own order (``low < medium < high``, sorted ``high, low, medium``) would be lost
-    silently and another problem learned.  Any other labels pass unchanged."""
+    silently and another problem learned.  Any other labels pass unchanged.
+
+    ``every_category``: compare the order of all the categories, not only of those ``labels``
+    holds (for a dask series, whose values are not in memory: :mod:`predtron.dask`)."""
     dtype = getattr(labels, "dtype", None)
     if getattr(dtype, "ordered", None) is not True or not hasattr(dtype, "categories"):
         return
-    present = set(np.asarray(labels, dtype=object).tolist())
-    order = [level for level in dtype.categories.tolist() if level in present]
+    present = None if every_category else set(np.asarray(labels, dtype=object).tolist())
+    order = [level for level in dtype.categories.tolist() if present is None or level in present]
     try:
         ordered = np.unique(np.asarray(order)).tolist()
     except TypeError:  # levels that do not sort (a mix of kinds): refused by the label checks
@@ -53,7 +56,7 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
 
         The levels are the sorted distinct labels; an ordered pandas ``Categorical`` whose order
         is not the sorted one (``low < medium < high``) is refused: pass its codes."""
-        _check_level_order(y, "y", type(self).__name__)
+        check_level_order(y, "y", type(self).__name__)
         X, levels = self._fit_classes(X, y, unit="levels")
         weights = _row_weights(sample_weight, X.shape[0], fitting=True)
         X = self._fit_scaler(X)
@@ -69,8 +72,8 @@ class OrdinalCore(_OrdinalCoefMixin, EstimatorCore):
         ``sample_weight``: one non-negative weight per row, as in :meth:`fit`.
         {partial_scaling}
         """
-        _check_level_order(y, "y", type(self).__name__)
-        _check_level_order(classes, "classes", type(self).__name__)
+        check_level_order(y, "y", type(self).__name__)
+        check_level_order(classes, "classes", type(self).__name__)
         first, X, y = self._partial_data(X, y)
         weights = _row_weights(sample_weight, X.shape[0], fitting=False)
         self._partial_classes(classes, first, unit="levels")

@@ -57,6 +57,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from predtron._files import folders_made
+from predtron._models.ordinal import check_level_order
 from predtron._seal import check_folder
 from predtron._state import State
 from predtron._validation import (
@@ -606,6 +607,7 @@ class _DaskPredtron(BaseEstimator):
                 raise ValueError(f"{type(self).__name__} requires y to be passed with a dask X")
             if issubclass(self._local_class, PredtronRanker):
                 check_query_keywords(qid, group)
+            local._check_label_order(y)
             raw = _array_shards(client, X, y, qid=qid, group=group)
         else:
             raise TypeError(f"X must be a dask array or dataframe, or a list of file paths; got {type(X).__name__}"
@@ -846,6 +848,10 @@ class _LocalMixin:
         y = np.asarray(y)
         return y[:, 0] if y.ndim == 2 and y.shape[1] == 1 and not self._multi_output else y
 
+    def _check_label_order(self, y) -> None:
+        """Refuse a ``y`` whose own order the fit would lose (the ordinal levels), before it is sharded."""
+        return None
+
     def _check_extra(self) -> None:
         if getattr(self, "reject_cost", None) is not None:
             raise ValueError("reject_cost is not supported by the Dask estimators (its threshold is fitted on the "
@@ -878,6 +884,14 @@ class _LocalMixin:
 
 
 class _LocalOrdinal(_LocalMixin):
+    def _check_label_order(self, y) -> None:
+        """An ordered categorical dask ``y`` whose categories are not in sorted order is refused, as by
+        the local ``fit`` (its categories made known first: a computation of the column)."""
+        if getattr(getattr(y, "dtype", None), "ordered", None) is True and hasattr(y, "cat") \
+                and not getattr(y.cat, "known", True):
+            y = y.cat.as_known()
+        check_level_order(y, "y", "DaskPredtronOrdinalClassifier", every_category=True)
+
     def _target(self, X, y, qid, group):
         return self._indices(y), {}
 
