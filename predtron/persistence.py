@@ -284,6 +284,25 @@ def _check_path(path, for_writing: bool = False) -> Path:
     return Path(path)
 
 
+def _check_notes(notes) -> dict:
+    """``notes`` of :func:`save`: a dict of plain JSON values that :func:`load` gives back unchanged
+    (string keys; no NaN, array, tuple or object; not nested too deeply to write), checked before
+    anything is written; the error names ``notes``."""
+    if not isinstance(notes, dict):
+        raise TypeError(f"notes must be a dict of plain JSON values; got {type(notes).__name__}")
+    try:
+        same = json.loads(json.dumps(notes, allow_nan=False)) == notes
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"notes must be a dict of plain JSON values (strings, finite numbers, booleans, None, "
+                         f"lists and dicts); got {excerpt(notes)} ({exc})") from None
+    except RecursionError:
+        raise ValueError("notes must be a dict of plain JSON values; got one nested too deeply to write") from None
+    if not same:
+        raise ValueError(f"notes must be plain JSON that load gives back unchanged (string keys, lists rather than "
+                         f"tuples); got {excerpt(notes)}")
+    return notes
+
+
 def save(learner, path, *, notes: dict | None = None) -> Path:
     """Write a fitted learner to ``path`` (a ``.npz`` file).
 
@@ -322,9 +341,7 @@ def save(learner, path, *, notes: dict | None = None) -> Path:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"cannot save learner: a value is not plain JSON ({exc})") from None
     if notes is not None:
-        if not isinstance(notes, dict):
-            raise TypeError(f"notes must be a dict of plain JSON values; got {type(notes).__name__}")
-        header["notes"] = notes
+        header["notes"] = _check_notes(notes)
     try:
         text = json.dumps(header, allow_nan=False)
     except (TypeError, ValueError) as exc:

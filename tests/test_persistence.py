@@ -340,6 +340,27 @@ def test_a_file_that_is_not_an_archive_is_refused_without_advice_to_unpickle(tmp
         assert "allow_pickle" not in message and "unsafely" not in message, message
 
 
+def test_notes_that_are_not_plain_json_are_refused_naming_notes(tmp_path):
+    # save refused NaN or an array in notes as "cannot save learner: a value is not plain JSON" (not
+    # naming notes), raised a RecursionError for deeply nested notes, and wrote int keys that load
+    # gave back as strings.
+    model = PredtronClassifier(random_state=0, epochs=2).fit([[0.0], [1.0], [2.0], [3.0]], [0, 1, 0, 1])
+    deep: dict = {}
+    for _ in range(5000):
+        deep = {"a": deep}
+    cases = [({"a": float("nan")}, r"notes must be a dict of plain JSON values .*got \{'a': nan\}"),
+             ({"a": np.arange(3)}, r"notes must be a dict of plain JSON values .*got \{'a': array"),
+             (deep, "notes must be a dict of plain JSON values; got one nested too deeply to write"),
+             ({1: 2}, r"notes must be plain JSON that load gives back unchanged .*got \{1: 2\}"),
+             ({"a": (1, 2)}, "notes must be plain JSON that load gives back unchanged")]
+    for notes, message in cases:
+        with pytest.raises(ValueError, match=message):
+            save(model, tmp_path / "m.npz", notes=notes)
+        assert not (tmp_path / "m.npz").exists()
+    save(model, tmp_path / "m.npz", notes={"reader": {"zero_based": False, "names": ["a", "b"]}, "n": 1.5})
+    assert load(tmp_path / "m.npz", notes=True)[1] == {"reader": {"zero_based": False, "names": ["a", "b"]}, "n": 1.5}
+
+
 def test_tampered_headers_are_refused(tmp_path):
     good, _ = _saved(tmp_path)
     header = _header(good)
