@@ -846,3 +846,21 @@ def test_an_ordered_categorical_dask_y_whose_order_is_not_sorted_is_refused_by_t
                 DaskPredtronOrdinalClassifier(random_state=0, epochs=2, client=c).fit(Xd, yd)
         codes = DaskPredtronOrdinalClassifier(random_state=0, epochs=2, client=c).fit(Xd, known.cat.codes)
         assert codes.classes_.tolist() == [0, 1, 2]
+
+
+def test_a_cost_matrix_that_is_not_a_matrix_is_refused_by_the_dask_fit_as_by_the_local_fit():
+    """A ragged cost_matrix raised NumPy's 'setting an array element with a sequence' from the Dask fit,
+    and a string was 'got shape ()': the Dask fit now checks it with the local fit's check and messages."""
+    X, scores = _data(8, n=60, p=3)
+    y = np.argmax(scores[:, :2], axis=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        Xd, yd = da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30)
+        for matrix in ([[0, 1], [1]], "ab", [[0, np.nan], [1, 0]], [[0, 1, 1], [1, 0, 1], [1, 1, 0]]):
+            with pytest.raises(ValueError) as local:
+                PredtronClassifier(cost_matrix=matrix, epochs=2).fit(X, y)
+            with pytest.raises(ValueError) as distributed_fit:
+                DaskPredtronClassifier(cost_matrix=matrix, epochs=2, client=c).fit(Xd, yd)
+            assert str(distributed_fit.value) == str(local.value)
+            assert str(local.value).startswith("cost_matrix ")

@@ -77,7 +77,6 @@ from predtron.data import load_arff, load_letor, load_svmlight
 from predtron.data.opening import DECOMPRESSION_ERRORS, open_binary
 from predtron.mixing import check_checkpoint_folder, read_checkpoint, write_checkpoint
 from predtron.persistence import saveable
-from predtron.problems.general import check_loss_matrix
 from predtron.sklearn import (
     FitStatistics,
     PredtronClassifier,
@@ -868,12 +867,8 @@ class _LocalMixin:
         self.classes_ = np.unique(np.concatenate(summaries))
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold at least 2 classes to learn from; got 1 class ({excerpt(self.classes_)})")
-        if getattr(self, "cost_matrix", None) is not None:
-            shape = np.shape(self.cost_matrix)
-            if shape != (len(self.classes_),) * 2:
-                raise ValueError(f"cost_matrix must be ({len(self.classes_)}, {len(self.classes_)}) for the "
-                                 f"{len(self.classes_)} classes of y; got shape {shape}")
-            check_loss_matrix(self.cost_matrix, "cost_matrix")
+        if getattr(self, "cost_matrix", None) is not None:  # the local fit's check and messages
+            self._checked_cost_matrix("classes of y")
 
     def _indices(self, y) -> np.ndarray:
         y = np.asarray(y)
