@@ -199,6 +199,16 @@ def _raise_not_finite(arr: np.ndarray, name: str) -> None:
     raise ValueError(f"{name} must contain only finite values; found {bad} NaN or infinite{at}")
 
 
+def _raise_not_finite_sparse(X: sp.csr_matrix, name: str) -> None:
+    """As :func:`_raise_not_finite` for a canonical CSR matrix: the first non-finite entry named by its
+    ``(row, column)`` in the matrix, not by its place among the stored values."""
+    bad = np.flatnonzero(~np.isfinite(X.data))
+    first = int(bad[0])
+    row = int(np.searchsorted(X.indptr, first, side="right") - 1)
+    raise ValueError(f"{name} must contain only finite values; found {len(bad)} NaN or infinite (first at index "
+                     f"{(row, int(X.indices[first]))})")
+
+
 def _scan(values: np.ndarray) -> tuple[bool, float]:
     """``(all finite, largest magnitude)`` of a float array, in one pass
     available (:func:`predtron.engine.finite_max_abs`) for float64, else with NumPy reductions."""
@@ -288,7 +298,7 @@ def check_matrix(X, name: str = "X", *, accept_sparse: bool = False, min_rows: i
             X.sort_indices()
         finite, top = _scan(X.data)
         if not finite:
-            _raise_not_finite(X.data, name)
+            _raise_not_finite_sparse(X, name)
         _check_magnitude(X.data, name, top=top)
     else:
         X = as_finite_array(X, name, check=False)

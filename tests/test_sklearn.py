@@ -637,3 +637,14 @@ def test_the_multilabel_classifier_refuses_label_sets_naming_the_indicator_matri
                 fit(X, y)
     # An indicator matrix given as a list of equal rows is taken as before.
     assert model.fit(X, [[0, 1], [1, 0], [1, 1]]).n_labels_ == 2
+
+
+def test_a_nan_in_a_sparse_x_is_named_by_its_row_and_column():
+    # A NaN stored in a sparse X was reported "first at index 5", its place among the stored values,
+    # which names no entry of X; a dense X names (row, column).
+    X = np.zeros((4, 3))
+    X[0, 0], X[1, 2], X[2, 1], X[3, 2] = 1.0, 2.0, np.nan, np.inf
+    for matrix in (X, sp.csr_matrix(X), sp.csc_matrix(X), sp.coo_array(X)):
+        with pytest.raises(ValueError, match=r"X must contain only finite values; found 2 NaN or infinite "
+                                             r"\(first at index \(2, 1\)\)"):
+            PredtronClassifier().fit(matrix, [0, 1, 0, 1])
