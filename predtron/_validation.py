@@ -285,6 +285,9 @@ def check_matrix(X, name: str = "X", *, accept_sparse: bool = False, min_rows: i
                              "(convert it with .toarray())")
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D; got a sparse matrix with shape {X.shape}")
+        if X.dtype.kind == "c":  # what came: the matrix and its stored values, not an empty array of its dtype
+            raise ValueError(f"{name} must hold real numbers (Complex data not supported); got a sparse {X.format} "
+                             f"matrix of shape {X.shape} with complex values (stored: {excerpt(X.tocoo().data)})")
         error = _real_dtype_error(np.empty(0, dtype=X.dtype), name)
         if error is not None:
             raise error

@@ -648,3 +648,12 @@ def test_a_nan_in_a_sparse_x_is_named_by_its_row_and_column():
         with pytest.raises(ValueError, match=r"X must contain only finite values; found 2 NaN or infinite "
                                              r"\(first at index \(2, 1\)\)"):
             PredtronClassifier().fit(matrix, [0, 1, 0, 1])
+
+
+def test_a_complex_sparse_x_is_refused_showing_its_values():
+    # A complex sparse X was refused as "got complex values (array of shape (0,) and dtype complex128: [])",
+    # an empty array that is not what came.
+    X = sp.csr_matrix(np.array([[1 + 2j, 0], [0, 3 + 0j]]))
+    with pytest.raises(ValueError, match=r"X must hold real numbers \(Complex data not supported\); got a sparse "
+                                         r"csr matrix of shape \(2, 2\) with complex values \(stored: .*1\.\+2\.j"):
+        PredtronClassifier().fit(X, [0, 1])
