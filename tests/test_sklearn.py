@@ -657,3 +657,24 @@ def test_a_complex_sparse_x_is_refused_showing_its_values():
     with pytest.raises(ValueError, match=r"X must hold real numbers \(Complex data not supported\); got a sparse "
                                          r"csr matrix of shape \(2, 2\) with complex values \(stored: .*1\.\+2\.j"):
         PredtronClassifier().fit(X, [0, 1])
+
+
+@pytest.mark.parametrize("make, y", [
+    (lambda: PredtronClassifier(random_state=0, epochs=2), lambda X: (X[:, 0] > 0).astype(int)),
+    (lambda: PredtronOrdinalClassifier(random_state=0, epochs=2), lambda X: np.digitize(X[:, 0], [-1, 0, 1])),
+    (lambda: PredtronMultilabelClassifier(random_state=0, epochs=2), lambda X: (X > 0).astype(int)),
+])
+def test_partial_fit_continues_the_fitted_intercept_after_set_params(make, y):
+    # partial_fit continues the fitted learner with its own parameters (average, eta_, update...),
+    # but built its inputs from the estimator's fit_intercept: set to False after a fit, the learner
+    # kept predicting with its intercept and stopped updating it, a model of neither setting.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    target = y(X)
+    kept = make().fit(X, target).partial_fit(X, target)
+    changed = make().fit(X, target)
+    changed.set_params(fit_intercept=False).partial_fit(X, target)
+    assert np.array_equal(changed.decision_function(X), kept.decision_function(X))
+    assert np.array_equal(changed.intercept_, kept.intercept_)
+    # The next fit takes the new setting.
+    assert changed.fit(X, target).learner_.fit_intercept is False

@@ -482,8 +482,8 @@ class EstimatorCore(Params):
         problem = self.learner_.problem
         if offsets is not None:
             inputs = DocumentInputs(_canonical(X), offsets)
-        else:
-            inputs = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
+        else:  # the intercept of the learner being continued (a fit_intercept set since is for the next fit)
+            inputs = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.learner_.fit_intercept))
         weights = _weights(sample_weight, inputs.n)  # one per instance (per query, for ranking)
         self.learner_.partial_fit_inputs(inputs, problem.check_labels(target, inputs), **weights)
 
