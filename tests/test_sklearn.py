@@ -678,3 +678,22 @@ def test_partial_fit_continues_the_fitted_intercept_after_set_params(make, y):
     assert np.array_equal(changed.intercept_, kept.intercept_)
     # The next fit takes the new setting.
     assert changed.fit(X, target).learner_.fit_intercept is False
+
+
+def test_k_and_beta_of_the_multilabel_classifier_are_checked_whatever_the_loss():
+    # k and beta had no checker: a k or beta that is not a number was kept silently by a fit whose loss
+    # does not read it (and surfaced, or not, at a later set_params(loss=...)).
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    Y = (X > 0).astype(int)
+    for params, message in (({"k": "zz"}, "k must be an integer >= 1; got 'zz'"),
+                            ({"k": 0}, "k must be an integer >= 1; got 0"),
+                            ({"beta": "zz"}, "beta must be a real number; got 'zz'"),
+                            ({"beta": -1.0}, r"beta must be finite and > 0; got -1\.0")):
+        for loss in ("hamming", "f1"):
+            model = PredtronMultilabelClassifier(loss=loss, epochs=2, **params)
+            for call in (lambda m: m.fit(X, Y), lambda m: m.partial_fit(X, Y)):
+                with pytest.raises(ValueError, match=message):
+                    call(clone(model))
+    # Valid values a loss does not read are accepted, as before.
+    assert PredtronMultilabelClassifier(loss="hamming", k=2, beta=0.5, epochs=2).fit(X, Y).n_labels_ == 3

@@ -10,7 +10,7 @@ from predtron._models.base import EstimatorCore, estimator_params
 from predtron._models.checks import _check_input, _check_score_input, _Count, _saved_classes
 from predtron._models.coef import _LinearCoefMixin
 from predtron._models.weights import _row_weights, _score_weights
-from predtron._validation import MAX_DENSE_ENTRIES, check_choice, excerpt
+from predtron._validation import MAX_DENSE_ENTRIES, check_choice, check_int, check_positive, excerpt
 from predtron.persistence import saveable_as
 from predtron.problems import Binary, Multiclass, Multilabel
 from predtron.problems.multilabel import LOSSES as MULTILABEL_LOSSES
@@ -105,8 +105,21 @@ def _check_indicator(Y: np.ndarray) -> np.ndarray:
     return Y.astype(np.int64)
 
 
+def _k(value, name: str) -> None:
+    """``None``, or a number of labels (``>= 1``; at most ``n_labels_``, which the problem checks)."""
+    if value is not None:
+        check_int(value, name, minimum=1)
+
+
+def _beta(value, name: str) -> None:
+    """A finite positive weight of recall in the F-beta loss."""
+    check_positive(value, name)
+
+
+# k and beta are checked whatever the loss: a value that is not a number is refused even where the
+# loss does not read it (it was kept silently, and took effect, or failed, at a later set_params(loss=...)).
 @estimator_params({"loss": "hamming", "k": None, "beta": 1.0, "tol": 1e-2},
-                  {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": None, "beta": None})
+                  {"loss": lambda v, n: check_choice(v, n, MULTILABEL_LOSSES), "k": _k, "beta": _beta})
 @saveable_as("PredtronMultilabelClassifier")
 class MultilabelCore(_LinearCoefMixin, EstimatorCore):
     """The rules of :class:`~predtron.sklearn.PredtronMultilabelClassifier` without scikit-learn (its parameters,
