@@ -864,3 +864,25 @@ def test_a_cost_matrix_that_is_not_a_matrix_is_refused_by_the_dask_fit_as_by_the
                 DaskPredtronClassifier(cost_matrix=matrix, epochs=2, client=c).fit(Xd, yd)
             assert str(distributed_fit.value) == str(local.value)
             assert str(local.value).startswith("cost_matrix ")
+
+
+def test_file_options_are_checked_before_any_file_is_read(tmp_path):
+    """file_options that is not a dict raised Python's 'cannot convert dictionary update sequence element',
+    and a key the reader does not take raised the reader's own TypeError from a worker: both are refused
+    before any read, naming file_options and the reader's options."""
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:0.5 3:1\n-1 2:1\n1 1:2\n-1 3:0.5\n")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        model = DaskPredtronClassifier(epochs=2, client=c)
+        with pytest.raises(TypeError, match=r"file_options must be a dict of keyword arguments of "
+                                            r"predtron\.data\.load_svmlight; got list: \[1\]"):
+            model.fit([str(path)], file_options=[1])
+        with pytest.raises(TypeError, match=r"file_options holds \['bogus'\], which predtron\.data\.load_svmlight "
+                                            r"does not take; its options are \[.*'n_features'"):
+            model.fit([str(path)], file_options={"bogus": 1})
+        with pytest.raises(TypeError, match=r"which predtron\.data\.iter_svmlight does not take"):
+            DaskPredtronClassifier(epochs=2, shuffle=False, client=c).fit([str(path)], file_options={"bogus": 1},
+                                                                          stream=True)
+        assert model.fit([str(path)], file_options={"n_features": 4, "chunk_rows": 2}).n_features_in_ == 4

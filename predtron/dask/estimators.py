@@ -262,6 +262,30 @@ def _read_file(path, kind: str, options: dict):
     return data.X, data.y, None, None
 
 
+def _check_file_options(file_options, kind: str, stream: bool) -> dict:
+    """``file_options`` of a fit on files as a new dict: ``None``, or a dict of keyword arguments of
+    the reader of ``kind`` (the streaming reader with ``stream``; ``chunk_rows`` is accepted by
+    both), checked before any file is read, naming the argument (a key the reader does not take
+    raised the reader's own ``TypeError`` on a worker, a list Python's error on a dict update)."""
+    if file_options is None:
+        return {}
+    readers = {"svmlight": ("load_svmlight", "iter_svmlight"), "letor": ("load_letor", "iter_letor"),
+               "arff": ("load_arff", "iter_arff")}
+    name = readers[kind][1 if stream else 0]
+    if not isinstance(file_options, dict):
+        raise TypeError(f"file_options must be a dict of keyword arguments of predtron.data.{name}; got "
+                        f"{type(file_options).__name__}: {excerpt(file_options)}")
+    import predtron.data
+
+    taken = set(inspect.signature(getattr(predtron.data, name)).parameters) - {"path", "cache", "on_progress"}
+    taken.add("chunk_rows")  # a streamed read's option, which the in-memory fit ignores
+    unknown = sorted(str(key) for key in file_options if key not in taken)
+    if unknown:
+        raise TypeError(f"file_options holds {excerpt(unknown)}, which predtron.data.{name} does not take; its "
+                        f"options are {sorted(taken)}")
+    return dict(file_options)
+
+
 def _file_shards(client, files, kind: str, options: dict) -> list:
     return [client.submit(_read_file, str(f), kind, options, pure=False) for f in files]
 
@@ -595,7 +619,7 @@ class _DaskPredtron(BaseEstimator):
         if files:
             if y is not None or qid is not None or group is not None:
                 raise ValueError("fit on files reads the labels (and queries) from the files; pass y=None")
-            options = dict(file_options or {})
+            options = _check_file_options(file_options, self._file_kind, stream)
             if stream:
                 raw = _stream_shards(X, self._file_kind, options, cache)
             else:
