@@ -697,3 +697,14 @@ def test_k_and_beta_of_the_multilabel_classifier_are_checked_whatever_the_loss()
                     call(clone(model))
     # Valid values a loss does not read are accepted, as before.
     assert PredtronMultilabelClassifier(loss="hamming", k=2, beta=0.5, epochs=2).fit(X, Y).n_labels_ == 3
+
+
+def test_a_relevance_grade_refused_by_the_ranker_is_shown_as_the_number_it_is():
+    # The refused grade was shown as its NumPy repr, "got np.float64(1.5)", "got np.int64(-1)": the value
+    # the user gave is 1.5 or -1.
+    X = np.arange(8.0).reshape(4, 2)
+    ranker = PredtronRanker(epochs=2)
+    for y, message in (([0, 1.5, 1, 0], r"must contain integer relevance grades; got 1\.5$"),
+                       ([0, -1, 1, 0], "must contain relevance grades >= 0; got -1$")):
+        with pytest.raises(ValueError, match=message):
+            ranker.fit(X, y, group=[2, 2])

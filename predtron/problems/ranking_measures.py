@@ -225,9 +225,9 @@ def check_relevance(y, name: str = "y", length: int | None = None, y_max: int | 
             raise ValueError(f"{name} contains NaN; relevance grades must be integers >= 0")
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             bad = arr[~(np.isfinite(arr) & (arr == np.round(arr)))][0]
-            raise ValueError(f"{name} must contain integer relevance grades; got {bad!r}")
+            raise ValueError(f"{name} must contain integer relevance grades; got {bad.item()!r}")
     if np.any(arr < 0):
-        raise ValueError(f"{name} must contain relevance grades >= 0; got {arr[arr < 0][0]!r}")
+        raise ValueError(f"{name} must contain relevance grades >= 0; got {arr[arr < 0][0].item()!r}")
     if y_max is not None and np.any(arr > y_max):
         raise ValueError(f"{name} must contain relevance grades <= y_max = {y_max}; got {arr.max()}")
     if arr.max() > max_grade:  # before the cast: a float grade may exceed int64
