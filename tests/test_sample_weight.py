@@ -197,7 +197,9 @@ def test_weights_per_query_for_flat_ranking_input():
     ([1, 1, 1, np.inf, 1, 1, 1, 1], ValueError, "sample_weight must hold finite non-negative"),
     (np.zeros(8), ValueError, "sample_weight must hold at least one positive weight"),
     ("heavy", TypeError, "sample_weight must be an array of 8 non-negative numbers"),
-    ([True] * 8, TypeError, "sample_weight must hold numbers, not booleans"),
+    ([True] * 8, TypeError, "sample_weight must hold real numbers, not booleans"),
+    (np.ones(8) + 1j, TypeError, "sample_weight must hold real numbers, not complex numbers"),  # not the real part
+    (["1", "2", "1", "1", "1", "1", "1", "1"], TypeError, "sample_weight must hold real numbers, not text"),
 ])
 def test_malformed_weights_are_refused_naming_the_argument(weights, error, match):
     X, Y = _data(Multiclass(3), n=8)
@@ -287,6 +289,9 @@ def test_estimators_refuse_malformed_weights_naming_the_argument():
             cls().fit(X, y, sample_weight=-np.ones(60))
         with pytest.raises(ValueError, match="sample_weight must hold at least one positive weight"):
             cls().fit(X, y, sample_weight=np.zeros(60))
+        for weights in (np.ones(60) + 0.5j, ["2"] * 60):  # the real part, or text, were taken silently
+            with pytest.raises((TypeError, ValueError), match=r"sample_weight must .*real numbers"):
+                cls().fit(X, y, sample_weight=weights)
 
 
 def test_ranker_weights_are_per_query():

@@ -48,6 +48,8 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray:
         w = np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"sample_weight must be numbers, one per row of X; got {excerpt(sample_weight)}") from None
+    if np.asarray(sample_weight).dtype.kind in "cUS":  # the real part, or text, would be taken silently
+        raise ValueError(f"sample_weight must be real numbers, one per row of X; got {excerpt(sample_weight)}")
     if w.ndim == 0:
         w = np.full(n, float(w))
     if w.shape != (n,):

@@ -153,8 +153,10 @@ def check_sample_weight(sample_weight, n: int, *, fitting: bool = False, what: s
     except (TypeError, ValueError):
         raise TypeError(f"sample_weight must be an array of {n} non-negative numbers (one per {what}); "
                         f"got {excerpt(sample_weight)}") from None
-    if np.asarray(sample_weight).dtype.kind == "b":
-        raise TypeError(f"sample_weight must hold numbers, not booleans; got {excerpt(sample_weight)}")
+    kind = np.asarray(sample_weight).dtype.kind
+    if kind in "bcUS":  # booleans, complex numbers and text would convert (text, or the real part) silently
+        what_came = {"b": "booleans", "c": "complex numbers"}.get(kind, "text")
+        raise TypeError(f"sample_weight must hold real numbers, not {what_came}; got {excerpt(sample_weight)}")
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
