@@ -627,3 +627,12 @@ def query_offsets(n_rows: int, qid=None, group=None) -> np.ndarray:
     if group is not None:
         return check_group_sizes(group, n_rows)
     return check_query_ids(qid, n_rows)
+
+
+def _dtype_kind(values) -> str:
+    """NumPy's kind of ``values`` as an array (``""`` when they make no array, e.g. ragged lists):
+    what a check asks before converting values whose conversion would lose something silently."""
+    try:
+        return np.asarray(values).dtype.kind
+    except (TypeError, ValueError):
+        return ""

@@ -84,6 +84,7 @@ from predtron._history import LossTrace
 from predtron._state import State, learner_state, restore_learner
 from predtron._validation import (
     MAX_DENSE_ENTRIES,
+    _dtype_kind,
     check_bool,
     check_choice,
     check_positive,
@@ -148,15 +149,15 @@ def check_sample_weight(sample_weight, n: int, *, fitting: bool = False, what: s
     if isinstance(sample_weight, (str, bytes, bool, np.bool_)):
         raise TypeError(f"sample_weight must be an array of {n} non-negative numbers (one per {what}); "
                         f"got {excerpt(sample_weight)}")
+    kind = _dtype_kind(sample_weight)
+    if kind in ("b", "c", "U", "S"):  # booleans, complex numbers, text: converted silently (the real part)
+        what_came = {"b": "booleans", "c": "complex numbers"}.get(kind, "text")
+        raise TypeError(f"sample_weight must hold real numbers, not {what_came}; got {excerpt(sample_weight)}")
     try:
         arr = np.array(sample_weight, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError(f"sample_weight must be an array of {n} non-negative numbers (one per {what}); "
                         f"got {excerpt(sample_weight)}") from None
-    kind = np.asarray(sample_weight).dtype.kind
-    if kind in "bcUS":  # booleans, complex numbers and text would convert (text, or the real part) silently
-        what_came = {"b": "booleans", "c": "complex numbers"}.get(kind, "text")
-        raise TypeError(f"sample_weight must hold real numbers, not {what_came}; got {excerpt(sample_weight)}")
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
