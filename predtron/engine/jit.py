@@ -551,12 +551,16 @@ class Tiered:
     def __call__(self, *args):
         return self.kernel(*args) if self.compiled(args) else self.twin(*args)
 
-    def if_ready(self, *args):
-        """The kernel's result when it runs these arguments without compiling (compiled in this
-        process, found in the disk cache, or just answered by the background worker), else
-        ``None``; nothing is asked of the worker, compiled or counted.  A NumPy scan that
-        started while the worker compiled asks this now and then, and hands the rest of its
-        pass to the kernel as soon as it is ready."""
+    def runs_ready(self, args: tuple) -> bool:
+        """Whether the kernel runs these arguments without compiling (compiled in this process,
+        found in the disk cache, or just answered by the background worker) under the policy;
+        nothing is asked of the worker, compiled or counted."""
         if not AVAILABLE or POLICY == "never":
-            return None
-        return self.kernel(*args) if POLICY == "always" or self.ready(args) else None
+            return False
+        return POLICY == "always" or self.ready(args)
+
+    def if_ready(self, *args):
+        """The kernel's result when it runs these arguments without compiling (:meth:`runs_ready`),
+        else ``None``.  A NumPy scan that started while the worker compiled asks this now and then,
+        and hands the rest of its pass to the kernel as soon as it is ready."""
+        return self.kernel(*args) if self.runs_ready(args) else None

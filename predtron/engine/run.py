@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from predtron.engine import vectors
 from predtron.engine.jit import Tiered, encode_signature
 from predtron.engine.ranking import pass_documents
 from predtron.engine.spec import EngineSpec, Kind
@@ -128,18 +129,50 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
     if getattr(inputs, "X", None) is None:
         return None
     forms = _forms(inputs)
-    run = _PASSES[spec.kind].if_ready if ready_only else _PASSES[spec.kind]
+    tier = _PASSES[spec.kind]
     weights = _NO_WEIGHTS if weights is None else weights
     if spec.kind == Kind.RANKING:
+        run = tier.if_ready if ready_only else tier
         return run(*forms, inputs.offsets, order, W, U, spec.labels, spec.gains, spec.f_table, spec.f_start,
                    spec.alphas, spec.position_weights, eta, use_oracle, loss_driven, tau0, weights)
+    n, d = order.shape[0], W.shape[0]
+    rounds, losses = np.empty(n, dtype=np.int64), np.empty(n)
     options = (eta, use_oracle, loss_driven, bool(inputs.intercept), tau0, weights)
     if spec.kind == Kind.BINARY:
-        return run(*forms, order, W, U, spec.labels, *spec.costs, *options)
+        args = (*forms, order, W, U, spec.labels, *spec.costs, *options, rounds, losses)
+        return _outcome(tier.kernel(*args), rounds, losses) if _chosen(tier, args, ready_only) else None
     if spec.kind == Kind.MULTICLASS:
-        return run(*forms, order, W, U, spec.labels, spec.loss_matrix, spec.correct, *options)
-    if spec.kind == Kind.FINITE:
-        return run(*forms, order, W, U, spec.labels, spec.reps, spec.loss_matrix, spec.correct, *options)
-    if spec.kind == Kind.FBETA:
-        return run(*forms, order, W, U, spec.labels, spec.scale, spec.coef, spec.beta2, *options)
-    return run(*forms, order, W, U, spec.labels, int(spec.kind), spec.scale, spec.unit, spec.normalize, *options)
+        head = (spec.labels, spec.loss_matrix, spec.correct)
+        work = (np.zeros(d),)
+    elif spec.kind == Kind.FINITE:
+        head = (spec.labels, spec.reps, spec.loss_matrix, spec.correct)
+        work = (np.zeros(2 * spec.reps.shape[0]),)
+    elif spec.kind == Kind.FBETA:
+        head = (spec.labels, spec.scale, spec.coef, spec.beta2)
+        work = ()
+    else:
+        head = (spec.labels, int(spec.kind), spec.scale, spec.unit, spec.normalize)
+        work = (np.zeros(2 * d),)
+    scratch = (np.zeros(d), np.zeros(d), *work, rounds, losses)  # the scores t, the direction g, the round's work
+    args = (*forms, order, W, U, *head, *options, vectors.ROW_MAJOR, *scratch)
+    if not _chosen(tier, args, ready_only):  # (decided on the row-major layout: the same types)
+        return None
+    if not vectors.transpose_pays(forms[3], order, forms[4], d):
+        return _outcome(tier.kernel(*args), rounds, losses)
+    WU = vectors.feature_major(W, U)  # a long sparse pass: on feature-major copies, copied back
+    result = tier.kernel(*forms, order, W, U, *head, *options, WU, *scratch)
+    vectors.write_back(W, U, WU)
+    return _outcome(result, rounds, losses)
+
+
+def _chosen(tier: Tiered, args: tuple, ready_only: bool) -> bool:
+    """Whether the kernel runs ``args`` (:meth:`~predtron.engine.jit.Tiered.compiled`, or with
+    ``ready_only`` :meth:`~predtron.engine.jit.Tiered.runs_ready`); else the caller's NumPy scan does."""
+    return tier.runs_ready(args) if ready_only else tier.compiled(args)
+
+
+def _outcome(result: tuple, rounds: np.ndarray, losses: np.ndarray) -> tuple:
+    """What :func:`run_pass` returns from a vector kernel's ``(rounds done, mistakes, status)``: with
+    the mistake rounds and losses the kernel wrote at the front of ``rounds`` and ``losses``."""
+    done, mistakes, status = result
+    return done, mistakes, rounds[:mistakes], losses[:mistakes], status

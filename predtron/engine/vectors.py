@@ -17,7 +17,8 @@ kernel built so took about half as long again to compile), and further layers of
 helpers also add to the compile time the worker spends before a fresh fit runs compiled.
 
 A long CSR pass (its rows hold at least :data:`TRANSPOSE_RATIO` non-zeros per column of ``W``) runs
-on feature-major copies of ``W`` and ``U`` (``(p + 1, d)``, copied back at the end): a non-zero then
+on feature-major copies of ``W`` and ``U`` (``(p + 1, d)``, made by :func:`feature_major` and copied
+back by :func:`write_back` around the kernel): a non-zero then
 reads its ``d`` weights from one or two cache lines instead of ``d`` rows ``8 p`` bytes apart, which
 matters once ``W`` leaves the core's cache (100,000 features and 5 classes: 4 MB).  Every weight and
 score gets the same additions in the same order on either layout, so the results are the same bit
@@ -33,8 +34,14 @@ differ in the last bit; decisions agree because ties are decided with the relati
 round of weight ``w`` suffers ``w`` times its loss and steps ``eta w`` (the weighted NumPy scan's
 rule); the caller leaves the instances of weight 0, which are no rounds, out of ``order``.
 
-Every kernel returns ``(rounds done, mistakes, mistake rounds (1-based, relative), their
-losses, status)``; status 1 means the scores stopped being finite at the last round.
+A kernel allocates nothing and returns plain integers: its caller (:func:`predtron.engine.run.run_pass`)
+hands it the scratch arrays of a round (the scores ``t``, the update direction ``g``, the round's
+work), the arrays ``rounds`` and ``losses`` whose front it fills with the mistake rounds (1-based,
+relative) and their losses, and the layout ``WU`` (the feature-major copies, or :data:`ROW_MAJOR`);
+it returns ``(rounds done, mistakes, status)``, status 1 when the scores stopped being finite at the
+last round.  Allocating, slicing and returning arrays in a kernel compiles numba's array machinery
+into it: the multilabel kernel took twice as long to compile (2.7 s against 1.4 s), time a fresh
+environment's first fit waits for.
 """
 
 from __future__ import annotations
@@ -134,106 +141,61 @@ def _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept):
 TRANSPOSE_RATIO = 2
 
 
-@jit_inline
-def _transpose_pays(indptr, order, p, d):
-    """Whether the sparse pass over the rows ``order`` runs on feature-major copies of ``W``."""
-    if indptr is not None:  # (numba compiles only the branch of the form given)
-        if d < 2:
-            return False
-        entries = 0
-        for r in range(order.shape[0]):
-            row = order[r]
-            entries += indptr[row + 1] - indptr[row]
-        return entries >= TRANSPOSE_RATIO * (p + 1)
-    return False
+def transpose_pays(indptr: np.ndarray | None, order: np.ndarray, p: int, d: int) -> bool:
+    """Whether the sparse pass over the rows ``order`` runs on feature-major copies of ``W`` (never
+    for dense rows, ``indptr`` ``None``, nor for one score)."""
+    if indptr is None or d < 2:
+        return False
+    entries = int(np.sum(indptr[order + 1] - indptr[order]))
+    return entries >= TRANSPOSE_RATIO * (p + 1)
 
 
-@jit_inline
-def _feature_major(W, U, transposed):
-    """``[W.T, U.T]`` side by side as one C-contiguous copy when ``transposed`` (``(p + 1, d)``, or
-    ``(p + 1, 2 d)`` when averaging: a feature's ``d`` weights, then its ``d`` entries of ``U``, so
-    an update of ``U`` finds its line next to the one the scores just read), else an empty matrix."""
-    if not transposed:
-        return np.empty((0, 0))
-    d, columns = W.shape[0], W.shape[1]
+def feature_major(W: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """``[W.T, U.T]`` side by side as one C-contiguous copy (``(p + 1, d)``, or ``(p + 1, 2 d)`` when
+    averaging: a feature's ``d`` weights, then its ``d`` entries of ``U``, so an update of ``U``
+    finds its line next to the one the scores just read)."""
+    d = W.shape[0]
     averaging = U.shape[0] > 0
-    WU = np.empty((columns, 2 * d if averaging else d))
-    for j in range(columns):
-        for i in range(d):
-            WU[j, i] = W[i, j]
-        if averaging:
-            for i in range(d):
-                WU[j, d + i] = U[i, j]
+    WU = np.empty((W.shape[1], 2 * d if averaging else d))
+    WU[:, :d] = W.T
+    if averaging:
+        WU[:, d:] = U.T
     return WU
 
 
-@jit_inline
-def _write_back(W, U, WU):
-    """Copy the feature-major ``WU`` back into ``W`` and ``U`` (nothing when ``WU`` is empty)."""
-    if WU.shape[0] > 0:
-        d = W.shape[0]
-        averaging = U.shape[0] > 0
-        for j in range(WU.shape[0]):
-            for i in range(d):
-                W[i, j] = WU[j, i]
-            if averaging:
-                for i in range(d):
-                    U[i, j] = WU[j, d + i]
+def write_back(W: np.ndarray, U: np.ndarray, WU: np.ndarray) -> None:
+    """Copy the feature-major ``WU`` of :func:`feature_major` back into ``W`` and ``U``."""
+    d = W.shape[0]
+    W[...] = WU[:, :d].T
+    if U.shape[0] > 0:
+        U[...] = WU[:, d:].T
+
+
+#: The layout of a pass that does not run on feature-major copies (a dense one, or a short sparse one).
+ROW_MAJOR = np.empty((0, 0))
 
 
 @jit_inline
 def _scores_t(t, WT, d, data, indices, indptr, p, row, intercept):
     """:func:`_scores` of a CSR row on the feature-major ``WT``: the same additions in the same order
     (each score from 0, a product per non-zero in the row's order, then the bias), so the same
-    scores bit for bit (``WT``: ``W``'s ``d`` columns first, as :func:`_feature_major` makes them).
-    Up to eight classes, their scores are summed in registers in one sweep of
-    the row (a score held in memory would wait on its own store at every non-zero)."""
+    scores bit for bit (``WT``: ``W``'s ``d`` columns first, as :func:`feature_major` makes them);
+    one vectorised loop over a feature's weights per non-zero."""
     if indptr is None:  # a dense kernel (never called there): nothing of it compiled
         return True
-    lo, hi = indptr[row], indptr[row + 1]
-    if d > 8:  # a feature's weights span lines: one vectorised loop over them per non-zero
+    for i in range(d):
+        t[i] = 0.0
+    for q in range(indptr[row], indptr[row + 1]):
+        j = indices[q]
+        xj = data[q]
         for i in range(d):
-            t[i] = 0.0
-        for q in range(lo, hi):
-            j = indices[q]
-            xj = data[q]
-            for i in range(d):
-                t[i] += WT[j, i] * xj
-    else:
-        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-        for q in range(lo, hi):
-            j = indices[q]
-            x = data[q]
-            a0 += WT[j, 0] * x
-            if d > 1:
-                a1 += WT[j, 1] * x
-                if d > 2:
-                    a2 += WT[j, 2] * x
-                    if d > 3:
-                        a3 += WT[j, 3] * x
-                        if d > 4:
-                            a4 += WT[j, 4] * x
-                            if d > 5:
-                                a5 += WT[j, 5] * x
-                                if d > 6:
-                                    a6 += WT[j, 6] * x
-                                    if d > 7:
-                                        a7 += WT[j, 7] * x
-        t[0] = a0
-        if d > 1:
-            t[1] = a1
-        if d > 2:
-            t[2] = a2
-        if d > 3:
-            t[3] = a3
-        if d > 4:
-            t[4] = a4
-        if d > 5:
-            t[5] = a5
-        if d > 6:
-            t[6] = a6
-        if d > 7:
-            t[7] = a7
+            t[i] += WT[j, i] * xj
+    return _bias_finite(t, WT, d, p, intercept)
+
+
+@jit_inline
+def _bias_finite(t, WT, d, p, intercept):
+    """Add the bias row of the feature-major ``WT`` to the scores; whether every score is finite."""
     if intercept:
         for i in range(d):
             t[i] += WT[p, i]
@@ -241,6 +203,53 @@ def _scores_t(t, WT, d, data, indices, indptr, p, row, intercept):
         if not np.isfinite(t[i]):
             return False
     return True
+
+
+@jit_inline
+def _scores_t_few(t, WT, d, data, indices, indptr, p, row, intercept):
+    """:func:`_scores_t` for the kernels whose scores are few (classes, a finite problem's
+    dimensions): up to eight, they are summed in registers in one sweep of the row (a score held
+    in memory would wait on its own store at every non-zero), with the same additions in the same
+    order.  The multilabel kernels, whose labels are usually more, do not compile this."""
+    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
+        return True
+    if d > 8:  # a feature's weights span lines: one vectorised loop over them per non-zero
+        return _scores_t(t, WT, d, data, indices, indptr, p, row, intercept)
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+    for q in range(indptr[row], indptr[row + 1]):
+        j = indices[q]
+        x = data[q]
+        a0 += WT[j, 0] * x
+        if d > 1:
+            a1 += WT[j, 1] * x
+            if d > 2:
+                a2 += WT[j, 2] * x
+                if d > 3:
+                    a3 += WT[j, 3] * x
+                    if d > 4:
+                        a4 += WT[j, 4] * x
+                        if d > 5:
+                            a5 += WT[j, 5] * x
+                            if d > 6:
+                                a6 += WT[j, 6] * x
+                                if d > 7:
+                                    a7 += WT[j, 7] * x
+    t[0] = a0
+    if d > 1:
+        t[1] = a1
+    if d > 2:
+        t[2] = a2
+    if d > 3:
+        t[3] = a3
+    if d > 4:
+        t[4] = a4
+    if d > 5:
+        t[5] = a5
+    if d > 6:
+        t[6] = a6
+    if d > 7:
+        t[7] = a7
+    return _bias_finite(t, WT, d, p, intercept)
 
 
 @jit_inline
@@ -338,20 +347,14 @@ def _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, 
 
 
 @jit
-def finish(n_done, mistakes, rounds, losses, status):
-    """What a pass returns."""
-    return n_done, mistakes, rounds[:mistakes], losses[:mistakes], status
-
-
-@jit
 def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alpha_neg, eta, use_oracle,
-                loss_driven, intercept, tau0, weights):
+                loss_driven, intercept, tau0, weights, rounds, losses):
     """One pass of :attr:`~predtron.engine.spec.Kind.BINARY` over the rows ``order``: the round
     of ``Binary._round`` on the one score ``t = <w, x>``, with ``t``, ``g`` and the step
     coefficient in registers (``W`` has one row)."""
     n = order.shape[0]
     averaging = U.shape[0] > 0
-    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
+    mistakes = 0
     for r in range(n):
         row = order[r]
         t = 0.0
@@ -363,7 +366,7 @@ def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alp
         if X is not None:
             t = _dot(W[0], X[row], p) + (W[0, p] if intercept else 0.0)
         if not np.isfinite(t):
-            return finish(r, mistakes, rounds, losses, 1)
+            return r, mistakes, 1
         label = labels[row, 0]
         sigma = 1 if t >= 0 else -1
         if sigma == label:
@@ -393,7 +396,7 @@ def pass_binary(X, data, indices, indptr, p, order, W, U, labels, alpha_pos, alp
             W[0, p] += alpha * g
             if averaging:
                 U[0, p] += alpha_u * g
-    return finish(n, mistakes, rounds, losses, 0)
+    return n, mistakes, 0
 
 
 @jit_inline
@@ -419,23 +422,19 @@ def _multiclass_round(t, label, L, correct, use_oracle, g, work):
 
 @jit
 def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct, eta, use_oracle, loss_driven,
-                    intercept, tau0, weights):
+                    intercept, tau0, weights, WU, t, g, work, rounds, losses):
     """One pass of :attr:`~predtron.engine.spec.Kind.MULTICLASS` over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
-    t, g, work = np.zeros(d), np.zeros(d), np.zeros(d)
-    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
-    transposed = _transpose_pays(indptr, order, p, d)
-    WU = _feature_major(W, U, transposed)
-    done, status = n, 0
+    mistakes = 0
+    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
         if transposed:
-            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
+            finite = _scores_t_few(t, WU, d, data, indices, indptr, p, row, intercept)
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
-            done, status = r, 1
-            break
+            return r, mistakes, 1
         loss = _multiclass_round(t, labels[row, 0], L, correct, use_oracle, g, work)
         if loss == 0:
             continue
@@ -445,8 +444,7 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
             _move_t_pair(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, U, WU)
-    return finish(done, mistakes, rounds, losses, status)
+    return n, mistakes, 0
 
 
 @jit_inline
@@ -478,23 +476,19 @@ def _finite_round(t, column, reps, L, correct, use_oracle, g, work):
 
 @jit
 def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, correct, eta, use_oracle, loss_driven,
-                intercept, tau0, weights):
+                intercept, tau0, weights, WU, t, g, work, rounds, losses):
     """One pass of :attr:`~predtron.engine.spec.Kind.FINITE` over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
-    t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * reps.shape[0])
-    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
-    transposed = _transpose_pays(indptr, order, p, d)
-    WU = _feature_major(W, U, transposed)
-    done, status = n, 0
+    mistakes = 0
+    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
         if transposed:
-            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
+            finite = _scores_t_few(t, WU, d, data, indices, indptr, p, row, intercept)
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
-            done, status = r, 1
-            break
+            return r, mistakes, 1
         loss = _finite_round(t, labels[row, 0], reps, L, correct, use_oracle, g, work)
         if loss == 0:
             continue
@@ -504,8 +498,7 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
             _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, U, WU)
-    return finish(done, mistakes, rounds, losses, status)
+    return n, mistakes, 0
 
 
 @jit_inline
@@ -582,15 +575,12 @@ def _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, 
 
 @jit
 def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scale, unit, normalize, eta, use_oracle,
-                    loss_driven, intercept, tau0, weights):
+                    loss_driven, intercept, tau0, weights, WU, t, g, work, rounds, losses):
     """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING` or
     ``SUBSET``, as an integer) over the rows ``order``."""
     n, d = order.shape[0], W.shape[0]
-    t, g, work = np.zeros(d), np.zeros(d), np.zeros(2 * d)
-    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
-    transposed = _transpose_pays(indptr, order, p, d)
-    WU = _feature_major(W, U, transposed)
-    done, status = n, 0
+    mistakes = 0
+    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
         if transposed:
@@ -598,8 +588,7 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
-            done, status = r, 1
-            break
+            return r, mistakes, 1
         loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, g, work)
         if loss == 0:
             continue
@@ -609,22 +598,18 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
             _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, U, WU)
-    return finish(done, mistakes, rounds, losses, status)
+    return n, mistakes, 0
 
 
 @jit
 def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, beta2, eta, use_oracle, loss_driven,
-               intercept, tau0, weights):
+               intercept, tau0, weights, WU, t, g, rounds, losses):
     """One pass of :attr:`~predtron.engine.spec.Kind.FBETA` over the rows ``order``: a kernel of its
     own, so that a Hamming or subset fit never compiles the F-beta oracle's sorts (seconds of
     compilation)."""
     n, d = order.shape[0], W.shape[0]
-    t, g = np.zeros(d), np.zeros(d)
-    rounds, losses, mistakes = np.zeros(n, dtype=np.int64), np.zeros(n), 0
-    transposed = _transpose_pays(indptr, order, p, d)
-    WU = _feature_major(W, U, transposed)
-    done, status = n, 0
+    mistakes = 0
+    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
         if transposed:
@@ -632,8 +617,7 @@ def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, be
         else:
             finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
         if not finite:
-            done, status = r, 1
-            break
+            return r, mistakes, 1
         loss = _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
         if loss == 0:
             continue
@@ -643,5 +627,4 @@ def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, be
             _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         else:
             _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-    _write_back(W, U, WU)
-    return finish(done, mistakes, rounds, losses, status)
+    return n, mistakes, 0
