@@ -15,6 +15,10 @@ kernel ready).  The few lines of the loop are written out in each kernel: a roun
 one shared loop as a function value is compiled by numba as a call of its own (a Hamming
 kernel built so took about half as long again to compile), and further layers of inlined
 helpers also add to the compile time the worker spends before a fresh fit runs compiled.
+Each helper serves one form of rows (``_scores_csr``, ``_scores_dense``, ...), and the kernel
+tests the form before it calls one: numba removes a branch that the argument types decide
+*before* it inlines helpers, and inlining copies a helper's code (a third of a kernel's compile
+time), so a kernel copies only its own form's helpers.
 
 A long CSR pass (its rows hold at least :data:`TRANSPOSE_RATIO` non-zeros per column of ``W``) runs
 on feature-major copies of ``W`` and ``U`` (``(p + 1, d)``, made by :func:`feature_major` and copied
@@ -83,58 +87,6 @@ def first_argmax(values):
     return 0
 
 
-@jit_inline
-def _scores(t, W, X, data, indices, indptr, p, row, intercept):
-    """``t = W x_row`` (plus the bias column); whether every score is finite."""
-    d = W.shape[0]
-    if indptr is not None:
-        for i in range(d):
-            t[i] = 0.0
-        for q in range(indptr[row], indptr[row + 1]):
-            j = indices[q]
-            xj = data[q]
-            for i in range(d):
-                t[i] += W[i, j] * xj
-        if intercept:
-            for i in range(d):
-                t[i] += W[i, p]
-    if X is not None:
-        for i in range(d):
-            t[i] = _dot(W[i], X[row], p) + (W[i, p] if intercept else 0.0)
-    for i in range(d):
-        if not np.isfinite(t[i]):
-            return False
-    return True
-
-
-@jit_inline
-def _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept):
-    """``W += alpha A_x^*(g)`` and ``U += alpha_u A_x^*(g)`` (when averaging), one row of ``W``
-    at a time with its coefficient in a register; rows with ``g_i = 0`` are unchanged."""
-    averaging = U.shape[0] > 0
-    for i in range(W.shape[0]):
-        gi = g[i]
-        if gi == 0:  # adding alpha * (0 * x) would change nothing
-            continue
-        if indptr is not None:
-            lo, hi = indptr[row], indptr[row + 1]
-            for q in range(lo, hi):
-                W[i, indices[q]] += alpha * (gi * data[q])
-            if averaging:
-                for q in range(lo, hi):
-                    U[i, indices[q]] += alpha_u * (gi * data[q])
-        if X is not None:
-            for j in range(p):
-                W[i, j] += alpha * (gi * X[row, j])
-            if averaging:
-                for j in range(p):
-                    U[i, j] += alpha_u * (gi * X[row, j])
-        if intercept:
-            W[i, p] += alpha * gi
-            if averaging:
-                U[i, p] += alpha_u * gi
-
-
 #: A sparse pass copies ``W`` (and ``U``) to feature-major copies when its rows hold at least this
 #: many non-zeros per column of ``W``: the copies (forth and back) cost about ``2 d (p + 1)`` moves,
 #: and each non-zero then reads its ``d`` weights from one cache line instead of ``d`` rows far apart.
@@ -176,29 +128,11 @@ ROW_MAJOR = np.empty((0, 0))
 
 
 @jit_inline
-def _scores_t(t, WT, d, data, indices, indptr, p, row, intercept):
-    """:func:`_scores` of a CSR row on the feature-major ``WT``: the same additions in the same order
-    (each score from 0, a product per non-zero in the row's order, then the bias), so the same
-    scores bit for bit (``WT``: ``W``'s ``d`` columns first, as :func:`feature_major` makes them);
-    one vectorised loop over a feature's weights per non-zero."""
-    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
-        return True
+def _scores_dense(t, W, X, p, row, intercept):
+    """``t = W x_row`` (plus the bias column) for a dense row; whether every score is finite."""
+    d = t.shape[0]
     for i in range(d):
-        t[i] = 0.0
-    for q in range(indptr[row], indptr[row + 1]):
-        j = indices[q]
-        xj = data[q]
-        for i in range(d):
-            t[i] += WT[j, i] * xj
-    return _bias_finite(t, WT, d, p, intercept)
-
-
-@jit_inline
-def _bias_finite(t, WT, d, p, intercept):
-    """Add the bias row of the feature-major ``WT`` to the scores; whether every score is finite."""
-    if intercept:
-        for i in range(d):
-            t[i] += WT[p, i]
+        t[i] = _dot(W[i], X[row], p) + (W[i, p] if intercept else 0.0)
     for i in range(d):
         if not np.isfinite(t[i]):
             return False
@@ -206,34 +140,67 @@ def _bias_finite(t, WT, d, p, intercept):
 
 
 @jit_inline
-def _scores_t_few(t, WT, d, data, indices, indptr, p, row, intercept):
-    """:func:`_scores_t` for the kernels whose scores are few (classes, a finite problem's
-    dimensions): up to eight, they are summed in registers in one sweep of the row (a score held
-    in memory would wait on its own store at every non-zero), with the same additions in the same
-    order.  The multilabel kernels, whose labels are usually more, do not compile this."""
-    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
-        return True
-    if d > 8:  # a feature's weights span lines: one vectorised loop over them per non-zero
-        return _scores_t(t, WT, d, data, indices, indptr, p, row, intercept)
+def _scores_csr(t, W, WU, data, indices, indptr, p, row, intercept):
+    """``t = W x_row`` (plus the bias column) for a CSR row, on ``W`` or on its feature-major copy
+    ``WU`` (when not empty: ``W``'s ``d`` columns first, as :func:`feature_major` makes them) with
+    the same additions in the same order (each score from 0, a product per non-zero in the row's
+    order, then the bias), so the same scores bit for bit; whether every score is finite."""
+    d = t.shape[0]
+    for i in range(d):
+        t[i] = 0.0
+    if WU.shape[0] > 0:  # one vectorised loop over a feature's weights per non-zero
+        for q in range(indptr[row], indptr[row + 1]):
+            j = indices[q]
+            xj = data[q]
+            for i in range(d):
+                t[i] += WU[j, i] * xj
+        if intercept:
+            for i in range(d):
+                t[i] += WU[p, i]
+    else:
+        for q in range(indptr[row], indptr[row + 1]):
+            j = indices[q]
+            xj = data[q]
+            for i in range(d):
+                t[i] += W[i, j] * xj
+        if intercept:
+            for i in range(d):
+                t[i] += W[i, p]
+    for i in range(d):
+        if not np.isfinite(t[i]):
+            return False
+    return True
+
+
+@jit_inline
+def _scores_csr_few(t, W, WU, data, indices, indptr, p, row, intercept):
+    """:func:`_scores_csr` for the kernels whose scores are few (classes, a finite problem's
+    dimensions): up to eight on the feature-major copy, they are summed in registers in one sweep of
+    the row (a score held in memory would wait on its own store at every non-zero), with the same
+    additions in the same order.  The multilabel kernels, whose labels are usually more, do not
+    compile this."""
+    d = t.shape[0]
+    if d > 8 or WU.shape[0] == 0:
+        return _scores_csr(t, W, WU, data, indices, indptr, p, row, intercept)
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     for q in range(indptr[row], indptr[row + 1]):
         j = indices[q]
         x = data[q]
-        a0 += WT[j, 0] * x
+        a0 += WU[j, 0] * x
         if d > 1:
-            a1 += WT[j, 1] * x
+            a1 += WU[j, 1] * x
             if d > 2:
-                a2 += WT[j, 2] * x
+                a2 += WU[j, 2] * x
                 if d > 3:
-                    a3 += WT[j, 3] * x
+                    a3 += WU[j, 3] * x
                     if d > 4:
-                        a4 += WT[j, 4] * x
+                        a4 += WU[j, 4] * x
                         if d > 5:
-                            a5 += WT[j, 5] * x
+                            a5 += WU[j, 5] * x
                             if d > 6:
-                                a6 += WT[j, 6] * x
+                                a6 += WU[j, 6] * x
                                 if d > 7:
-                                    a7 += WT[j, 7] * x
+                                    a7 += WU[j, 7] * x
     t[0] = a0
     if d > 1:
         t[1] = a1
@@ -249,7 +216,74 @@ def _scores_t_few(t, WT, d, data, indices, indptr, p, row, intercept):
         t[6] = a6
     if d > 7:
         t[7] = a7
-    return _bias_finite(t, WT, d, p, intercept)
+    for i in range(d):
+        if intercept:
+            t[i] += WU[p, i]
+        if not np.isfinite(t[i]):
+            return False
+    return True
+
+
+@jit_inline
+def _move_dense(W, U, g, X, p, row, alpha, alpha_u, intercept):
+    """``W += alpha A_x^*(g)`` and ``U += alpha_u A_x^*(g)`` (when averaging) for a dense row, one
+    row of ``W`` at a time with its coefficient in a register; rows with ``g_i = 0`` are unchanged."""
+    averaging = U.shape[0] > 0
+    for i in range(W.shape[0]):
+        gi = g[i]
+        if gi == 0:  # adding alpha * (0 * x) would change nothing
+            continue
+        for j in range(p):
+            W[i, j] += alpha * (gi * X[row, j])
+        if averaging:
+            for j in range(p):
+                U[i, j] += alpha_u * (gi * X[row, j])
+        if intercept:
+            W[i, p] += alpha * gi
+            if averaging:
+                U[i, p] += alpha_u * gi
+
+
+@jit_inline
+def _move_csr(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
+    """:func:`_move_dense` for a CSR row, whose non-zeros alone are updated, on ``W`` and ``U`` or on
+    their feature-major copy ``WU`` (when not empty: ``W``'s ``d`` columns, then ``U``'s when
+    averaging): every weight gets the same additions in the same order (a feature repeated in the
+    row: in the row's order), one sweep of the row per moved score, its coefficient in a register."""
+    d = g.shape[0]
+    averaging = U.shape[0] > 0
+    lo, hi = indptr[row], indptr[row + 1]
+    if WU.shape[0] > 0:
+        for i in range(d):
+            gi = g[i]
+            if gi == 0:  # adding alpha * (0 * x) would change nothing
+                continue
+            for q in range(lo, hi):
+                WU[indices[q], i] += alpha * (gi * data[q])
+            if averaging:
+                for q in range(lo, hi):
+                    WU[indices[q], d + i] += alpha_u * (gi * data[q])
+        if intercept:
+            for i in range(d):
+                gi = g[i]
+                if gi != 0:
+                    WU[p, i] += alpha * gi
+                    if averaging:
+                        WU[p, d + i] += alpha_u * gi
+        return
+    for i in range(d):
+        gi = g[i]
+        if gi == 0:
+            continue
+        for q in range(lo, hi):
+            W[i, indices[q]] += alpha * (gi * data[q])
+        if averaging:
+            for q in range(lo, hi):
+                U[i, indices[q]] += alpha_u * (gi * data[q])
+        if intercept:
+            W[i, p] += alpha * gi
+            if averaging:
+                U[i, p] += alpha_u * gi
 
 
 @jit_inline
@@ -276,40 +310,12 @@ def _sweep_four(A, c0, c1, d, alpha, alpha_u, g0, g1, data, indices, lo, hi):
 
 
 @jit_inline
-def _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
-    """:func:`_move` of a CSR row on the feature-major ``WU`` (``W``'s ``d`` columns, then ``U``'s
-    when ``averaging``): every weight gets the same additions in the same order (a feature repeated
-    in the row: in the row's order), one sweep of the row per moved class, its coefficient in a
-    register; the row's features were just read by the scores (in the cache)."""
-    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
-        return
-    lo, hi = indptr[row], indptr[row + 1]
-    for i in range(d):
-        gi = g[i]
-        if gi == 0:  # adding alpha * (0 * x) would change nothing
-            continue
-        for q in range(lo, hi):
-            WU[indices[q], i] += alpha * (gi * data[q])
-        if averaging:
-            for q in range(lo, hi):
-                WU[indices[q], d + i] += alpha_u * (gi * data[q])
-    if intercept:
-        for i in range(d):
-            gi = g[i]
-            if gi != 0:
-                WU[p, i] += alpha * gi
-                if averaging:
-                    WU[p, d + i] += alpha_u * gi
-
-
-@jit_inline
-def _move_t_pair(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
-    """:func:`_move_t` where a mistake moves two classes (a multiclass round: the chosen class and
-    the correct one): both, with their ``U`` entries, in one sweep of the row (the same additions
-    in the same order on each weight).  Only the multiclass kernel compiles it: the other kinds'
-    rounds move any number of scores."""
-    if indptr is None:  # a dense kernel (never called there): nothing of it compiled
-        return
+def _move_csr_pair(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept):
+    """:func:`_move_csr` where a mistake moves two classes (a multiclass round: the chosen class and
+    the correct one): on the feature-major copy, both, with their ``U`` entries, in one sweep of the
+    row (the same additions in the same order on each weight).  Only the multiclass kernel compiles
+    it: the other kinds' rounds move any number of scores."""
+    d = g.shape[0]
     count, c0, c1 = 0, 0, 0
     for i in range(d):
         if g[i] != 0:
@@ -318,9 +324,10 @@ def _move_t_pair(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alph
             elif count == 1:
                 c1 = i
             count += 1
-    if count != 2:
-        _move_t(WU, d, averaging, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+    if count != 2 or WU.shape[0] == 0:
+        _move_csr(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
         return
+    averaging = U.shape[0] > 0
     lo, hi = indptr[row], indptr[row + 1]
     if averaging:
         _sweep_four(WU, c0, c1, d, alpha, alpha_u, g[c0], g[c1], data, indices, lo, hi)
@@ -424,15 +431,14 @@ def _multiclass_round(t, label, L, correct, use_oracle, g, work):
 def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct, eta, use_oracle, loss_driven,
                     intercept, tau0, weights, WU, t, g, work, rounds, losses):
     """One pass of :attr:`~predtron.engine.spec.Kind.MULTICLASS` over the rows ``order``."""
-    n, d = order.shape[0], W.shape[0]
+    n = order.shape[0]
     mistakes = 0
-    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
-        if transposed:
-            finite = _scores_t_few(t, WU, d, data, indices, indptr, p, row, intercept)
-        else:
-            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if indptr is not None:  # (numba keeps the branch of the form given, before it inlines a helper)
+            finite = _scores_csr_few(t, W, WU, data, indices, indptr, p, row, intercept)
+        if X is not None:
+            finite = _scores_dense(t, W, X, p, row, intercept)
         if not finite:
             return r, mistakes, 1
         loss = _multiclass_round(t, labels[row, 0], L, correct, use_oracle, g, work)
@@ -440,10 +446,10 @@ def pass_multiclass(X, data, indices, indptr, p, order, W, U, labels, L, correct
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
-        if transposed:
-            _move_t_pair(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-        else:
-            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if indptr is not None:
+            _move_csr_pair(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if X is not None:
+            _move_dense(W, U, g, X, p, row, alpha, alpha_u, intercept)
     return n, mistakes, 0
 
 
@@ -478,15 +484,14 @@ def _finite_round(t, column, reps, L, correct, use_oracle, g, work):
 def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, correct, eta, use_oracle, loss_driven,
                 intercept, tau0, weights, WU, t, g, work, rounds, losses):
     """One pass of :attr:`~predtron.engine.spec.Kind.FINITE` over the rows ``order``."""
-    n, d = order.shape[0], W.shape[0]
+    n = order.shape[0]
     mistakes = 0
-    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
-        if transposed:
-            finite = _scores_t_few(t, WU, d, data, indices, indptr, p, row, intercept)
-        else:
-            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if indptr is not None:  # (numba keeps the branch of the form given, before it inlines a helper)
+            finite = _scores_csr_few(t, W, WU, data, indices, indptr, p, row, intercept)
+        if X is not None:
+            finite = _scores_dense(t, W, X, p, row, intercept)
         if not finite:
             return r, mistakes, 1
         loss = _finite_round(t, labels[row, 0], reps, L, correct, use_oracle, g, work)
@@ -494,10 +499,10 @@ def pass_finite(X, data, indices, indptr, p, order, W, U, labels, reps, L, corre
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
-        if transposed:
-            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-        else:
-            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if indptr is not None:
+            _move_csr(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if X is not None:
+            _move_dense(W, U, g, X, p, row, alpha, alpha_u, intercept)
     return n, mistakes, 0
 
 
@@ -578,15 +583,14 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
                     loss_driven, intercept, tau0, weights, WU, t, g, work, rounds, losses):
     """One pass of the multilabel ``kind`` (:attr:`~predtron.engine.spec.Kind.HAMMING` or
     ``SUBSET``, as an integer) over the rows ``order``."""
-    n, d = order.shape[0], W.shape[0]
+    n = order.shape[0]
     mistakes = 0
-    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
-        if transposed:
-            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
-        else:
-            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if indptr is not None:  # (numba keeps the branch of the form given, before it inlines a helper)
+            finite = _scores_csr(t, W, WU, data, indices, indptr, p, row, intercept)
+        if X is not None:
+            finite = _scores_dense(t, W, X, p, row, intercept)
         if not finite:
             return r, mistakes, 1
         loss = _multilabel_round(kind, t, labels, row, scale, unit, normalize, use_oracle, g, work)
@@ -594,10 +598,10 @@ def pass_multilabel(X, data, indices, indptr, p, order, W, U, labels, kind, scal
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
-        if transposed:
-            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-        else:
-            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if indptr is not None:
+            _move_csr(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if X is not None:
+            _move_dense(W, U, g, X, p, row, alpha, alpha_u, intercept)
     return n, mistakes, 0
 
 
@@ -607,15 +611,14 @@ def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, be
     """One pass of :attr:`~predtron.engine.spec.Kind.FBETA` over the rows ``order``: a kernel of its
     own, so that a Hamming or subset fit never compiles the F-beta oracle's sorts (seconds of
     compilation)."""
-    n, d = order.shape[0], W.shape[0]
+    n = order.shape[0]
     mistakes = 0
-    transposed = WU.shape[0] > 0
     for r in range(n):
         row = order[r]
-        if transposed:
-            finite = _scores_t(t, WU, d, data, indices, indptr, p, row, intercept)
-        else:
-            finite = _scores(t, W, X, data, indices, indptr, p, row, intercept)
+        if indptr is not None:  # (numba keeps the branch of the form given, before it inlines a helper)
+            finite = _scores_csr(t, W, WU, data, indices, indptr, p, row, intercept)
+        if X is not None:
+            finite = _scores_dense(t, W, X, p, row, intercept)
         if not finite:
             return r, mistakes, 1
         loss = _fbeta_round(t, labels, row, scale, coef, beta2, use_oracle, g)
@@ -623,8 +626,8 @@ def pass_fbeta(X, data, indices, indptr, p, order, W, U, labels, scale, coef, be
             continue
         alpha, alpha_u = _record(rounds, losses, mistakes, r, loss, eta, loss_driven, tau0, weights, row)
         mistakes += 1
-        if transposed:
-            _move_t(WU, d, U.shape[0] > 0, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
-        else:
-            _move(W, U, g, X, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if indptr is not None:
+            _move_csr(W, U, WU, g, data, indices, indptr, p, row, alpha, alpha_u, intercept)
+        if X is not None:
+            _move_dense(W, U, g, X, p, row, alpha, alpha_u, intercept)
     return n, mistakes, 0
