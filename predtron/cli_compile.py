@@ -273,6 +273,7 @@ def _always_compile() -> Iterator[None]:
     """The engine's compile policy set to ``"always"`` (and no background worker) for a block."""
     from predtron.engine import jit
 
+    jit.discard_early_worker()  # started by the engine's import in a fresh environment: not needed here
     saved = jit.POLICY, jit.BACKGROUND
     jit.POLICY, jit.BACKGROUND = "always", False
     try:

@@ -604,8 +604,9 @@ def test_a_terminated_worker_ends_its_speculative_child(tmp_path):
     """SIGTERM ended the worker at once, and the child compiling ahead of need went on alone (a
     process nobody waits for, compiling a kernel nobody would ask for); the worker now ends it first."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_PREFETCH"):
         env.pop(name, None)
+    env["PREDTRON_JIT_BACKGROUND"] = "0"  # as the worker runs (its imports start no worker of their own)
     boot = "import runpy; runpy.run_module('predtron.engine._compile_worker', run_name='__main__', alter_sys=True)"
     worker = subprocess.Popen([sys.executable, "-c", boot], env=env, cwd=str(tmp_path), text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -632,3 +633,67 @@ def test_a_terminated_worker_ends_its_speculative_child(tmp_path):
         for pid in child:
             if not _gone(pid):
                 os.kill(pid, 9)
+
+
+def _fresh_env(cache: Path, **extra: str) -> dict:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), **extra}
+    for name in ("PREDTRON_NO_JIT", "PREDTRON_JIT", "PREDTRON_JIT_BACKGROUND", "PREDTRON_JIT_PREFETCH"):
+        if name not in extra:
+            env.pop(name, None)
+    return env
+
+
+@pytest.mark.parametrize("given", [True, False], ids=["NUMBA_CACHE_DIR", "beside the sources"])
+def test_the_early_guess_of_the_cache_folder_is_numba_s(tmp_path, given):
+    """``_launch.cache_folder_guess`` finds numba's cache folder for the engine's kernels by numba's
+    rules without importing numba: the subfolder of ``NUMBA_CACHE_DIR`` when it is set, else the
+    ``__pycache__`` folder beside the sources (a numba that changed its rules fails here, where a
+    wrong guess would only make the worker start early for nothing, or not early)."""
+    env = _fresh_env(tmp_path, PREDTRON_JIT_PREFETCH="0")
+    if not given:
+        env.pop("NUMBA_CACHE_DIR")
+    code = ("from predtron.engine import _launch, jit, vectors\n"
+            "print(_launch.cache_folder_guess() == jit.cache_folder(vectors.pass_multilabel))\n")
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(tmp_path), capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert result.stdout.split() == ["True"], result.stderr[-2000:]
+
+
+_STARTS = ("import subprocess, sys\nstarted = []\nreal = subprocess.Popen.__init__\n"
+           "def init(self, *args, **kwargs):\n    started.append('numba' in sys.modules)\n"
+           "    real(self, *args, **kwargs)\n"
+           "subprocess.Popen.__init__ = init\n"
+           "import predtron.learners\nfrom predtron.engine import _launch, jit\n"
+           "print(started, jit._WORKER._process is not None, len(jit._WORKER._ids) > 0, _launch._early is None)\n")
+
+
+def test_a_fresh_environment_starts_the_worker_before_numba_is_imported(tmp_path):
+    """In a fresh environment the worker process starts before this process imports numba (its
+    interpreter and numba then start on another core while this one imports the rest), and the pass
+    kernels asked for ahead of need go to that same worker: one process started, adopted."""
+    out = _run(_STARTS, tmp_path)
+    assert out == ["[False]", "True", "True", "True"]
+
+
+def test_a_cache_that_holds_kernels_starts_no_worker_early(tmp_path):
+    """Where numba's cache folder for the engine holds an index file, the environment is not judged
+    fresh: no worker starts before numba's import (the requests, made only for kernels missing from
+    the cache, start it when they come, after numba's import)."""
+    code = "from predtron.engine import _launch\nprint(_launch.cache_folder_guess())\n"
+    folder = Path(_run(code, tmp_path, PREDTRON_JIT_PREFETCH="0")[0])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scans._finite_max_abs-1.py311.nbi").write_bytes(b"")
+    out = _run(_STARTS, tmp_path)
+    assert out == ["[True]", "True", "True", "True"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+def test_a_forked_child_does_not_adopt_the_worker_started_early(tmp_path):
+    """A child forked after the early start neither adopts its parent's worker (whose answers reach
+    the parent only) nor is its early worker: the parent adopts it."""
+    code = ("import os\nfrom predtron.engine import _launch\nassert _launch._early is not None\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n    os._exit(0 if _launch.take_early() is None else 1)\n"
+            "_, status = os.waitpid(pid, 0)\n"
+            "print(os.waitstatus_to_exitcode(status), _launch.take_early() is not None)\n")
+    assert _run(code, tmp_path) == ["0", "True"]

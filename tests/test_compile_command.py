@@ -150,7 +150,8 @@ def test_the_command_asks_no_worker_for_kernels_ahead_of_need(tmp_path):
     code = ("import argparse\nfrom predtron import cli_compile\nfrom predtron.engine import jit\n"
             "cli_compile.build = lambda progress=None: cli_compile.kernel_report()  # the imports only\n"
             "cli_compile.run_compile(argparse.Namespace(quiet=True))\nimport predtron.learners\n"
-            "print('WORKER', jit._WORKER._process is not None)\n")
+            "from predtron.engine import _launch\n"
+            "print('WORKER', jit._WORKER._process is not None or _launch._early is not None)\n")
     env = {k: v for k, v in _env(tmp_path).items() if not k.startswith("PREDTRON_JIT")}
     result = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
                             timeout=300, check=False)

@@ -23,7 +23,10 @@ compiled off the caller's path:
   running the twin.  A thread of this process reads the worker's answers and reaps it when
   it exits, so it never becomes a zombie; when this process ends, the worker finishes the
   requests it holds (filling the cache for the next process) and exits.
-* **Ahead of need**, in a fresh environment (no pass kernel in numba's disk cache): importing the
+* **Ahead of need**, in a fresh environment (no pass kernel in numba's disk cache): the worker
+  starts when this module is imported, before numba itself (:mod:`predtron.engine._launch`: the
+  worker's interpreter and numba start on another core while this process imports numba and the
+  rest), and importing the
   learners (:mod:`predtron.learners.base`) asks the worker for the pass kernels at once, in
   the order of :data:`predtron.engine.run.PREFETCH_ORDER`, as :data:`SPECULATIVE` requests
   (:meth:`Tiered.prefetch`): the worker compiles them, one at a time in a forked child, while
@@ -60,12 +63,22 @@ import importlib
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from predtron.engine import _launch
+
+# The settings, read from the environment by _launch (where the worker's early start needs them):
+# POLICY ("auto", the rule above, "always" or "never": PREDTRON_JIT, or PREDTRON_NO_JIT set),
+# BACKGROUND (False with PREDTRON_JIT_BACKGROUND=0: the foreground rent-or-buy rule) and PREFETCH
+# (False with PREDTRON_JIT_PREFETCH=0: nothing asked ahead of need, Tiered.prefetch).
+from predtron.engine._launch import BACKGROUND, POLICY, PREFETCH
+
+# In a fresh environment, the worker starts now, before numba's import (see _launch).
+_launch.start_early()
 
 try:
     import numba
@@ -87,21 +100,6 @@ except ImportError:  # pragma: no cover - numba is a dependency; this keeps the 
 
     jit_sum = jit
     jit_inline = jit
-
-POLICIES = ("auto", "always", "never")
-
-#: ``"auto"`` (the rent-or-buy rule above), ``"always"`` or ``"never"``.
-POLICY = "never" if os.environ.get("PREDTRON_NO_JIT") else os.environ.get("PREDTRON_JIT", "auto")
-if POLICY not in POLICIES:
-    raise ValueError(f"PREDTRON_JIT must be one of {POLICIES}; got {POLICY!r}")
-
-#: Whether kernels missing from the caches are compiled by the background worker (``True``
-#: unless ``PREDTRON_JIT_BACKGROUND=0``); ``False`` keeps the foreground rent-or-buy rule.
-BACKGROUND = os.environ.get("PREDTRON_JIT_BACKGROUND", "1") != "0"
-
-#: Whether :meth:`Tiered.prefetch` asks the worker for kernels ahead of need (``True`` unless
-#: ``PREDTRON_JIT_PREFETCH=0``; never without the worker).
-PREFETCH = os.environ.get("PREDTRON_JIT_PREFETCH", "1") != "0"
 
 #: The priority of a request made ahead of need (:meth:`Tiered.prefetch`): below every request a
 #: call makes, dropped by the worker when the process that asked it ends.
@@ -144,14 +142,6 @@ def decode_signature(encoded: list) -> tuple:
 
 
 # ------------------------------------------------------------------------- the compile worker
-#: How the worker starts: ``predtron`` as a bare package (this one, by its folder), so that
-#: importing the engine, which imports nothing else of the package, does not import the rest
-#: (scikit-learn and all: seconds before the first compilation could start).
-_BOOT = ("import runpy, sys, types; package = types.ModuleType('predtron'); package.__path__ = [sys.argv[1]]; "
-         "sys.modules['predtron'] = package; del sys.argv[1]; "
-         "runpy.run_module('predtron.engine._compile_worker', run_name='__main__', alter_sys=True)")
-
-
 class _Worker:
     """The background compiler of this process: started on the first request, one request
     per line to its standard input, one answer per line read by a daemon thread."""
@@ -208,17 +198,13 @@ class _Worker:
     def _start(self) -> bool:
         if self._process is not None:
             return True
-        env = dict(os.environ)
-        env["PREDTRON_JIT_BACKGROUND"] = "0"
-        flags = ["-P"] if sys.version_info >= (3, 11) else []  # the current folder cannot shadow a module
-        try:
-            process = subprocess.Popen(
-                [sys.executable, *flags, "-c", _BOOT, str(Path(__file__).resolve().parents[1])], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1,
-                start_new_session=True)
-        except (OSError, ValueError):
-            self.broken = True
-            return False
+        process = _launch.take_early()  # started before numba's import, in a fresh environment
+        if process is None:
+            try:
+                process = _launch.spawn()
+            except (OSError, ValueError):
+                self.broken = True
+                return False
         try:
             threading.Thread(target=self._read, args=(process,), name="predtron-jit-worker", daemon=True).start()
         except BaseException as error:  # an interrupt, or no thread to spare, before its answers could be read
@@ -272,22 +258,8 @@ class _Worker:
         child does (until then it went on compiling every kernel asked ahead of need).  The file
         objects stay valid (whatever a write under way left in their buffers goes to the null
         device) and nothing is written to the worker."""
-        process = self._process
-        if process is None:
-            return
-        try:
-            null = os.open(os.devnull, os.O_RDWR)
-        except OSError:  # pragma: no cover - no null device: the pipes stay as they are
-            return
-        try:
-            for stream in (process.stdin, process.stdout):
-                if stream is not None:
-                    try:
-                        os.dup2(null, stream.fileno(), inheritable=False)
-                    except (OSError, ValueError):  # closed already
-                        pass
-        finally:
-            os.close(null)
+        if self._process is not None:
+            _launch.let_go(self._process)
 
     def answer(self, job: int) -> bool | None:
         """``True`` (compiled into the cache), ``False`` (failed) or ``None`` (not yet)."""
@@ -370,6 +342,15 @@ def _warm_contexts() -> None:
             pass
 
     threading.Thread(target=warm, name="predtron-jit-warm", daemon=True).start()
+
+
+def discard_early_worker() -> None:
+    """End the worker started before numba's import (:func:`predtron.engine._launch.start_early`)
+    if no request has adopted it: a process that compiles every kernel itself (``predtron
+    compile``) has no use for it."""
+    process = _launch.take_early()
+    if process is not None:
+        _Worker._discard(process)
 
 
 def wait_for_background(timeout: float | None = None) -> bool:
