@@ -174,15 +174,24 @@ def test_mixing_over_a_local_map_with_one_shard_is_the_serial_fit():
     assert np.array_equal(learner.coef_, serial.learner_.coef_)
 
 
-def test_sample_weight_is_checked_once_and_passed_only_when_given():
-    from predtron._models.checks import check_sample_weight
+def test_sample_weight_has_one_rule():
+    """The estimators check ``sample_weight`` at their boundary by the learners' rule
+    (``learners.base.check_sample_weight``, "one per row of X") and hand the weights on unchecked by
+    any other rule."""
+    from predtron._models import checks
+    from predtron.learners.base import check_sample_weight
+    from predtron.sklearn import PredtronClassifier
 
+    assert not hasattr(checks, "check_sample_weight")
     assert np.array_equal(check_sample_weight(2.0, 3), [2.0, 2.0, 2.0])
     assert check_sample_weight([1, 0, 3], 3).dtype == np.float64
-    for bad, message in (([1.0, -1.0, 1.0], "non-negative"), ([1.0, np.nan, 1.0], "non-negative finite"),
-                         ([1.0, 1.0], "one weight per row"), (["a", "b", "c"], "numbers")):
-        with pytest.raises(ValueError, match=f"sample_weight must .*{message}"):
-            check_sample_weight(bad, 3)
+    X, y = np.arange(6.0).reshape(3, 2), [0, 1, 0]
+    for bad, error, message in (([1.0, -1.0, 1.0], ValueError, "finite non-negative"),
+                                ([1.0, np.nan, 1.0], ValueError, "finite non-negative"),
+                                ([1.0, 1.0], ValueError, r"shape \(3,\) \(one weight per row of X\)"),
+                                (["a", "b", "c"], TypeError, "real numbers, not text")):
+        with pytest.raises(error, match=f"sample_weight must .*{message}"):
+            PredtronClassifier().fit(X, y, sample_weight=bad)
 
 
 def test_a_learners_fit_visits_the_examples_in_epoch_order():

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from predtron._estimator import EpochOrders, Params, epoch_progress, not_fitted, run_epochs
-from predtron._models.checks import _canonical, _check_input, as_float64, check_sample_weight
+from predtron._models.checks import _canonical, _check_input, as_float64
 from predtron._models.statistics import FitStatistics, _Standardizer
 from predtron._state import State
 from predtron._validation import (
@@ -211,14 +211,12 @@ def adapter_params(core: type):
     return estimator_params(own, constraints, exclude=exclude)
 
 
-def _weights(sample_weight, n: int) -> dict:
-    """``{"sample_weight": w}`` with ``w`` one non-negative finite number per instance of the core
-    learner (a row, or a query for ranking: the estimators turn their per-row weights into these,
-    see :mod:`predtron._models.weights`), or ``{}`` without weights: the learner is given the
-    keyword only when there are weights."""
-    if sample_weight is None:
-        return {}
-    return {"sample_weight": check_sample_weight(sample_weight, n)}
+def _weights(sample_weight) -> dict:
+    """``{"sample_weight": w}`` with ``w`` one weight per instance of the core learner (a row, or a
+    query for ranking), as the estimator checked them at its boundary
+    (:mod:`predtron._models.weights`), or ``{}`` without weights: the learner is given the keyword
+    only when there are weights (and checks them at its own boundary, by the same rule)."""
+    return {} if sample_weight is None else {"sample_weight": sample_weight}
 
 
 class EstimatorCore(Params):
@@ -302,7 +300,7 @@ class EstimatorCore(Params):
         if not isinstance(X, Inputs):  # a matrix validated by fit: trusted from here on
             X = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.fit_intercept))
             target = problem.check_labels(target, X)
-        weights = _weights(sample_weight, X.n)  # one per instance (per query, for ranking)
+        weights = _weights(sample_weight)  # one per instance (per query, for ranking)
         learner, stopper = self.learner_, self._stopper()
         orders = EpochOrders(learner.random_state) if self.shuffle else None
         unit = "query" if hasattr(X, "offsets") else "ex"  # ranking inputs count queries
@@ -484,7 +482,7 @@ class EstimatorCore(Params):
             inputs = DocumentInputs(_canonical(X), offsets)
         else:  # the intercept of the learner being continued (a fit_intercept set since is for the next fit)
             inputs = VectorInputs(_canonical(X), problem.scoring.dim, bool(self.learner_.fit_intercept))
-        weights = _weights(sample_weight, inputs.n)  # one per instance (per query, for ranking)
+        weights = _weights(sample_weight)  # one per instance (per query, for ranking)
         self.learner_.partial_fit_inputs(inputs, problem.check_labels(target, inputs), **weights)
 
     def _validate_X(self, X, reset: bool):

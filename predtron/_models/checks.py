@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from predtron._validation import _dtype_kind, as_label_array, check_class_labels, check_matrix, check_n_labels, excerpt
+from predtron._validation import as_label_array, check_class_labels, check_matrix, check_n_labels, excerpt
 
 
 def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, type_name: str = "this estimator") \
@@ -39,24 +39,6 @@ def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, t
             raise ValueError(f"y must hold numbers or strings as classes, not a mix of both; got {excerpt(flat)}")
     if relevance and flat.dtype.kind not in "iuf":
         raise ValueError(f"y must hold relevance grades (numbers); got {excerpt(flat)}")
-
-
-def check_sample_weight(sample_weight, n: int) -> np.ndarray:
-    """``sample_weight`` as a float64 array of ``n`` non-negative finite numbers (one per row of
-    ``X``), checked once at ``fit``/``partial_fit``; the error names the argument."""
-    if _dtype_kind(sample_weight) in ("c", "U", "S"):  # the real part, or text, would be taken silently
-        raise ValueError(f"sample_weight must be real numbers, one per row of X; got {excerpt(sample_weight)}")
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"sample_weight must be numbers, one per row of X; got {excerpt(sample_weight)}") from None
-    if w.ndim == 0:
-        w = np.full(n, float(w))
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have one weight per row of X ({n}); got shape {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError(f"sample_weight must be non-negative finite numbers; got {excerpt(w)}")
-    return w
 
 
 def _check_score_input(X, y, *, relevance: bool = False) -> None:
