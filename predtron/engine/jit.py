@@ -71,12 +71,6 @@ import numpy as np
 
 from predtron.engine import _launch
 
-# The settings, read from the environment by _launch (where the worker's early start needs them):
-# POLICY ("auto", the rule above, "always" or "never": PREDTRON_JIT, or PREDTRON_NO_JIT set),
-# BACKGROUND (False with PREDTRON_JIT_BACKGROUND=0: the foreground rent-or-buy rule) and PREFETCH
-# (False with PREDTRON_JIT_PREFETCH=0: nothing asked ahead of need, Tiered.prefetch).
-from predtron.engine._launch import BACKGROUND, POLICY, PREFETCH
-
 # In a fresh environment, the worker starts now, before numba's import (see _launch).
 _launch.start_early()
 
@@ -100,6 +94,20 @@ except ImportError:  # pragma: no cover - numba is a dependency; this keeps the 
 
     jit_sum = jit
     jit_inline = jit
+
+# The settings are read from the environment by _launch, where the worker's early start needs them.
+
+#: ``"auto"`` (the rule above), ``"always"`` or ``"never"`` (``PREDTRON_JIT``; ``"never"`` when
+#: ``PREDTRON_NO_JIT`` is set).
+POLICY = _launch.POLICY
+
+#: Whether kernels missing from the caches are compiled by the background worker (``True``
+#: unless ``PREDTRON_JIT_BACKGROUND=0``); ``False`` keeps the foreground rent-or-buy rule.
+BACKGROUND = _launch.BACKGROUND
+
+#: Whether :meth:`Tiered.prefetch` asks the worker for kernels ahead of need (``True`` unless
+#: ``PREDTRON_JIT_PREFETCH=0``; never without the worker).
+PREFETCH = _launch.PREFETCH
 
 #: The priority of a request made ahead of need (:meth:`Tiered.prefetch`): below every request a
 #: call makes, dropped by the worker when the process that asked it ends.
