@@ -1348,6 +1348,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.engine.jit.decode_signature": _COMPILE_WORKER,
     "predtron.engine.jit.encode_signature": _COMPILE_WORKER,
     "predtron.engine.jit.wait_for_background": _COMPILE_WORKER,
+    "predtron.engine.jit.discard_early_worker": _COMPILE_WORKER,
     "predtron.engine.run.pass_signatures": _COMPILE_WORKER,
     "predtron.engine.run.prefetch_passes": _COMPILE_WORKER,
     "predtron.engine.run.signatures_text": _COMPILE_WORKER,

@@ -105,8 +105,6 @@ FAILING_WITH_QUERIES = {
                                             "must share its weight (refused by design)",
     "check_sample_weight_equivalence_on_dense_data": "weights vary within the query, and weights are not copies",
     "check_sample_weight_equivalence_on_sparse_data": "weights vary within the query, and weights are not copies",
-    "check_dtype_object": "string relevance grades are refused with the package's message ('y must hold relevance "
-                          "grades'), not scikit-learn's 'Unknown label type'",
 }
 
 

@@ -708,3 +708,24 @@ def test_a_relevance_grade_refused_by_the_ranker_is_shown_as_the_number_it_is():
                        ([0, -1, 1, 0], "must contain relevance grades >= 0; got -1$")):
         with pytest.raises(ValueError, match=message):
             ranker.fit(X, y, group=[2, 2])
+
+
+@pytest.mark.parametrize("y", [[0, 1, 2, 0, 1, "a"], ["0", "1", "2", "0", "1", "2"], [0, 1, 2, 0, 1, np.nan],
+                               [0, 1, 2, 0, 1, np.inf]], ids=["mixed", "text", "nan", "inf"])
+def test_the_ranker_refuses_what_is_no_relevance_grade_as_such(y):
+    """A ranker's ``y`` holds relevance grades: text, or a mix of text and numbers, is refused as not
+    grades (the message spoke of classes, "numbers or strings as classes"), and a NaN or an infinite
+    grade is shown."""
+    X = np.random.default_rng(0).normal(size=(6, 3))
+    expected = r"y must hold relevance grades \(finite numbers, one per row of X\); got"
+    with pytest.raises(ValueError, match=expected) as info:
+        PredtronRanker().fit(X, y, group=[3, 3])
+    assert "class" not in str(info.value)
+
+
+def test_the_ranker_takes_grades_held_in_an_object_array():
+    X = np.random.default_rng(0).normal(size=(6, 3))
+    grades = np.array([0, 1, 2, 0, 1, 2], dtype=object)
+    fitted = PredtronRanker(random_state=0).fit(X, grades, group=[3, 3])
+    as_ints = PredtronRanker(random_state=0).fit(X, grades.astype(int), group=[3, 3])
+    np.testing.assert_array_equal(fitted.coef_, as_ints.coef_)

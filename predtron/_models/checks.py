@@ -27,6 +27,9 @@ def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, t
         return
     labels = as_label_array(y, "y", booleans=not relevance)
     flat = labels.ravel()
+    if relevance:
+        _check_grades(flat)
+        return
     if flat.dtype.kind in "cmMV":
         raise ValueError(f"y must hold numbers or strings (Complex data not supported); got dtype {flat.dtype}")
     if flat.dtype.kind == "f" and not np.all(np.isfinite(flat)):
@@ -37,8 +40,17 @@ def _check_input(X, y=None, *, fitting: bool = False, relevance: bool = False, t
             raise ValueError(f"y must hold finite numbers or strings as classes; got {excerpt(flat)}")
         if 0 < sum(isinstance(v, str) for v in values) < len(values):
             raise ValueError(f"y must hold numbers or strings as classes, not a mix of both; got {excerpt(flat)}")
-    if relevance and flat.dtype.kind not in "iuf":
-        raise ValueError(f"y must hold relevance grades (numbers); got {excerpt(flat)}")
+
+
+def _check_grades(flat: np.ndarray) -> None:
+    """``y`` of a ranker: relevance grades, finite real numbers (not classes: no strings)."""
+    if flat.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in flat.tolist()):
+        flat = flat.astype(np.float64)
+    if flat.dtype.kind not in "iuf":
+        raise ValueError(f"y must hold relevance grades (finite numbers, one per row of X); got {excerpt(flat)}")
+    if flat.dtype.kind == "f" and not np.all(np.isfinite(flat)):
+        raise ValueError(f"y must hold relevance grades (finite numbers, one per row of X); got "
+                         f"{excerpt(flat[~np.isfinite(flat)])}")
 
 
 def _check_score_input(X, y, *, relevance: bool = False) -> None:
