@@ -697,3 +697,16 @@ def test_a_forked_child_does_not_adopt_the_worker_started_early(tmp_path):
             "_, status = os.waitpid(pid, 0)\n"
             "print(os.waitstatus_to_exitcode(status), _launch.take_early() is not None)\n")
     assert _run(code, tmp_path) == ["0", "True"]
+
+
+def test_the_worker_compiles_the_reader_kernels(tmp_path):
+    """The worker starts without SciPy, and compiled the svmlight reader's kernel
+    (``predtron.data._svmlight_kernel``) through ``predtron.data``'s ``__init__``, which imports
+    SciPy: every such request failed (answered ``failed``), so a fresh environment's reads ran the
+    Python reader until the foreground rule compiled the kernel in the reading process."""
+    (tmp_path / "a.svm").write_text("".join(f"{i % 2} 1:{i}.5 3:2\n" for i in range(50)))
+    code = ("from predtron.data import load_svmlight\nfrom predtron.data import _svmlight_kernel as kernel\n"
+            "from predtron.engine import jit\nload_svmlight('a.svm')\n"
+            "print(len(kernel.parse_block._jobs), jit.wait_for_background(timeout=300))\n"
+            "print(sorted(set(jit._WORKER._answers.values())))\n")
+    assert _run(code, tmp_path, PREDTRON_JIT_PREFETCH="0") == ["1", "True", "[True]"]

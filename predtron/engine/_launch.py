@@ -42,14 +42,17 @@ PREFETCH = os.environ.get("PREDTRON_JIT_PREFETCH", "1") != "0"
 #: The package's folder (the worker imports it as a bare package, by its folder).
 _PACKAGE = Path(__file__).resolve().parents[1]
 
-#: How the worker starts: ``predtron`` and ``predtron.engine`` as bare packages, so that the worker
+#: How the worker starts: ``predtron``, ``predtron.engine`` and ``predtron.data`` (whose reader kernels,
+#: :mod:`predtron.data._svmlight_kernel`, it compiles too: the package's ``__init__`` imports SciPy) as
+#: bare packages, so that the worker
 #: imports the modules of the kernels it compiles and nothing else of the package (scikit-learn
 #: and all: seconds before the first compilation could start); and without SciPy, which numba imports when it sets
 #: up its typing (to see whether ``np.dot`` and ``np.linalg`` have a BLAS: 0.12 s of the worker's
 #: start), and which no kernel of the package uses (``tests/test_background_compile.py`` compiles
 #: every pass kernel in the worker).
 _BOOT = ("import os, runpy, sys, types\n"
-         "for name, folder in (('predtron', sys.argv[1]), ('predtron.engine', os.path.join(sys.argv[1], 'engine'))):\n"
+         "for name, folder in (('predtron', sys.argv[1]), ('predtron.engine', os.path.join(sys.argv[1], 'engine')),\n"
+         "                     ('predtron.data', os.path.join(sys.argv[1], 'data'))):\n"
          "    sys.modules[name] = package = types.ModuleType(name); package.__path__ = [folder]\n"
          "sys.modules['scipy'] = None; del sys.argv[1]\n"
          "runpy.run_module('predtron.engine._compile_worker', run_name='__main__', alter_sys=True)")
