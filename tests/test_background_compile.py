@@ -710,3 +710,19 @@ def test_the_worker_compiles_the_reader_kernels(tmp_path):
             "print(len(kernel.parse_block._jobs), jit.wait_for_background(timeout=300))\n"
             "print(sorted(set(jit._WORKER._answers.values())))\n")
     assert _run(code, tmp_path, PREDTRON_JIT_PREFETCH="0") == ["1", "True", "[True]"]
+
+
+def test_a_package_imported_through_a_symbolic_link_reads_what_its_worker_compiled(tmp_path):
+    """The worker imported the package by its resolved path, and numba names a ``NUMBA_CACHE_DIR``
+    subfolder after the sources' path as imported: with the package reached through a symbolic link,
+    the worker filled a folder the process never read (its kernels never became ready, and every
+    process found the cache fresh again: an early worker and every pass kernel asked ahead each time)."""
+    link = tmp_path / "link"
+    link.symlink_to(ROOT, target_is_directory=True)
+    code = ("import numpy as np\nfrom predtron.engine import jit, scans\nv = np.arange(5.0)\n"
+            "print(scans.running_sum(0.0, v) == 10.0, jit.wait_for_background(timeout=600))\n"
+            "print(scans.running_sum.ready((0.0, v)))\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    assert _run(code, cache, root=link, PREDTRON_JIT_PREFETCH="0") == ["True", "True", "True"]
+    assert len(list(cache.iterdir())) == 1

@@ -39,8 +39,10 @@ BACKGROUND = os.environ.get("PREDTRON_JIT_BACKGROUND", "1") != "0"
 #: Whether kernels are asked for ahead of need (``True`` unless ``PREDTRON_JIT_PREFETCH=0``).
 PREFETCH = os.environ.get("PREDTRON_JIT_PREFETCH", "1") != "0"
 
-#: The package's folder (the worker imports it as a bare package, by its folder).
-_PACKAGE = Path(__file__).resolve().parents[1]
+#: The package's folder (the worker imports it as a bare package, by its folder): the path this process
+#: imported it by, symbolic links unresolved, since numba names a ``NUMBA_CACHE_DIR`` subfolder after the
+#: sources' path as imported (a resolved path would make the worker fill a folder this process never reads).
+_PACKAGE = Path(os.path.abspath(__file__)).parents[1]
 
 #: How the worker starts: ``predtron``, ``predtron.engine`` and ``predtron.data`` (whose reader kernels,
 #: :mod:`predtron.data._svmlight_kernel`, it compiles too: the package's ``__init__`` imports SciPy) as
