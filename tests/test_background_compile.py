@@ -726,3 +726,20 @@ def test_a_package_imported_through_a_symbolic_link_reads_what_its_worker_compil
     cache.mkdir()
     assert _run(code, cache, root=link, PREDTRON_JIT_PREFETCH="0") == ["True", "True", "True"]
     assert len(list(cache.iterdir())) == 1
+
+
+_EARLY_LEFT = ("from pathlib import Path\nfrom predtron.engine import _launch, run\nearly = _launch._early\n"
+               "run.SIGNATURES_FILE = Path('missing.json')  # an installation that asks nothing ahead of need\n"
+               "import predtron.learners\nfrom predtron.engine import jit\n"
+               "print(early is not None, _launch._early is None, early is None or early[1].poll() is not None)\n")
+
+
+@pytest.mark.parametrize("disabled", [False, True], ids=["nothing asked ahead", "NUMBA_DISABLE_JIT"])
+def test_a_worker_started_early_that_nothing_adopts_does_not_outlive_the_import(tmp_path, disabled):
+    """The worker started early (the cache judged fresh) was adopted only by the requests made ahead of
+    need: where the learners' import asked nothing (a damaged installation's signatures file, a cache
+    folder guessed wrong), or numba compiles nothing (``NUMBA_DISABLE_JIT=1``: no disk cache, never a
+    request), it sat idle, numba loaded, as long as the process lived.  It is now ended when the import
+    of the learners asks nothing ahead, and not started when numba's JIT is disabled."""
+    extra = {"NUMBA_DISABLE_JIT": "1"} if disabled else {}
+    assert _run(_EARLY_LEFT, tmp_path, **extra) == ["False" if disabled else "True", "True", "True"]

@@ -115,6 +115,16 @@ def surely_cold() -> bool:
         return False
 
 
+def _jit_disabled() -> bool:
+    """Whether numba compiles nothing in this process (``NUMBA_DISABLE_JIT`` set to a non-zero number):
+    its dispatchers then have no disk cache, so nothing is ever asked of a worker."""
+    value = os.environ.get("NUMBA_DISABLE_JIT", "").strip()
+    try:
+        return bool(int(value)) if value else False
+    except ValueError:  # numba rejects it (its warning): not judged here
+        return False
+
+
 _early: tuple[int, subprocess.Popen] | None = None  # (the process that started it, the worker)
 
 
@@ -123,7 +133,7 @@ def start_early() -> bool:
     (policy ``"auto"`` with the worker and prefetching on) and the cache is fresh
     (:func:`surely_cold`); whether it started."""
     global _early
-    if _early is not None or not (POLICY == "auto" and BACKGROUND and PREFETCH) or not surely_cold():
+    if _early is not None or not (POLICY == "auto" and BACKGROUND and PREFETCH) or _jit_disabled() or not surely_cold():
         return False
     try:
         _early = (os.getpid(), spawn())

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from predtron.engine import vectors
-from predtron.engine.jit import Tiered, encode_signature
+from predtron.engine.jit import Tiered, discard_early_worker, encode_signature
 from predtron.engine.ranking import pass_documents
 from predtron.engine.spec import EngineSpec, Kind
 from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_multiclass, pass_multilabel
@@ -94,9 +94,15 @@ def _signatures_asked_ahead() -> dict[str, list]:
 def prefetch_passes() -> int:
     """In a fresh environment, ask the background worker for every pass kernel ahead of need
     (:meth:`~predtron.engine.jit.Tiered.prefetch`, in :data:`PREFETCH_ORDER`); the number of
-    requests made (0 when the kernels are cached, or compiled otherwise)."""
+    requests made (0 when the kernels are cached, or compiled otherwise).  When it makes none, the
+    worker that the engine's import started early (:func:`predtron.engine._launch.start_early`, the
+    cache judged fresh) is ended: nothing else would adopt it before a kernel is missing, and it would
+    sit idle as long as this process lives (a request then starts a worker as usual)."""
     signatures = _signatures_asked_ahead()
-    return sum(_PASSES[kind].prefetch(signatures.get(_PASSES[kind].kernel.__name__, [])) for kind in PREFETCH_ORDER)
+    made = sum(_PASSES[kind].prefetch(signatures.get(_PASSES[kind].kernel.__name__, [])) for kind in PREFETCH_ORDER)
+    if not made:
+        discard_early_worker()
+    return made
 
 
 def _forms(inputs) -> tuple:
