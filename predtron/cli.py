@@ -339,7 +339,8 @@ Print the test metrics of a model, one 'name: value' line each, rounded to 4 dec
   ordinal     mean absolute error (counted in levels: positions among the sorted training
               labels) and accuracy
   rank        ndcg@k for each --k (default: the k the model was fitted with), averaged over
-              queries; a query without relevant documents counts as 1"""
+              queries, then map (mean average precision; a document is relevant when its
+              grade is positive); a query without relevant documents counts as 1 in both"""
 
 _EVALUATE_EXAMPLES = """\
 examples:

@@ -108,11 +108,21 @@ def _ordinal_metrics(model, data, ks) -> list[tuple[str, float]]:
 
 
 def _rank_metrics(model, data, ks) -> list[tuple[str, float]]:
+    """NDCG@k for each cut-off, then MAP (the mean over the queries of the average precision, a
+    document relevant when its grade is positive; :func:`~predtron.problems.ranking_batch.average_precisions`)."""
+    import numpy as np
+
+    from predtron._validation import query_offsets
+    from predtron.problems.ranking_batch import average_precisions
+
     ks = [int(model.k)] if ks is None else ks
     values = []
     for k in dict.fromkeys(ks):  # each cut-off once (a metric named twice is summed twice by --stream's chunks)
         model.set_params(k=k)
         values.append((f"ndcg@{k}", model.score(data.X, data.y, group=data.group)))
+    scores = np.asarray(model.predict(data.X), dtype=np.float64)
+    offsets = query_offsets(len(scores), group=data.group)
+    values.append(("map", float(np.mean(average_precisions(scores, np.asarray(data.y), offsets)))))
     return values
 
 

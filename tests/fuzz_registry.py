@@ -1478,6 +1478,7 @@ EXCLUDED: dict[str, str] = {
     "predtron.problems.ranking_batch.sort_segments": _BATCH,
     "predtron.problems.ranking_batch.tie_keys": _BATCH,
     "predtron.problems.ranking_batch.segment_sums": _BATCH,
+    "predtron.problems.ranking_batch.average_precisions": _BATCH,
     "predtron.data.opening.check_file": ("resolves and checks the path of a data file; fuzzed through every loader "
                                        "and tests/test_cli.py's missing and unreadable files"),
     "predtron.data.opening.open_binary": ("opens a checked path (plain, gzip or bz2); fuzzed through every loader and "

@@ -115,6 +115,15 @@ def mq2008_model(tmp_path_factory) -> Path:
     return model
 
 
+def _map(ranker, X, y, group) -> float:
+    """The MAP of ``ranker`` on ``X`` (queries of sizes ``group``): the mean of the queries' average
+    precisions (``ranking_batch.average_precisions``, tested against the definition)."""
+    from predtron.problems.ranking_batch import average_precisions
+
+    offsets = np.concatenate(([0], np.cumsum(group)))
+    return float(np.mean(average_precisions(ranker.predict(X), np.asarray(y), offsets)))
+
+
 def test_rank_on_mq2008_matches_the_estimator(mq2008_model, tmp_path):
     train, test = load_mq2008("train"), load_mq2008("test")
     ranker = PredtronRanker(epochs=int(EPOCHS), random_state=0).fit(train.X, train.y, group=train.group)
@@ -126,7 +135,9 @@ def test_rank_on_mq2008_matches_the_estimator(mq2008_model, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     expected = {f"ndcg@{k}": f"{ranker.set_params(k=k).score(test.X, test.y, group=test.group):.4f}" for k in (1, 10)}
+    expected["map"] = f"{_map(ranker, test.X, test.y, test.group):.4f}"
     assert metric_values(result.stdout) == expected
+    assert result.stdout.splitlines()[-1].startswith("map: ")  # after the NDCG lines
 
     scores = tmp_path / "scores.txt"
     result = run_program("predict", shipped_file(MQ2008_FILES["test"]), "--model", mq2008_model, "--output", scores)
@@ -348,7 +359,8 @@ def test_rank_query_layouts(tmp_path, capsys, layout):
     ranker = PredtronRanker(random_state=0).fit(X, rel, group=sizes)
     status, out, err = call(capsys, "evaluate", train, "--model", model, "--k", 3, *extra)
     assert (status, err) == (0, "")
-    assert metric_values(out) == {"ndcg@3": f"{ranker.set_params(k=3).score(X, rel, group=sizes):.4f}"}
+    assert metric_values(out) == {"ndcg@3": f"{ranker.set_params(k=3).score(X, rel, group=sizes):.4f}",
+                                  "map": f"{_map(ranker, X, rel, sizes):.4f}"}
     status, out, _ = call(capsys, "predict", train, "--model", model)  # no query information needed
     np.testing.assert_allclose([float(v) for v in out.split()], ranker.predict(X), rtol=1e-12, atol=1e-12)
 

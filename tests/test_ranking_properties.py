@@ -66,3 +66,36 @@ def test_lemma4_equals_block_margin_of_ndcg(grades, data):
     expected = block_margin(t, blocks, fvals)
     got = lemma4_margin(t, y, "inverse")
     assert got == expected or abs(got - expected) <= 1e-12
+
+
+def _average_precision_by_definition(scores, grades) -> float:
+    """AP of one query from the definition, in exact arithmetic: the documents by decreasing score, a
+    tie to the lower document (exact ties only: the scores drawn here are whole numbers), relevant when
+    the grade is positive; 1 without a relevant document."""
+    from fractions import Fraction
+
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    relevant = [grades[i] > 0 for i in order]
+    if not any(relevant):
+        return 1.0
+    found, total = 0, Fraction(0)
+    for position, hit in enumerate(relevant, start=1):
+        if hit:
+            found += 1
+            total += Fraction(found, position)
+    return float(total / sum(relevant))
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 3)), min_size=1, max_size=8), min_size=1,
+                max_size=6))
+@settings(max_examples=200, deadline=None)
+def test_average_precisions_equal_the_definition(queries):
+    """``ranking_batch.average_precisions`` (the MAP of ``predtron evaluate``) equals AP computed from
+    its definition for every query of a block, ties and queries without a relevant document included."""
+    from predtron.problems.ranking_batch import average_precisions
+
+    scores = np.array([float(s) for query in queries for s, _ in query])
+    grades = np.array([g for query in queries for _, g in query])
+    offsets = np.concatenate(([0], np.cumsum([len(query) for query in queries])))
+    expected = [_average_precision_by_definition([s for s, _ in q], [g for _, g in q]) for q in queries]
+    np.testing.assert_allclose(average_precisions(scores, grades, offsets), expected, rtol=1e-12, atol=0)

@@ -151,7 +151,7 @@ def check_cli(argv: list[str], root: Path, capsys) -> None:
         assert lines and all(METRIC_LINE.match(line) for line in lines), f"evaluate printed {out!r}"
         if "--k" in argv:
             ks = [a for a in argv[argv.index("--k") + 1:] if not a.startswith("-")]
-            assert [line.split(":")[0] for line in lines] == [f"ndcg@{k}" for k in ks]
+            assert [line.split(":")[0] for line in lines] == [f"ndcg@{k}" for k in ks] + ["map"]
     elif command == "predict" and "--output" in argv:
         written = Path(argv[argv.index("--output") + 1]).read_text().splitlines()
         assert written and all(line.strip() for line in written)

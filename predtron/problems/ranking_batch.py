@@ -100,3 +100,23 @@ def losses_of_scores(ranking_loss: RankingLoss, values: np.ndarray, y: np.ndarra
     """``L(pred(t), y)`` of every segment of the flat scores ``values``."""
     seg = segment_ids(offsets)
     return losses(ranking_loss, sort_segments(values, offsets, seg), y, offsets, seg)
+
+
+def average_precisions(values: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Average precision of every segment of the flat scores ``values`` with relevance grades ``y``.
+
+    The items are taken in the order ``pred`` puts them (:func:`sort_segments`: decreasing score,
+    ties to the lower item), an item is relevant when its grade is positive, and AP is the mean,
+    over the relevant items, of the precision of the top positions down to each (LETOR's MAP is the
+    mean of AP over the queries).  A segment with no relevant item has AP 1: no ranking is better
+    than another, as for NDCG@k (:mod:`~predtron.problems.ranking_measures`).
+    """
+    seg = segment_ids(offsets)
+    order = sort_segments(values, offsets, seg)
+    relevant = (np.asarray(y)[order] > 0).astype(np.float64)
+    found = np.cumsum(relevant)  # relevant items down to each position (whole numbers, exact)
+    before = np.concatenate(([0.0], found))[offsets[:-1]][seg]
+    precision = (found - before) / (np.arange(len(values)) - offsets[seg] + 1)
+    n_relevant = segment_sums(relevant, offsets)
+    total = segment_sums(relevant * precision, offsets)
+    return np.where(n_relevant == 0, 1.0, total / np.maximum(n_relevant, 1.0))
