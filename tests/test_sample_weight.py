@@ -431,3 +431,23 @@ def test_a_weighted_scan_hands_the_rest_of_its_pass_to_the_kernel(problem, monke
     losses, params = _weighted_reference(Predtron(problem, eta=0.7, average=True), X, Y, weights, epochs=3)
     np.testing.assert_allclose(learner.loss_history_, losses, rtol=1e-12, atol=0)
     np.testing.assert_allclose(learner._params, params, rtol=1e-10, atol=1e-12)
+
+
+def test_the_rankers_score_takes_sample_weight_equal_within_a_query():
+    """``PredtronRanker.score`` takes ``sample_weight`` as ``fit`` does (one per row, equal on the rows of
+    a query): a query of weight 2 counts as the query given twice, weight 0 leaves it out, unit weights
+    change nothing, and weights that differ within a query are refused naming the query."""
+    from predtron.sklearn import PredtronRanker
+
+    rng = np.random.default_rng(0)
+    X, y, group = rng.normal(size=(30, 4)), rng.integers(0, 3, size=30), [5] * 6
+    ranker = PredtronRanker(random_state=0).fit(X, y, group=group)
+    per_query = np.array([1, 2, 0, 1, 3, 1])
+    copies = np.concatenate([np.arange(5 * q, 5 * q + 5) for q in np.repeat(np.arange(6), per_query)])
+    weighted = ranker.score(X, y, group=group, sample_weight=np.repeat(per_query, 5).astype(float))
+    assert weighted == pytest.approx(ranker.score(X[copies], y[copies], group=[5] * (len(copies) // 5)), rel=1e-12)
+    assert ranker.score(X, y, group=group, sample_weight=np.ones(30)) == ranker.score(X, y, group=group)
+    with pytest.raises(ValueError, match="sample_weight must be equal on the rows of a query"):
+        ranker.score(X, y, group=group, sample_weight=np.arange(30.0))
+    with pytest.raises(ValueError, match="sample_weight must hold at least one positive weight"):
+        ranker.score(X, y, group=group, sample_weight=np.zeros(30))

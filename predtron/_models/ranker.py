@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from predtron._models.base import EstimatorCore, _at_least_one, _optional, estimator_params
 from predtron._models.checks import _canonical, _check_input, _check_score_input, _Offsets
 from predtron._models.coef import _RankerCoefMixin
-from predtron._models.weights import _query_weights, _row_weights
+from predtron._models.weights import _query_weights, _row_weights, _score_weights
 from predtron._ragged import Ragged
 from predtron._validation import as_label_array, excerpt, query_offsets
 from predtron.persistence import saveable_as
@@ -117,14 +117,19 @@ class RankerCore(_RankerCoefMixin, EstimatorCore):
             return np.asarray(_canonical(X) @ coef).ravel()
         return column_order_dot(np.asarray(X, dtype=float), coef)
 
-    def score(self, X, y, *, qid=None, group=None) -> float:
+    def score(self, X, y, *, qid=None, group=None, sample_weight=None) -> float:
         """Mean NDCG@k over the queries (1 is a perfect ranking; queries with no relevant document
-        count as perfect)."""
+        count as perfect); with ``sample_weight`` (one weight per row of ``X``, equal on the rows of a
+        query, as ``fit`` takes them), the mean weighted by the queries' weights."""
         _check_score_input(X, y, relevance=True)
         self._check_fitted()
+        weights = _score_weights(sample_weight, np.shape(X)[0])
         scores = self.predict(X)
         offsets = query_offsets(len(scores), qid=qid, group=group)
         rel = SubsetRanking().check_labels(as_label_array(y, "y", booleans=False), _Offsets(offsets))
-        loss = RankingLoss("ndcg", k=self.k)
-        return float(1.0 - ranking_batch.losses_of_scores(loss, scores, rel.values, offsets).mean()) \
-            if isinstance(rel, Ragged) else np.nan
+        if not isinstance(rel, Ragged):
+            return np.nan
+        losses = ranking_batch.losses_of_scores(RankingLoss("ndcg", k=self.k), scores, rel.values, offsets)
+        if weights is None:
+            return float(1.0 - losses.mean())
+        return float(1.0 - np.average(losses, weights=_query_weights(weights, offsets)))
