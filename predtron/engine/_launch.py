@@ -22,6 +22,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 #: The compile policies of :data:`predtron.engine.jit.POLICY`.
@@ -44,14 +45,14 @@ PREFETCH = os.environ.get("PREDTRON_JIT_PREFETCH", "1") != "0"
 #: sources' path as imported (a resolved path would make the worker fill a folder this process never reads).
 _PACKAGE = Path(os.path.abspath(__file__)).parents[1]
 
-#: How the worker starts: ``predtron``, ``predtron.engine`` and ``predtron.data`` (whose reader kernels,
-#: :mod:`predtron.data._svmlight_kernel`, it compiles too: the package's ``__init__`` imports SciPy) as
-#: bare packages, so that the worker
-#: imports the modules of the kernels it compiles and nothing else of the package (scikit-learn
-#: and all: seconds before the first compilation could start); and without SciPy, which numba imports when it sets
-#: up its typing (to see whether ``np.dot`` and ``np.linalg`` have a BLAS: 0.12 s of the worker's
-#: start), and which no kernel of the package uses (``tests/test_background_compile.py`` compiles
-#: every pass kernel in the worker).
+#: How the worker starts: ``predtron``, ``predtron.engine`` and ``predtron.data`` (whose reader
+#: kernels, :mod:`predtron.data._svmlight_kernel`, it compiles too; the package's ``__init__``
+#: imports SciPy) as bare packages, so that the worker imports the modules of the kernels it
+#: compiles and nothing else of the package (scikit-learn and all: seconds before the first
+#: compilation could start); and without SciPy, which numba imports when it sets up its typing (to
+#: see whether ``np.dot`` and ``np.linalg`` have a BLAS: 0.12 s of the worker's start), and which no
+#: kernel of the package uses (``tests/test_background_compile.py`` compiles the pass and reader
+#: kernels in the worker).
 _BOOT = ("import os, runpy, sys, types\n"
          "for name, folder in (('predtron', sys.argv[1]), ('predtron.engine', os.path.join(sys.argv[1], 'engine')),\n"
          "                     ('predtron.data', os.path.join(sys.argv[1], 'data'))):\n"
@@ -126,6 +127,7 @@ def _jit_disabled() -> bool:
 
 
 _early: tuple[int, subprocess.Popen] | None = None  # (the process that started it, the worker)
+_handover = threading.Lock()  # one taker of the early worker, whichever thread asks first
 
 
 def start_early() -> bool:
@@ -145,14 +147,16 @@ def start_early() -> bool:
 def take_early() -> subprocess.Popen | None:
     """The worker this process started early, handed over once (``None`` when there is none)."""
     global _early
-    early, _early = _early, None
+    with _handover:
+        early, _early = _early, None
     return early[1] if early is not None and early[0] == os.getpid() else None
 
 
 def _forget_early_after_fork() -> None:
-    """A forked child neither adopts the parent's early worker nor keeps its pipes open."""
-    global _early
-    early, _early = _early, None
+    """A forked child neither adopts the parent's early worker nor keeps its pipes open (and has a lock
+    of its own: the parent's may have been held by another thread at the fork)."""
+    global _early, _handover
+    early, _early, _handover = _early, None, threading.Lock()
     if early is not None:
         let_go(early[1])
 
