@@ -28,7 +28,8 @@ modules), and each command imports what it uses: the estimators' parameters, the
 every fit (in memory or ``--stream``) and ``predict``/``evaluate`` use the estimators' cores
 (:mod:`predtron._models`) and the package's own readers, so that none of them imports
 scikit-learn.
-Bad input ends the command with exit status 1 (2 for a usage error) and one line on stderr,
+Bad input ends the command with exit status 1 (2 for a usage error: an unknown option, a bad
+value, flags that contradict each other) and one line on stderr,
 never a traceback; outputs are checked (writable, not a folder, not an input) before any work.
 Ctrl-C at any moment runs :func:`_interrupted`: the temporary files being written are removed,
 one line is written and the process ends at once with status 130 (no unwinding through
@@ -56,7 +57,9 @@ from predtron import _files
 from predtron._version import __version__
 from predtron.cli_data import (
     FORMATS,
+    CommandError,
     Dataset,
+    FlagError,
     ReadOptions,
     check_data_file,
     detect_format,
@@ -92,10 +95,6 @@ TERMINATED = 143
 __all__ = ["build_parser", "detect_format", "main", "model_path"]
 
 
-class CommandError(Exception):
-    """Bad input found by the command line itself (printed on one line by :func:`main`)."""
-
-
 class UsageError(Exception):
     """A malformed command line (unknown option, missing argument, bad option value)."""
 
@@ -125,7 +124,10 @@ def _terminal_width() -> int:
 # A value wrong whatever the data (a step of 0, an infinite tolerance, a negative seed) is a usage
 # error, refused by the parser (exit status 2, "argument --FLAG: expected ...; got ..."), as a value
 # that is not a number is; what only the data can refute (--k beyond the number of labels, a
-# --reject-label that is a class) is refused by the estimator's checks (exit status 1).
+# --reject-label that is a class) is refused by the estimator's checks (exit status 1).  Flags that
+# contradict each other (--resume without --checkpoint, --cache without --stream) are wrong whatever
+# the data too: they raise FlagError before any data file is read, printed as the parser's errors
+# are (exit status 2).
 def _real(text: str, expected: str, accept: Callable[[float], bool]) -> float:
     """The finite number ``text`` if ``accept`` holds for it, else an ``ArgumentTypeError`` saying
     what was ``expected`` and what came."""
@@ -569,7 +571,7 @@ def read_options(args) -> ReadOptions:
     """The typed read options of the parsed command line (``--chunk-rows`` other than its default
     without ``--stream``, which nothing would read, is refused)."""
     if args.chunk_rows != _DEFAULT_CHUNK_ROWS and not args.stream:
-        raise CommandError("--chunk-rows applies to --stream (a file read whole is not read in chunks)")
+        raise FlagError("--chunk-rows applies to --stream (a file read whole is not read in chunks)")
     return ReadOptions(format=args.format, sparse=args.sparse, zero_based=args.zero_based,
                        group_file=getattr(args, "group_file", None), labels=args.labels, xml=args.xml,
                        missing=args.missing, chunk_rows=args.chunk_rows)
@@ -579,10 +581,10 @@ def model_path(text) -> Path:
     """The model file named by ``--model``, by every command: ``.npz`` is appended to a name without a
     suffix (``m`` is ``m.npz``); a name with one is used as it is."""
     if str(text) == "-":
-        raise CommandError("--model -: a model is a file (an .npz archive), never standard input or output; give "
+        raise FlagError("--model -: a model is a file (an .npz archive), never standard input or output; give "
                            "a file name")
     if not str(text).strip():
-        raise CommandError(f"--model needs a file name (such as model.npz); got {str(text)!r}")
+        raise FlagError(f"--model needs a file name (such as model.npz); got {str(text)!r}")
     path = Path(text)
     if path.name in ("", ".", "..") or str(text).endswith(("/", os.sep)):  # (a trailing slash names a folder)
         what = "is" if path.is_dir() else "names"
@@ -612,7 +614,7 @@ def _check_output(path, flag: str, inputs: dict, *, folder: bool = False, output
         if flag == "--output":  # standard output: it may be redirected to an input (> data.svm)
             _check_report(f"{flag} -", inputs)
             return
-        raise CommandError(f"{flag} -: standard output cannot hold a {flag[2:]}; give a "
+        raise FlagError(f"{flag} -: standard output cannot hold a {flag[2:]}; give a "
                            f"{'folder' if folder else 'file'} name")
     try:
         _files.check_writable(path, flag, folder=folder)
@@ -695,32 +697,46 @@ def _side_files_from_standard_input(args, data: str) -> None:
     data file's ``-`` is (a temporary copy, :func:`~predtron.cli_data.local_path`); standard input is
     read once, so ``-`` given to two of them, or to one and the data file (``data``: ``TRAIN`` or
     ``TEST``), is refused before anything is read."""
-    named = [flag for attribute, flag in _SIDE_FILES if str(getattr(args, attribute, None)) == "-"]
-    paths = args.data if isinstance(args.data, list) else [args.data]
-    if "-" in map(str, paths):
-        named.insert(0, data)
-    if len(named) > 1:
-        raise CommandError(f"standard input can be read only once, but {' and '.join(named)} are "
-                           f"{'both' if len(named) == 2 else 'all'} '-': give a file for all but one of them")
+    _refuse_standard_input_twice(args, data)
     for attribute, _ in _SIDE_FILES:
         if str(getattr(args, attribute, None)) == "-":
             setattr(args, attribute, local_path("-"))
 
 
+def _refuse_standard_input_twice(args, data: str) -> None:
+    """``-`` given to two of the data file (``data``), ``--group-file``, ``--xml`` and ``--cost-matrix``:
+    a :class:`FlagError` (standard input is read once)."""
+    named = [flag for attribute, flag in _SIDE_FILES if str(getattr(args, attribute, None)) == "-"]
+    paths = args.data if isinstance(args.data, list) else [args.data]
+    if "-" in map(str, paths):
+        named.insert(0, data)
+    if len(named) > 1:
+        raise FlagError(f"standard input can be read only once, but {' and '.join(named)} are "
+                        f"{'both' if len(named) == 2 else 'all'} '-': give a file for all but one of them")
+
+
 def estimator_params(task: str, args) -> dict:
     """The estimator parameters given as options (others keep their defaults; the seed is
     ``DEFAULT_SEED``), checked against ``task``."""
+    given = _given_params(task, args)
+    given.setdefault("random_state", DEFAULT_SEED)
+    if "cost_matrix" in given:
+        given["cost_matrix"] = read_cost_matrix(given["cost_matrix"])
+    return given
+
+
+def _given_params(task: str, args) -> dict:
+    """The estimator parameters given as options, as given (``--cost-matrix`` a path, not read): an
+    option that the estimator of ``task`` does not have, or would not use (:func:`_refuse_unused`),
+    is a :class:`FlagError`."""
     given = {name[len(_PARAM_PREFIX):]: value for name, value in vars(args).items()
              if name.startswith(_PARAM_PREFIX)}
     accepted = TASK_TABLE[task].core_class().get_params()
     for option in estimator_options():
         if option.param in given and option.param not in accepted:
-            raise CommandError(f"{option.flag} does not apply to --task {task} (it applies to "
-                               f"{', '.join(tasks_with(option.param))})")
+            raise FlagError(f"{option.flag} does not apply to --task {task} (it applies to "
+                            f"{', '.join(tasks_with(option.param))})")
     _refuse_unused(task, given, accepted)
-    given.setdefault("random_state", DEFAULT_SEED)
-    if "cost_matrix" in given:
-        given["cost_matrix"] = read_cost_matrix(given["cost_matrix"])
     return given
 
 
@@ -754,8 +770,8 @@ def _refuse_unused(task: str, given: dict, defaults: dict) -> None:
             continue
         value = given.get(rule.needs, defaults[rule.needs])
         if (value is None) if rule.values is None else (value not in rule.values):
-            raise CommandError(f"{flags[rule.param]} applies only with {rule.said} (the {task} model would not "
-                               "use it)")
+            raise FlagError(f"{flags[rule.param]} applies only with {rule.said} (the {task} model would not "
+                            "use it)")
 
 
 def read_cost_matrix(path) -> np.ndarray:
@@ -1098,11 +1114,11 @@ def _cluster_files(args) -> bool:
             args.stream or args.checkpoint is not None or args.resume):
         return True  # one file read (or streamed) by a worker: one shard, checkpointed
     if several and args.workers is None and args.scheduler is None:
-        raise CommandError(f"several training files ({len(args.data)} given) or a glob pattern need a cluster: "
-                           "add --workers N or --scheduler ADDRESS (each worker then reads its own files), or give "
-                           "one file")
+        raise FlagError(f"several training files ({len(args.data)} given) or a glob pattern need a cluster: "
+                        "add --workers N or --scheduler ADDRESS (each worker then reads its own files), or give "
+                        "one file")
     if several and ("-" in args.data):
-        raise CommandError("'-' (standard input) cannot be one of several training files")
+        raise FlagError("'-' (standard input) cannot be one of several training files")
     return several
 
 
@@ -1134,22 +1150,37 @@ def _read_by_workers(args) -> str:
     return f"one file with {' and '.join(flags)}"
 
 
+def _refuse_cluster_file_flags(args) -> None:
+    """The flags that do not apply to a fit whose workers read the training files (:func:`_cluster_files`),
+    refused (:class:`FlagError`) before any file is checked or read."""
+    from predtron.dask.cli import GROUP_FILE_ON_CLUSTER
+
+    refused = [flag for flag, value in (("--classes", args.classes), ("--shards", args.shards),
+                                        ("--cache", args.cache and not args.stream)) if value]
+    if refused:
+        raise FlagError(f"{refused[0]} does not apply to a cluster fit whose workers read the training files "
+                        f"themselves ({_read_by_workers(args)}: one shard per file"
+                        f"{'; --cache applies to --stream' if refused[0] == '--cache' else ''})")
+    if args.statistics is not None and (args.statistics == "first-chunk" or not args.stream):
+        raise FlagError("--statistics applies to --stream" if not args.stream else
+                        "--statistics first-chunk does not apply to a cluster fit: it scales by the statistics of "
+                        "all its files (--statistics file)")
+    if getattr(args, "group_file", None) is not None:
+        raise FlagError(GROUP_FILE_ON_CLUSTER)
+    given = _given_params(args.task, args)  # (an option the task does not have, or would not use, refused)
+    if args.stream and given.get("shuffle") is True:
+        raise FlagError("--shuffle does not apply to --stream: each worker reads its file in file order "
+                        "(shuffle the files beforehand)")
+    read_options(args)  # (--chunk-rows without --stream refused)
+
+
 def _fit_files_on_cluster(args, path) -> int:
     """``predtron fit FILE... --workers N``: the workers read their shards (one per file); the command
     holds only the mixed parameters, checkpointed after every epoch with ``--checkpoint``."""
     from predtron.cli_data import check_format
     from predtron.dask.cli import file_options, fit_files_on_cluster
 
-    refused = [flag for flag, value in (("--classes", args.classes), ("--shards", args.shards),
-                                        ("--cache", args.cache and not args.stream)) if value]
-    if refused:
-        raise CommandError(f"{refused[0]} does not apply to a cluster fit whose workers read the training files "
-                           f"themselves ({_read_by_workers(args)}: one shard per file"
-                           f"{'; --cache applies to --stream' if refused[0] == '--cache' else ''})")
-    if args.statistics is not None and (args.statistics == "first-chunk" or not args.stream):
-        raise CommandError("--statistics applies to --stream" if not args.stream else
-                           "--statistics first-chunk does not apply to a cluster fit: it scales by the statistics of "
-                           "all its files (--statistics file)")
+    options = read_options(args)
     files = _training_files(args.data)
     # the files the workers read, and those read with them (the sidecars found beside each, --xml, --cost-matrix)
     read_with = _inputs(argparse.Namespace(**{**vars(args), "data": files}))
@@ -1164,13 +1195,9 @@ def _fit_files_on_cluster(args, path) -> int:
     params = estimator_params(args.task, args)
     check_params(args.task, params)
     if args.stream:
-        if params.get("shuffle") is True:
-            raise CommandError("--shuffle does not apply to --stream: each worker reads its file in file order "
-                               "(shuffle the files beforehand)")
         params = {**params, "shuffle": False}
     verbose = sys.stderr.isatty() if args.progress is None else args.progress
     try:
-        options = read_options(args)
         for f in files:
             check_format(f, args.task, options)
         reading = file_options(args.task, options, args.n_features, args.stream, files[0])
@@ -1227,22 +1254,32 @@ def run_fit(args) -> int:
     from predtron.cli_stream import StreamFit, check_fit_args, stream_fit
     from predtron.dask.cli import cluster_requested
 
+    # the flags that contradict each other, refused (FlagError) before any file is checked or read
     path = model_path(args.model)
-    _side_files_from_standard_input(args, "TRAIN")
+    _refuse_standard_input_twice(args, "TRAIN")
     if args.resume and args.checkpoint is None:  # (every fit: in memory, streamed, on a cluster)
-        raise CommandError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
+        raise FlagError("--resume needs --checkpoint DIR (the directory of the checkpoint to continue)")
     if args.classes is not None and not TASK_TABLE[args.task].classes:
-        raise CommandError(f"--classes does not apply to --task {args.task} (it applies to "
-                           f"{', '.join(name for name, spec in TASK_TABLE.items() if spec.classes)}, with --stream)")
+        raise FlagError(f"--classes does not apply to --task {args.task} (it applies to "
+                        f"{', '.join(name for name, spec in TASK_TABLE.items() if spec.classes)}, with --stream)")
+    if getattr(args, "group_file", None) is not None and not TASK_TABLE[args.task].queries:
+        raise FlagError(f"--group-file applies to the rank task, not {args.task}")
     if _cluster_files(args):
+        _refuse_cluster_file_flags(args)
+        _side_files_from_standard_input(args, "TRAIN")
         return _fit_files_on_cluster(args, path)
     args.data = args.data[0]
+    given = _given_params(args.task, args)
+    cluster_requested(args)
+    check_fit_args(StreamFit(args.data, read_options(args), classes=args.classes, cache=args.cache,
+                             checkpoint=args.checkpoint, statistics=args.statistics), given, streaming=args.stream)
+    _side_files_from_standard_input(args, "TRAIN")
     inputs = _inputs(args)
     _check_output(path, "--model", inputs)
     if args.progress is not False:
         _check_report(_FIT_SUMMARY, inputs)
     _check_output(args.cache, "--cache", inputs, outputs={"--model": path})
-    _check_cache_file(args.cache if args.stream else None)  # (without --stream, --cache is refused below)
+    _check_cache_file(args.cache if args.stream else None)  # (without --stream, --cache was refused above)
     _check_checkpoint(args, path, inputs, cluster=False)
     _watch_temporaries(args.cache)
     _watch_temporaries(args.checkpoint, folder=True)
@@ -1304,10 +1341,12 @@ def _fit_read_data(args, request, data: Dataset, params: dict, verbose: bool, on
 
 def run_predict(args) -> int:
     """``predtron predict``: one prediction per line."""
+    read_options(args)  # (first: a flag refused is a usage error, whatever the files)
+    _refuse_standard_input_twice(args, "TEST")
     _check_output(args.output, "--output", {**_inputs(args), "--model": model_path(args.model)})
     _side_files_from_standard_input(args, "TEST")
     task, model, notes = load_model(args.model, args.task)
-    options = read_options(args)
+    options = read_options(args)  # (with the copies of standard input)
     data_path = local_path(args.data)
     check_reading(notes, options, task, data_path, model)
     located = _large_values_located([data_path], task, options, int(model.n_features_in_), _model_arff_labels(model))
@@ -1353,12 +1392,14 @@ def _scored_labels(path) -> Iterator[None]:
 
 def run_evaluate(args) -> int:
     """``predtron evaluate``: one ``name: value`` line per metric."""
+    read_options(args)  # (first: a flag refused is a usage error, whatever the files)
+    model_path(args.model)
     _side_files_from_standard_input(args, "TEST")
     _check_report("the metrics of evaluate", {**_inputs(args), "--model": model_path(args.model)})
     task, model, notes = load_model(args.model, args.task)
-    if args.k is not None and task != "rank":
+    if args.k is not None and task != "rank":  # (the model's task, read from its file: bad input)
         raise CommandError(f"--k applies to rank models; {model_path(args.model)} is a {task} model")
-    options = read_options(args)
+    options = read_options(args)  # (with the copies of standard input)
     data_path = local_path(args.data)
     check_reading(notes, options, task, data_path, model)
     located = _large_values_located([data_path], task, options, int(model.n_features_in_), _model_arff_labels(model))
@@ -1546,7 +1587,8 @@ def _one_line_warning(command: str | None) -> Callable:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``predtron`` command line on ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
-    0 on success, 1 on bad input (a message on one line on stderr), 2 on a usage error,
+    0 on success, 1 on bad input (a message on one line on stderr), 2 on a usage error (also flags
+    that contradict each other, :class:`~predtron.cli_data.FlagError`, found before any data is read),
     130 when interrupted (Ctrl-C ends the process at once, see :func:`_interrupted`), 143 when
     ended by SIGTERM (handled the same way).
     """
@@ -1576,6 +1618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 0
+        except FlagError as exc:  # a usage error found after parsing: said as the parser says its own
+            print(f"{PROG} {args.command}: error: {one_line(exc)} (see '{PROG} {args.command} --help')",
+                  file=sys.stderr)
+            return 2
         except BAD_INPUT as exc:
             print(f"{PROG} {args.command}: error: {_in_user_terms(exc)}", file=sys.stderr)
             return 1

@@ -200,6 +200,19 @@ def flag_message(text: str) -> str:
     return text
 
 
+class CommandError(Exception):
+    """Bad input found by the command line itself (printed on one line by :func:`predtron.cli.main`,
+    exit status 1)."""
+
+
+class FlagError(CommandError):
+    """Flags that contradict each other (``--resume`` without ``--checkpoint``, ``--cache`` without
+    ``--stream``, ...), or a flag value no file can make right: a usage error, wrong whatever the
+    data, refused before any data file is read and printed by :func:`predtron.cli.main` as the
+    parser prints its errors (``predtron CMD: error: MESSAGE (see 'predtron CMD --help')``, exit
+    status 2)."""
+
+
 class DataError(ValueError):
     """A data file the command cannot read (its message names flags, not Python arguments)."""
 

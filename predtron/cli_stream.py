@@ -40,6 +40,7 @@ import numpy as np
 from predtron.cli_data import (
     DataError,
     Dataset,
+    FlagError,
     ReadOptions,
     as_labels,
     label_value,
@@ -115,19 +116,23 @@ class StreamFit:
 
 def check_fit_args(request: StreamFit, params: dict, streaming: bool) -> None:
     """Refuse the flags of ``request`` that do not apply to a fit read whole (``streaming=False``) or
-    streamed, each naming its flag (``--resume`` without ``--checkpoint`` is refused by
+    streamed, each naming its flag, as a :class:`~predtron.cli_data.FlagError` (a usage error: the
+    flags contradict each other whatever the data; ``--resume`` without ``--checkpoint`` is refused by
     :func:`predtron.cli.run_fit` for every fit, a cluster's too)."""
     if not streaming:
         for flag, value in (("--cache", request.cache), ("--classes", request.classes),
                             ("--statistics", request.statistics)):
             if value is not None:
-                raise ValueError(f"{flag} applies to --stream")
+                raise FlagError(f"{flag} applies to --stream")
     if request.checkpoint is not None and params.get("reject_cost") is not None:
-        raise ValueError("--reject-cost cannot be combined with --checkpoint or --stream: the abstention "
-                         "threshold is fitted on the whole training set at the end of an in-memory fit")
+        raise FlagError("--reject-cost cannot be combined with --checkpoint or --stream: the abstention "
+                        "threshold is fitted on the whole training set at the end of an in-memory fit")
     if streaming and params.get("reject_cost") is not None:
-        raise ValueError("--reject-cost cannot be combined with --stream: the abstention threshold is fitted on "
-                         "the whole training set at the end of an in-memory fit")
+        raise FlagError("--reject-cost cannot be combined with --stream: the abstention threshold is fitted on "
+                        "the whole training set at the end of an in-memory fit")
+    if streaming and params.get("shuffle") is True:
+        raise FlagError("--shuffle does not apply to --stream: a stream is visited in file order (shuffle the file "
+                        "beforehand, e.g. with `shuf`)")
 
 
 #: Estimator parameters whose flag is not ``--`` and the parameter's name with dashes.

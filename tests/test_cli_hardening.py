@@ -35,6 +35,21 @@ def assert_one_line_error(status: int, out: str, err: str, *needles: str, absent
         assert word not in err, f"{word!r} in {err!r}"
 
 
+def assert_usage_error(status: int, out: str, err: str, *needles: str, command: str = "fit",
+                       absent: tuple[str, ...] = ()) -> None:
+    """Flags that contradict each other: a usage error, as the parser says its own (exit status 2, one
+    line ``predtron COMMAND: error: ... (see 'predtron COMMAND --help')``)."""
+    assert status == 2, (status, err)
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, f"not one line: {err!r}"
+    assert err.startswith(f"predtron {command}: error: "), err
+    assert err.endswith(f" (see 'predtron {command} --help')\n"), err
+    for needle in needles:
+        assert needle in err, f"{needle!r} not in {err!r}"
+    for word in absent:
+        assert word not in err, f"{word!r} in {err!r}"
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
@@ -320,7 +335,7 @@ def test_an_option_the_model_would_not_use_is_refused(tmp_path, capsys, task, fl
     data = _arff_with_xml(tmp_path)[0] if task == "multilabel" else three_classes(tmp_path)
     extra = ["--labels", "2"] if task == "multilabel" else []
     status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *extra, *flags)
-    assert_one_line_error(status, out, err, expected)
+    assert_usage_error(status, out, err, expected)
     assert not (tmp_path / "m.npz").exists()
 
 
@@ -351,13 +366,13 @@ def test_dash_is_refused_where_a_file_is_written(tmp_path, capsys, monkeypatch, 
     then failed with "[Errno 17] File exists: '-'")."""
     monkeypatch.chdir(tmp_path)
     status, out, err = call(capsys, "fit", three_classes(tmp_path), "--task", "classify", *flags)
-    assert_one_line_error(status, out, err, expected)
+    assert_usage_error(status, out, err, expected)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.svm"]
 
 
 def test_dash_model_at_predict(tmp_path, capsys):
     status, out, err = call(capsys, "predict", three_classes(tmp_path), "--model", "-")
-    assert_one_line_error(status, out, err, "--model -: a model is a file", absent=("-.npz",))
+    assert_usage_error(status, out, err, "--model -: a model is a file", absent=("-.npz",), command="predict")
 
 
 # ------------------------------------------------------------------ --n-features given, labels surveyed
@@ -429,7 +444,7 @@ def test_resume_without_checkpoint_on_a_cluster(tmp_path, capsys):
     for files in ([data], [data, two_classes(tmp_path, "more.svm")]):
         status, out, err = call(capsys, "fit", *files, "--task", "classify", "--model", tmp_path / "m.npz",
                                 "--workers", "2", "--resume")
-        assert_one_line_error(status, out, err, "--resume needs --checkpoint DIR", absent=("resume=", "checkpoint="))
+        assert_usage_error(status, out, err, "--resume needs --checkpoint DIR", absent=("resume=", "checkpoint="))
 
 
 @pytest.mark.parametrize(("flags", "expected"), [
@@ -443,7 +458,7 @@ def test_standard_input_on_a_cluster_with_file_only_flags(tmp_path, capsys, monk
     flags = [str(tmp_path / "ckpt") if flag == "CKPT" else flag for flag in flags]
     status, out, err = call(capsys, "fit", "-", "--task", "classify", "--model", tmp_path / "m.npz", "--workers",
                             "2", *flags)
-    assert_one_line_error(status, out, err, expected, "standard input")
+    assert_usage_error(status, out, err, expected, "standard input")
 
 
 def test_cache_without_stream_on_a_cluster(tmp_path, capsys):
@@ -451,7 +466,7 @@ def test_cache_without_stream_on_a_cluster(tmp_path, capsys):
     a Dask cluster", though it does, with --stream."""
     status, out, err = call(capsys, "fit", two_classes(tmp_path), "--task", "classify", "--model",
                             tmp_path / "m.npz", "--workers", "2", "--cache", tmp_path / "caches")
-    assert_one_line_error(status, out, err, "--cache applies to --stream")
+    assert_usage_error(status, out, err, "--cache applies to --stream")
 
 
 @pytest.mark.parametrize(("files", "flags", "said"), [
@@ -469,7 +484,7 @@ def test_a_flag_refused_on_a_cluster_fit_of_files_says_why_the_workers_read_them
     paths = [two_classes(tmp_path, name) for name in files]
     status, out, err = call(capsys, "fit", *paths, "--task", "classify", "--model", tmp_path / "m.npz",
                             "--workers", "2", *flags)
-    assert_one_line_error(status, out, err, said, absent=("several files",) if len(files) == 1 else ())
+    assert_usage_error(status, out, err, said, absent=("several files",) if len(files) == 1 else ())
     assert not (tmp_path / "m.npz").exists()
 
 
@@ -503,7 +518,7 @@ def test_classes_for_a_task_without_classes(tmp_path, capsys, task):
         data, extra = write(tmp_path / "r.txt", "1 qid:1 1:1\n0 qid:1 1:0\n2 qid:2 1:2\n0 qid:2 1:1\n"), []
     status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *extra, "--stream",
                             "--classes", "0", "1")
-    assert_one_line_error(status, out, err, f"--classes does not apply to --task {task}")
+    assert_usage_error(status, out, err, f"--classes does not apply to --task {task}")
     assert not (tmp_path / "m.npz").exists()
 
 
@@ -515,7 +530,7 @@ def test_chunk_rows_without_stream(tmp_path, capsys, command):
     assert call(capsys, "fit", data, "--task", "classify", "--model", model, "--quiet")[0] == 0
     extra = ["--task", "classify", "--model", tmp_path / "other.npz"] if command == "fit" else ["--model", model]
     status, out, err = call(capsys, command, data, *extra, "--chunk-rows", "5")
-    assert_one_line_error(status, out, err, "--chunk-rows applies to --stream")
+    assert_usage_error(status, out, err, "--chunk-rows applies to --stream", command=command)
     assert call(capsys, command, data, *extra, "--chunk-rows", "5", "--stream")[0] == 0
 
 
@@ -622,7 +637,7 @@ def test_n_iter_no_change_without_early_stopping_is_refused(tmp_path, capsys, ta
     data = write(tmp_path / "q.svm", "".join(f"{i % 3} qid:{i // 5} 1:{i % 4} 2:{(i % 7) / 6}\n" for i in range(30)))
     status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", *off,
                             "--n-iter-no-change", 3)
-    assert_one_line_error(status, out, err, "--n-iter-no-change applies only with early stopping",
+    assert_usage_error(status, out, err, "--n-iter-no-change applies only with early stopping",
                           f"the {task} model would not use it")
     assert not (tmp_path / "m.npz").exists()
     status, out, err = call(capsys, "fit", data, "--task", task, "--model", tmp_path / "m.npz", "--tol", "0.5",
@@ -720,7 +735,7 @@ def test_an_empty_model_name(tmp_path, capsys, monkeypatch, command, name):
     data = two_classes(tmp_path)
     extra = ["--task", "classify"] if command == "fit" else []
     status, out, err = call(capsys, command, data, "--model", name, *extra)
-    assert_one_line_error(status, out, err, "--model needs a file name", absent=("is a folder",))
+    assert_usage_error(status, out, err, "--model needs a file name", absent=("is a folder",), command=command)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.svm"]
 
 
@@ -763,7 +778,7 @@ def test_group_file_on_a_cluster_fit_of_one_file(tmp_path, capsys, how):
     how = [str(tmp_path / h) if h == "ckpt" else h for h in how]
     status, out, err = call(capsys, "fit", data, "--task", "rank", "--group-file", groups, "--model",
                             tmp_path / "m.npz", "--workers", "2", *how)
-    assert_one_line_error(status, out, err, "--group-file does not apply to a cluster fit whose workers read",
+    assert_usage_error(status, out, err, "--group-file does not apply to a cluster fit whose workers read",
                           "FILE.query", absent=("with several files",))
 
 
@@ -960,3 +975,69 @@ def test_the_bar_of_a_streamed_fit_resumed_when_finished_names_its_last_epoch(tm
     status, _, err = call(capsys, *options, "--resume")
     last = err.replace("\r", "\n").strip().splitlines()[-1]
     assert status == 0 and last.startswith("epoch 4/4: 100%"), last
+
+
+#: Flags that contradict each other, whatever the data: ``(command, flags, message)``.  ``{d}`` is a folder
+#: that exists (the model is written there), ``MISSING`` a training/test file that does not exist.
+FLAG_CONTRADICTIONS = [
+    ("fit", ["--task", "classify", "--resume"], "--resume needs --checkpoint DIR"),
+    ("fit", ["--task", "rank", "--classes", "1", "2", "--stream"], "--classes does not apply to --task rank"),
+    ("fit", ["--task", "rank", "--cost-matrix", "{d}/costs.txt"], "--cost-matrix does not apply to --task rank"),
+    ("fit", ["--task", "multilabel", "--beta", "2"], "--beta applies only with --loss fbeta"),
+    ("fit", ["--task", "classify", "--reject-label", "9"], "--reject-label applies only with --reject-cost"),
+    ("fit", ["--task", "classify", "--tol", "none", "--n-iter-no-change", "3"],
+     "--n-iter-no-change applies only with early stopping"),
+    ("fit", ["--task", "classify", "--cache", "{d}/c"], "--cache applies to --stream"),
+    ("fit", ["--task", "classify", "--classes", "1", "2"], "--classes applies to --stream"),
+    ("fit", ["--task", "classify", "--statistics", "file"], "--statistics applies to --stream"),
+    ("fit", ["--task", "classify", "--reject-cost", "0.3", "--stream"],
+     "--reject-cost cannot be combined with --stream"),
+    ("fit", ["--task", "classify", "--reject-cost", "0.3", "--checkpoint", "{d}/ck"],
+     "--reject-cost cannot be combined with --checkpoint"),
+    ("fit", ["--task", "classify", "--stream", "--shuffle"], "--shuffle does not apply to --stream"),
+    ("fit", ["--task", "classify", "--chunk-rows", "5"], "--chunk-rows applies to --stream"),
+    ("fit", ["--task", "classify", "--group-file", "{d}/g.txt"], "--group-file applies to the rank task, not classify"),
+    ("fit", ["--task", "classify", "--xml", "-", "--cost-matrix", "-"],
+     "standard input can be read only once, but --xml and --cost-matrix are both '-'"),
+    ("fit", ["--task", "classify", "--shards", "2"], "--shards applies to a fit on a Dask cluster"),
+    ("fit", ["--task", "classify", "--mixing", "uniform"], "--mixing applies to a fit on a Dask cluster"),
+    ("fit", ["--task", "classify", "--workers", "1", "--classes", "1", "2"],
+     "--classes does not combine with a fit on a Dask cluster"),
+    ("fit", ["--task", "classify", "--workers", "1", "--cache", "{d}/c"], "--cache applies to --stream"),
+    ("fit", ["{d}/other.svm", "--task", "classify"], "several training files (2 given) or a glob pattern need a "
+                                                     "cluster"),
+    ("fit", ["-", "--task", "classify", "--workers", "1"], "'-' (standard input) cannot be one of several"),
+    ("fit", ["--task", "classify", "--workers", "1", "--stream", "--classes", "1", "2"],
+     "--classes does not apply to a cluster fit whose workers read the training files themselves"),
+    ("fit", ["--task", "classify", "--workers", "1", "--stream", "--statistics", "first-chunk"],
+     "--statistics first-chunk does not apply to a cluster fit"),
+    ("fit", ["--task", "rank", "--workers", "1", "--stream", "--group-file", "{d}/g.txt"],
+     "--group-file does not apply to a cluster fit whose workers read"),
+    ("fit", ["--task", "classify", "--workers", "1", "--stream", "--shuffle"],
+     "--shuffle does not apply to --stream: each worker reads its file in file order"),
+    ("fit", ["--task", "classify", "--checkpoint", "-"], "--checkpoint -: standard output cannot hold a checkpoint"),
+    ("predict", ["--chunk-rows", "5"], "--chunk-rows applies to --stream"),
+    ("evaluate", ["--chunk-rows", "5"], "--chunk-rows applies to --stream"),
+    ("evaluate", ["--xml", "-", "--group-file", "-"], "standard input can be read only once"),
+]
+
+
+@pytest.mark.parametrize(("command", "flags", "expected"), FLAG_CONTRADICTIONS,
+                         ids=[f"{c} {' '.join(f for f in flags if f.startswith('-'))}"
+                              for c, flags, _ in FLAG_CONTRADICTIONS])
+def test_flags_that_contradict_each_other_are_a_usage_error(tmp_path, capsys, monkeypatch, command, flags,
+                                                             expected):
+    """Flags that contradict each other (--resume without --checkpoint, --cache without --stream, an option
+    the task does not have, '-' given twice, a cluster's flag without a cluster, ...) are wrong whatever the
+    data, as a malformed value is: they ended with exit status 1, as bad input does, after parsing.  They are
+    a usage error (status 2, the parser's one-line form) found before any file is read: the training or
+    test file here does not exist, the model file neither, and nothing is read from standard input."""
+    stdin = io.BytesIO(b"1 1:1\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(stdin))
+    missing = tmp_path / "no-such-file.svm"
+    words = [w.format(d=tmp_path) for w in flags]
+    extra = ["--model", tmp_path / "m.npz"] if command == "fit" else ["--model", tmp_path / "no-such-model.npz"]
+    status, out, err = call(capsys, command, missing, *words, *extra)
+    assert_usage_error(status, out, err, expected, command=command, absent=(str(missing), "not found"))
+    assert stdin.tell() == 0  # (standard input untouched)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written, nothing created

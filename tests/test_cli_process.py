@@ -509,11 +509,11 @@ def test_dash_reads_the_side_files_from_standard_input(tmp_path):
     assert evaluated.returncode == 0 and evaluated.stdout.startswith("hamming loss: "), evaluated.stderr
     twice = _program("fit", "-", "--task", "classify", "--cost-matrix", "-", "--model", tmp_path / "c",
                      stdin=costs)
-    assert twice.returncode == 1 and twice.stdout == ""
+    assert twice.returncode == 2 and twice.stdout == ""  # (a usage error, refused before anything is read)
     assert twice.stderr == ("predtron fit: error: standard input can be read only once, but TRAIN and --cost-matrix "
-                            "are both '-': give a file for all but one of them\n")
+                            "are both '-': give a file for all but one of them (see 'predtron fit --help')\n")
     assert not (tmp_path / "c.npz").exists()
     thrice = _program("evaluate", "-", "--model", tmp_path / "a2", "--xml", "-", "--group-file", "-", stdin=xml)
-    assert thrice.returncode == 1 and thrice.stderr.startswith("predtron evaluate: error: standard input can be read "
+    assert thrice.returncode == 2 and thrice.stderr.startswith("predtron evaluate: error: standard input can be read "
                                                                "only once, but TEST and --group-file and --xml are "
                                                                "all '-'")

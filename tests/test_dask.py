@@ -245,9 +245,9 @@ def test_command_line_on_a_cluster(client, tmp_path):
     assert main(["fit", *common, "--model", str(tmp_path / "three.npz"), "--scheduler", client.scheduler.address,
                  "--shards", "3", "--mixing", "loss"]) == 0
     assert load(tmp_path / "three.npz").score(np.round(X, 4), y) > 0.7
-    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--shards", "2"]) == 1
+    assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--shards", "2"]) == 2  # (usage errors)
     assert main(["fit", *common, "--model", str(tmp_path / "x.npz"), "--classes", "0", "1", "2", "--workers",
-                 "2"]) == 1
+                 "2"]) == 2
     assert not (tmp_path / "x.npz").exists()
     # one file streamed by one worker (one shard): the serial fit in file order
     in_order = [*common, "--no-shuffle", "--sparse"]
@@ -503,8 +503,8 @@ def test_command_line_fits_several_files_on_the_workers(client, tmp_path):
     assert (tmp_path / "ckpt" / "progress.json").is_file()
     assert main(["fit", str(tmp_path / "part-*.svm"), *common, "--model", str(tmp_path / "glob.npz")]) == 0
     _assert_same(load(tmp_path / "glob.npz"), library.to_local())
-    # several files need a cluster; nothing is written
-    assert main(["fit", *map(str, paths), "--task", "classify", "--model", str(tmp_path / "x.npz")]) == 1
+    # several files need a cluster (a usage error); nothing is written
+    assert main(["fit", *map(str, paths), "--task", "classify", "--model", str(tmp_path / "x.npz")]) == 2
     assert not (tmp_path / "x.npz").exists()
 
 
@@ -822,7 +822,7 @@ def test_command_line_mixing_rounds(client, tmp_path, capsys):
     assert args.mixing_rounds == 4
     capsys.readouterr()
     assert main(["fit", str(train), "--task", "classify", "--model", str(tmp_path / "x.npz"), "--mixing-rounds",
-                 "2"]) == 1
+                 "2"]) == 2
     assert "--mixing-rounds applies to a fit on a Dask cluster" in capsys.readouterr().err
 
 

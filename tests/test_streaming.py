@@ -215,11 +215,11 @@ def test_rank_scores_written_by_predict_are_the_same_in_any_chunks_and_layout(tm
 def test_stream_refusals(tmp_path, capsys):
     path = _svm(tmp_path)
     model = str(tmp_path / "m.npz")
-    assert main(["fit", str(path), "--task", "classify", "--model", model, "--stream", "--shuffle"]) == 1
+    assert main(["fit", str(path), "--task", "classify", "--model", model, "--stream", "--shuffle"]) == 2
     assert "--shuffle does not apply to --stream" in capsys.readouterr().err
-    assert main(["fit", str(path), "--task", "classify", "--model", model, "--cache", "x"]) == 1
+    assert main(["fit", str(path), "--task", "classify", "--model", model, "--cache", "x"]) == 2
     assert "--cache applies to --stream" in capsys.readouterr().err
-    assert main(["fit", str(path), "--task", "classify", "--model", model, "--resume"]) == 1
+    assert main(["fit", str(path), "--task", "classify", "--model", model, "--resume"]) == 2
     assert "--resume needs --checkpoint" in capsys.readouterr().err
     arff = ROOT / "predtron" / "data" / "files" / "mulan-emotions" / "emotions-train.arff.gz"
     assert main(["fit", str(arff), "--task", "multilabel", "--labels", "6", "--model", model, "--stream", "--cache",

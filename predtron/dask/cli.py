@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from predtron._files import temporary_file
-from predtron.cli_data import flag_message, positive_int
+from predtron.cli_data import FlagError, flag_message, positive_int
 from predtron.tasks import TASKS
 
 
@@ -55,6 +55,12 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                             "(R + 1) / 2 times per epoch [mixing_rounds]")
 
 
+#: Why ``--group-file`` is refused for a fit whose workers read the training files (a :class:`FlagError`).
+GROUP_FILE_ON_CLUSTER = ("--group-file does not apply to a cluster fit whose workers read the training files "
+                         "themselves (several files, or one with --stream, --checkpoint or --resume): put qid: in "
+                         "every line, or the query sizes in a FILE.query file beside each file")
+
+
 def file_options(task: str, options, n_features: int | None = None, stream: bool = False, first=None) -> dict:
     """The keyword arguments of the workers' reader of a fit on files, from the command line's typed
     read options (:class:`predtron.cli_data.ReadOptions`): the same layout (``--sparse``/``--dense``,
@@ -64,9 +70,7 @@ def file_options(task: str, options, n_features: int | None = None, stream: bool
     ``--chunk-rows`` with ``stream``.  ``--group-file`` is refused: it gives one file's query
     sizes (put ``qid:`` in the files, or a ``FILE.query`` sidecar beside each)."""
     if options.group_file is not None:
-        raise ValueError("--group-file does not apply to a cluster fit whose workers read the training files "
-                         "themselves (several files, or one with --stream, --checkpoint or --resume): put qid: in "
-                         "every line, or the query sizes in a FILE.query file beside each file")
+        raise FlagError(GROUP_FILE_ON_CLUSTER)
     fmt = TASKS[task].format
     out: dict = {"sparse": bool(options.layout(fmt, stream, first))}
     if fmt == "arff":
@@ -112,7 +116,8 @@ def _not_on_cluster(flag: str, data) -> str:
 
 
 def cluster_requested(args) -> bool:
-    """Whether ``args`` ask for a Dask fit (``--shards`` or ``--mixing`` alone is an error)."""
+    """Whether ``args`` ask for a Dask fit (``--shards`` or ``--mixing`` alone, or a flag that does not
+    combine with a fit on a cluster, is a :class:`~predtron.cli_data.FlagError`)."""
     requested = getattr(args, "workers", None) is not None or getattr(args, "scheduler", None) is not None
     if requested:
         streaming = [flag for flag, value in (("--stream", getattr(args, "stream", False)),
@@ -122,14 +127,14 @@ def cluster_requested(args) -> bool:
                                               ("--classes", getattr(args, "classes", None)))
                      if value not in (None, False)]
         if streaming:
-            raise ValueError(_not_on_cluster(streaming[0], getattr(args, "data", None)))
+            raise FlagError(_not_on_cluster(streaming[0], getattr(args, "data", None)))
     else:
         given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
                                           ("--mixing", getattr(args, "mixing", None)),
                                           ("--mixing-rounds", getattr(args, "mixing_rounds", None)))
                  if value is not None]
         if given:
-            raise ValueError(f"{given[0]} applies to a fit on a Dask cluster; add --workers N or --scheduler ADDRESS")
+            raise FlagError(f"{given[0]} applies to a fit on a Dask cluster; add --workers N or --scheduler ADDRESS")
     return requested
 
 
