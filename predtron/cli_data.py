@@ -201,14 +201,14 @@ def flag_message(text: str) -> str:
 
 
 class CommandError(Exception):
-    """Bad input found by the command line itself (printed on one line by :func:`predtron.cli.main`,
+    """Bad input found by the command line itself (printed on one line by ``predtron.cli.main``,
     exit status 1)."""
 
 
 class FlagError(CommandError):
     """Flags that contradict each other (``--resume`` without ``--checkpoint``, ``--cache`` without
     ``--stream``, ...), or a flag value no file can make right: a usage error, wrong whatever the
-    data, refused before any data file is read and printed by :func:`predtron.cli.main` as the
+    data, refused before any data file is read and printed by ``predtron.cli.main`` as the
     parser prints its errors (``predtron CMD: error: MESSAGE (see 'predtron CMD --help')``, exit
     status 2)."""
 
