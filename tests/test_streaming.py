@@ -195,7 +195,9 @@ def test_rank_stream_on_the_shipped_file_equals_the_in_memory_fit(tmp_path, caps
     whole = capsys.readouterr().out
     assert main(["evaluate", str(VALI), "--model", str(tmp_path / "a.npz"), "--k", "5", "--stream"]) == 0
     streamed = capsys.readouterr().out
-    assert abs(float(whole.split(": ")[1]) - float(streamed.split(": ")[1])) <= 1e-4
+    values = [dict(line.split(": ") for line in out.splitlines()) for out in (whole, streamed)]
+    assert list(values[0]) == list(values[1]) == ["ndcg@5", "map"]
+    assert all(abs(float(values[0][name]) - float(values[1][name])) <= 1e-4 for name in values[0])
 
 
 def test_rank_scores_written_by_predict_are_the_same_in_any_chunks_and_layout(tmp_path, capsys):
