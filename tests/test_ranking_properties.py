@@ -99,3 +99,31 @@ def test_average_precisions_equal_the_definition(queries):
     offsets = np.concatenate(([0], np.cumsum([len(query) for query in queries])))
     expected = [_average_precision_by_definition([s for s, _ in q], [g for _, g in q]) for q in queries]
     np.testing.assert_allclose(average_precisions(scores, grades, offsets), expected, rtol=1e-12, atol=0)
+
+
+@given(st.lists(st.lists(st.tuples(st.sampled_from([-1.0, 0.0, 0.5, 2.5]) | st.floats(-3, 3), st.integers(0, 4)),
+                         min_size=1, max_size=9), min_size=2, max_size=6),
+       st.sampled_from([("ndcg", None), ("ndcg", 2), ("precision", 3)]))
+@settings(max_examples=200, deadline=None)
+def test_a_block_of_queries_gives_each_query_s_own_results_bit_for_bit(queries, measure):
+    """The block scan locates mistakes with ``losses_of_scores`` on a block of queries; the round
+    then scores one query alone, through the one-segment path of ``ranking_batch`` (no padding, a
+    stable ``argsort`` for the ``lexsort``).  Both must give the same orders and bitwise the same
+    losses, or a round would see a mistake that its block did not (or the reverse)."""
+    from predtron.problems.ranking_batch import losses_of_scores, rankings, segment_sums, sort_segments
+    from predtron.problems.ranking_measures import RankingLoss
+
+    loss = RankingLoss(measure[0], k=measure[1])
+    scores = np.array([s for query in queries for s, _ in query])
+    grades = np.array([g for query in queries for _, g in query])
+    offsets = np.concatenate(([0], np.cumsum([len(query) for query in queries]))).astype(np.int64)
+    block_losses = losses_of_scores(loss, scores, grades, offsets)
+    block_order = sort_segments(scores, offsets)
+    block_ranks = rankings(scores, offsets)
+    block_sums = segment_sums(scores, offsets)
+    for q, (a, e) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
+        one = np.array([0, e - a])
+        assert losses_of_scores(loss, scores[a:e], grades[a:e], one).tobytes() == block_losses[q:q + 1].tobytes()
+        np.testing.assert_array_equal(sort_segments(scores[a:e], one) + a, block_order[a:e])
+        np.testing.assert_array_equal(rankings(scores[a:e], one), block_ranks[a:e])
+        assert segment_sums(scores[a:e], one).tobytes() == block_sums[q:q + 1].tobytes()

@@ -334,7 +334,13 @@ def _warm_contexts() -> None:
     """Set up numba's typing and target contexts in a daemon thread of this process, once, while
     the worker compiles: loading a kernel from the disk cache needs them, and their set-up (about
     0.3 s) would otherwise fall between the worker's answer and the kernel's first run.  A thread
-    holds numba's compiler lock meanwhile, so a load that comes first simply waits for it."""
+    holds numba's compiler lock meanwhile, so a load that comes first simply waits for it.
+
+    The set-up is Python code that shares this process's interpreter lock with the caller's NumPy
+    scan (which it slows by about its own length while both run), so it starts as early as
+    possible: when the learners' import asks the worker for the pass kernels ahead of need
+    (:meth:`Tiered.prefetch`, a fresh environment), where it overlaps what a program does before
+    its first fit (reading its data) rather than that fit; otherwise at a call's first request."""
     if os.getpid() in _WARMED:
         return
     _WARMED.add(os.getpid())
@@ -503,7 +509,8 @@ class Tiered:
         ``signatures`` (in the form of :func:`encode_signature`, in the order given) when numba's
         disk cache holds no compilation of it at all (a fresh environment: one ``stat``, nothing
         loaded).  The requests are :data:`SPECULATIVE`: a call that needs one of them raises it to
-        its own priority, and those still waiting when this process ends are dropped.  Returns
+        its own priority, and those still waiting when this process ends are dropped; numba's contexts
+        are then set up in a thread (:func:`_warm_contexts`).  Returns
         the number of requests made (0 under ``PREDTRON_JIT=always``/``never``, without the
         worker, or with ``PREDTRON_JIT_PREFETCH=0``)."""
         if not (AVAILABLE and POLICY == "auto" and BACKGROUND and PREFETCH) or not _index_missing(self.kernel):
@@ -511,8 +518,11 @@ class Tiered:
         name = self._importable_name()
         if name is None:
             return 0
-        return sum(_WORKER.request(*name, signature, SPECULATIVE, rank=self.priority) is not None
+        made = sum(_WORKER.request(*name, signature, SPECULATIVE, rank=self.priority) is not None
                    for signature in signatures)
+        if made:
+            _warm_contexts()  # this process will load what the worker compiles: set numba up meanwhile
+        return made
 
     def compiled(self, args: tuple) -> bool:
         """Whether this call runs the kernel (counting the twin's work otherwise)."""

@@ -24,7 +24,15 @@ from predtron.problems.ranking_measures import RankingLoss
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
     """The segment number of every flat position."""
-    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    if len(offsets) == 2:  # one segment (a round of the online loop): no repeat to build
+        return np.zeros(int(offsets[1]) - int(offsets[0]), dtype=np.intp)
+    return np.repeat(np.arange(len(offsets) - 1), offsets[1:] - offsets[:-1])
+
+
+def _stable_descending(keys: np.ndarray, seg: np.ndarray, one: bool) -> np.ndarray:
+    """Flat indices by segment, then by decreasing ``keys``, ties in item order: the stable
+    ``lexsort``, or for one segment (``one``) the stable ``argsort`` that gives the same order."""
+    return np.argsort(-keys, kind="stable") if one else np.lexsort((-keys, seg))
 
 
 def tie_keys(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
@@ -37,7 +45,10 @@ def tie_keys(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.nda
     """
     if len(values) == 0:
         return values
-    scale = np.maximum.reduceat(np.abs(values), offsets[:-1])[seg]
+    if len(offsets) == 2:  # one segment: its largest magnitude
+        scale = np.full(len(values), np.max(np.abs(values)))
+    else:
+        scale = np.maximum.reduceat(np.abs(values), offsets[:-1])[seg]
     unit = np.where(scale > 0, scale * TIE_TOLERANCE, 1.0)
     return np.round(values / unit)
 
@@ -46,7 +57,7 @@ def sort_segments(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray | Non
     """Flat indices sorted by segment, then by decreasing value up to the tie tolerance
     (:func:`tie_keys`); ties keep item order."""
     seg = segment_ids(offsets) if seg is None else seg
-    return np.lexsort((-tie_keys(values, offsets, seg), seg))
+    return _stable_descending(tie_keys(values, offsets, seg), seg, len(offsets) == 2)
 
 
 def rankings(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -65,10 +76,12 @@ def segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     segment's length; a running sum (``cumsum`` along the rows of the segments padded with
     zeros, which change no sum) has one order that compiled code can follow exactly.
     """
-    sizes = np.diff(offsets)
+    sizes = offsets[1:] - offsets[:-1]
     n = len(sizes)
     if n == 0:
         return np.zeros(0)
+    if n == 1:  # one segment: its own running sum (no padding; an empty one sums to 0)
+        return values.cumsum()[-1:] if len(values) else np.zeros(1)
     width = int(sizes.max())
     padded = np.zeros((n, width))
     seg = segment_ids(offsets)
@@ -88,10 +101,12 @@ def losses(ranking_loss: RankingLoss, order: np.ndarray, y: np.ndarray, offsets:
     if n == 0:
         return np.zeros(0)
     v = ranking_loss._item_values(y)  # callers validate (an unchecked batch kernel)
-    positions = np.arange(len(v)) - offsets[seg]
-    b = ranking_loss._position_weights(int(np.diff(offsets).max()))[positions]
+    if n == 1:  # one segment (a round of the online loop): its positions are its items' indices
+        b = ranking_loss._position_weights(len(v)) if len(v) else np.zeros(0)
+    else:
+        b = ranking_loss._position_weights(int((offsets[1:] - offsets[:-1]).max()))[np.arange(len(v)) - offsets[seg]]
     dcg = segment_sums(v[order] * b, offsets)
-    ideal = segment_sums(v[np.lexsort((-v, seg))] * b, offsets)
+    ideal = segment_sums(v[_stable_descending(v, seg, n == 1)] * b, offsets)
     safe = np.where(ideal == 0, 1.0, ideal)
     return np.where(ideal == 0, 0.0, np.maximum(0.0, (ideal - dcg) / safe))
 
