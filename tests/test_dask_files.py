@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
 
 from predtron.cli import main  # noqa: E402
 from predtron.dask import DaskPredtronClassifier, DaskPredtronMultilabelClassifier, DaskPredtronRanker  # noqa: E402
@@ -189,12 +190,16 @@ def test_streamed_arff_files_for_the_multilabel_classifier(client, tmp_path):
     _assert_same(streamed.to_local(), whole.to_local())
 
 
-def test_a_stream_refuses_shuffling_and_a_cache_over_a_file(client, tmp_path):
+def test_a_stream_refuses_shuffling_a_cache_over_a_file_and_read_options_for_arrays(client, tmp_path):
     files = _files(tmp_path)
     with pytest.raises(ValueError, match="shuffle=False"):
         DaskPredtronClassifier(client=client).fit(files, stream=True)
     with pytest.raises(ValueError, match="cache= applies to stream=True"):
         DaskPredtronClassifier(shuffle=False, client=client).fit(files, cache=tmp_path / "c")
+    X = da.from_array(np.eye(4), chunks=2)
+    with pytest.raises(ValueError, match="file_options= applies to a fit on a list of files"):
+        DaskPredtronClassifier(client=client).fit(X, da.from_array(np.array([0, 1, 0, 1]), chunks=2),
+                                                  file_options={"n_features": 4})
     # a cache directory holding a file of the same name as a cache would be: that file is never written over
     (tmp_path / "c").mkdir()
     precious = tmp_path / "c" / f"0-{Path(files[0]).name}.cache"

@@ -607,6 +607,9 @@ class _DaskPredtron(BaseEstimator):
         files = _is_file_list(X)
         if (stream or cache is not None) and not files:
             raise ValueError("stream=True and cache= apply to a fit on a list of files")
+        if file_options is not None and not files:  # (read options a dask array would silently ignore)
+            raise ValueError(f"file_options= applies to a fit on a list of files; X is a "
+                             f"{type(X).__name__}, whose values are read already: pass file_options=None")
         if cache is not None and not stream:
             raise ValueError("cache= applies to stream=True (the cache of each file's parsed chunks)")
         if stream and local.shuffle:
