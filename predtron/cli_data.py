@@ -270,9 +270,11 @@ def discard_spools() -> None:
 # ------------------------------------------------------------------ formats
 def check_data_file(path) -> Path:
     """``path`` after checking it names a regular file (message: ``data file not found: ...``)."""
-    path = Path(path)
+    from predtron.data.opening import missing_file
+
+    given, path = path, Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"data file not found: {path}")
+        raise missing_file("data", given)
     if path.is_dir():
         raise ValueError(f"data path is not a regular file: {path} is a folder")
     if not path.is_file():  # a pipe (``<(...)``, ``/dev/stdin``) or a device: a command reads its data more than once

@@ -1481,6 +1481,8 @@ EXCLUDED: dict[str, str] = {
     "predtron.problems.ranking_batch.average_precisions": _BATCH,
     "predtron.data.opening.check_file": ("resolves and checks the path of a data file; fuzzed through every loader "
                                        "and tests/test_cli.py's missing and unreadable files"),
+    "predtron.data.opening.missing_file": ("builds the error of a missing file from any value (str() of it); "
+                                         "tests/test_loaders.py and tests/test_cli_hardening.py check its URL form"),
     "predtron.data.opening.open_binary": ("opens a checked path (plain, gzip or bz2); fuzzed through every loader and "
                                         "tests/test_loaders.py's compressed and damaged files"),
     "predtron.persistence.saveable": ("a class decorator run when the package is imported; "

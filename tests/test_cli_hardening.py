@@ -1041,3 +1041,12 @@ def test_flags_that_contradict_each_other_are_a_usage_error(tmp_path, capsys, mo
     assert_usage_error(status, out, err, expected, command=command, absent=(str(missing), "not found"))
     assert stdin.tell() == 0  # (standard input untouched)
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written, nothing created
+
+
+def test_a_url_given_as_the_data_file_is_named_as_one(tmp_path, capsys):
+    """``predtron fit https://host/f.svm`` said "data file not found: https:/host/f.svm" (a Path's
+    form): the URL as typed, and what to do."""
+    status, out, err = call(capsys, "fit", "https://example.org/train.svm", "--task", "classify",
+                            "--model", tmp_path / "m.npz")
+    assert_one_line_error(status, out, err, "data file not found: https://example.org/train.svm is a URL",
+                          "download it first")

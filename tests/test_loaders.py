@@ -261,6 +261,9 @@ def test_feature_limit_and_file_errors(tmp_path):
     assert load_letor(huge, max_features=None, sparse=True).X.shape == (2, 2_000_000_000)
     with pytest.raises(FileNotFoundError, match=r"svmlight file not found: .*nope\.txt"):
         load_letor(tmp_path / "nope.txt")
+    # a URL as the user wrote it (a Path showed "https:/host/..."), named as one
+    with pytest.raises(FileNotFoundError, match=r"not found: https://example\.org/f\.txt is a URL, .*download it"):
+        load_letor("https://example.org/f.txt")
     with pytest.raises(ValueError, match="not a regular file"):
         load_letor(tmp_path)
     with pytest.raises(TypeError, match="path must be a str or path-like"):

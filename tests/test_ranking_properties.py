@@ -121,7 +121,7 @@ def test_a_block_of_queries_gives_each_query_s_own_results_bit_for_bit(queries, 
     block_order = sort_segments(scores, offsets)
     block_ranks = rankings(scores, offsets)
     block_sums = segment_sums(scores, offsets)
-    for q, (a, e) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
+    for q, (a, e) in enumerate(itertools.pairwise(offsets)):
         one = np.array([0, e - a])
         assert losses_of_scores(loss, scores[a:e], grades[a:e], one).tobytes() == block_losses[q:q + 1].tobytes()
         np.testing.assert_array_equal(sort_segments(scores[a:e], one) + a, block_order[a:e])

@@ -1,6 +1,6 @@
 """Helpers shared by the file loaders and the command line: opening (plain, gzip, bz2), messages, size guards.
 
-:func:`check_file`, :func:`open_binary` and :data:`DECOMPRESSION_ERRORS` are what a reader of
+:func:`check_file`, :func:`missing_file`, :func:`open_binary` and :data:`DECOMPRESSION_ERRORS` are what a reader of
 data files outside :mod:`predtron.data` (the command line) uses; the rest serves the loaders'
 messages.
 """
@@ -11,6 +11,7 @@ import bz2
 import gzip
 import io
 import os
+import re
 import zlib
 from pathlib import Path
 
@@ -18,11 +19,22 @@ import numpy as np
 
 from predtron._validation import MAX_DENSE_ENTRIES
 
-__all__ = ["DECOMPRESSION_ERRORS", "check_file", "open_binary"]
+__all__ = ["DECOMPRESSION_ERRORS", "check_file", "missing_file", "open_binary"]
 
 #: Errors raised while reading a damaged or truncated gzip / bz2 file (``gzip.BadGzipFile`` and
 #: bz2's "invalid data stream" are ``OSError``).
 DECOMPRESSION_ERRORS = (EOFError, zlib.error, OSError)
+
+
+def missing_file(what: str, given) -> FileNotFoundError:
+    """The error for a ``what`` file that does not exist at ``given`` (as the caller wrote it: a
+    :class:`~pathlib.Path` would show ``http://host/f`` as ``http:/host/f``); a URL is named as one,
+    since the readers take local files only."""
+    text = os.fsdecode(given) if isinstance(given, (str, bytes, os.PathLike)) else str(given)
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
+        return FileNotFoundError(f"{what} file not found: {text} is a URL, and the readers take local files: "
+                                 "download it first (for example with urllib.request.urlretrieve, or curl -O)")
+    return FileNotFoundError(f"{what} file not found: {text}")
 
 
 def check_file(path, what: str) -> Path:
@@ -31,9 +43,9 @@ def check_file(path, what: str) -> Path:
         path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like naming a {what} file; got {type(path).__name__}")
-    path = Path(path)
+    given, path = path, Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{what} file not found: {path}")
+        raise missing_file(what, given)
     if not path.is_file():
         raise ValueError(f"{what} path is not a regular file: {path}")
     return path
