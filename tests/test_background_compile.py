@@ -381,8 +381,13 @@ def test_one_worker_per_cache_compiles_ahead_of_need(tmp_path):
         assert first.allowed(request) and first.allowed(request)  # taken once, held
         assert not second.allowed(request)
         assert (jit.cache_folder(vectors.pass_multilabel) / _compile_worker.LOCK_NAME).exists()
+        first.stop()  # its worker exits: the other takes the lock at its next try, RETRY seconds on
+        assert not second.allowed(request)
+        time.sleep(_compile_worker.RETRY)
+        assert second.allowed(request)
     finally:
-        del first  # closes its lock file
+        first.stop()
+        second.stop()
 
 
 AHEAD_OF_READING = """

@@ -50,6 +50,10 @@ SETTLE = 0.05
 #: Seconds between two looks at a speculative child and at the requests, while the child compiles.
 POLL = 0.02
 
+#: Seconds between two tries of a worker at the lock :data:`LOCK_NAME` that another worker holds (that
+#: worker's process may end, and with it its compilations ahead of need, before this one's).
+RETRY = 1.0
+
 #: The worker's scheduling priority, below the process it serves: on a machine with few cores the
 #: fit running the twins keeps its core, and the compiler takes what is left.
 NICENESS = 10
@@ -107,10 +111,12 @@ class _Speculation:
     need, held until the worker exits).  The processes of one environment started together (a
     Dask cluster's workers, the command line's process beside them) would otherwise all compile
     the same kernels ahead of need, on the cores their work needs; the others' speculative
-    requests wait until a call raises them."""
+    requests wait until a call raises them, or until the holder's worker exits: they try the lock
+    again every :data:`RETRY` seconds."""
 
     def __init__(self) -> None:
         self._held: dict = {}  # cache folder -> the open lock file, or None when another worker holds it
+        self._tried: dict = {}  # cache folder -> when the lock held by another worker was last tried
         self.stopped = False
 
     def stop(self) -> None:
@@ -133,7 +139,10 @@ class _Speculation:
             return True
         if folder is None:
             return True
+        if self._held.get(folder, True) is None and time.monotonic() - self._tried[folder] >= RETRY:
+            del self._held[folder]  # held by another worker when last tried: try again
         if folder not in self._held:
+            self._tried[folder] = time.monotonic()
             handle = None
             try:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -219,7 +228,10 @@ def main() -> int:
             elif not state.demanded() and not speculative():  # nothing to do: wait for news
                 if state.ended:
                     return 0
-                item = requests.get()
+                try:  # (speculative requests waiting for another worker's lock: try it again in a while)
+                    item = requests.get(timeout=RETRY if state.waiting else None)
+                except queue.Empty:
+                    continue
                 state.receive(item)
                 if item is not None:
                     time.sleep(SETTLE)  # the requests of one call come together: choose among them
