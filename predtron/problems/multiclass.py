@@ -41,7 +41,7 @@ class Multiclass(General):
         matrix = 1.0 - np.eye(k) if loss is None else as_finite_array(loss, "loss")
         if matrix.shape != (k, k):
             raise ValueError(f"loss must be a ({k}, {k}) matrix for n_classes={k}; got shape {matrix.shape}")
-        self._setup(check_loss_matrix(matrix, "loss"), np.eye(k))
+        self._setup(check_loss_matrix(matrix, "loss"))  # one-hot representations
         self._k = k
 
     def _rep(self, sigma) -> np.ndarray:

@@ -32,5 +32,5 @@ class Ordinal(Multiclass):
         levels = np.arange(check_int(n_levels, "n_levels", minimum=2, maximum=MAX_CLASSES))
         self.n_classes = len(levels)
         self.costs = None
-        self._setup(check_loss_matrix(np.abs(levels[:, None] - levels[None, :]).astype(float)), np.eye(len(levels)))
+        self._setup(check_loss_matrix(np.abs(levels[:, None] - levels[None, :]).astype(float)))
         self._k = len(levels)
