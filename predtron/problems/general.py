@@ -77,7 +77,8 @@ class General(FiniteProblem):
     def __init__(self, loss_matrix, reps):
         self.loss_matrix_values = loss_matrix
         self.reps = reps
-        self._setup(check_loss_matrix(loss_matrix), reps)
+        L = check_loss_matrix(loss_matrix)
+        self._setup(L, check_reps(reps, L.shape[0]))
 
     _param_attributes: ClassVar[dict[str, str]] = {"loss_matrix": "loss_matrix_values"}
 
@@ -85,12 +86,12 @@ class General(FiniteProblem):
     _labels_size_name = "loss_matrix columns"
 
     def _setup(self, L: np.ndarray, reps=None) -> None:
-        """Set the problem up from a checked loss matrix ``L`` and the representation matrix
-        ``reps`` (checked by :func:`check_reps`), or, with ``None``, the standard basis of
-        ``R^k`` (unit and distinct rows by construction: its check compares every pair of rows,
-        ``O(k^3)`` work for ``k`` rows of ``k`` entries, 25 s for 2,001 classes)."""
+        """Set the problem up from a checked loss matrix ``L`` and a representation matrix
+        ``reps`` checked by :func:`check_reps`, or, with ``None``, the standard basis of ``R^k``
+        (unit and distinct rows by construction, so not checked: the check compares every pair
+        of rows, ``O(k^3)`` work for ``k`` rows of ``k`` entries, 25 s for 2,001 classes)."""
         self._L = L
-        self._reps = np.eye(L.shape[0]) if reps is None else check_reps(reps, L.shape[0])
+        self._reps = np.eye(L.shape[0]) if reps is None else reps
         self._preds = list(range(L.shape[0]))
         self._label_values = list(range(L.shape[1]))
         self._correct_index = np.argmax(L == 0, axis=0)  # first zero of every column
