@@ -1361,7 +1361,6 @@ EXCLUDED: dict[str, str] = {
                                          "reference and Fraction on arrays of every scale"),
     "predtron.engine.spec.EngineSpec": _ENGINE,
     "predtron.engine.spec.Kind": _ENGINE,
-    "predtron.engine.ranking.finish": _ENGINE,
     "predtron.engine.vectors.first_argmax": _ENGINE,
     "predtron.engine.vectors.pass_binary": _ENGINE,
     "predtron.engine.vectors.pass_finite": _ENGINE,

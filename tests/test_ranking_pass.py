@@ -4,6 +4,7 @@ whole pass against the per-query reference loop on queries large enough to use t
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,6 +17,9 @@ from predtron.engine import ranking as ranking_engine
 from predtron.problems import SubsetRanking
 from predtron.problems.ranking_measures import assignment_argmax
 from predtron.testing import reference_fit
+
+#: The pass's helper (compiled into the kernel only: no Python entry point) behind one that has one.
+_grade_order = numba.njit(ranking_engine._grade_order.py_func)
 
 TIED = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 1.0])
 
@@ -113,7 +117,7 @@ def test_grade_order_is_the_stable_sort_of_the_negated_grades(grades, a):
     m = len(grades)
     out, keys, buf = (np.zeros(m, dtype=np.int64), np.zeros(m), np.zeros(m, dtype=np.int64))
     tally = np.zeros(ranking_engine._FEW_GRADES + 1, dtype=np.int64)
-    ranking_engine._grade_order(y, a, m, out, keys, buf, tally)
+    _grade_order(y, a, m, out, keys, buf, tally)
     np.testing.assert_array_equal(out, np.argsort(-np.array(grades), kind="stable"))
 
 
@@ -180,3 +184,57 @@ def test_pruning_keeps_the_ranking_of_the_full_programme(case):
     full = grade_dp._argmax_numpy(t, c, f, b, prune=False)
     np.testing.assert_array_equal(grade_dp._argmax(t, c, f, b), full)
     np.testing.assert_array_equal(grade_dp._argmax_numpy(t, c, f, b), full)
+
+
+def _growing_queries():
+    """Queries whose grade programmes need more and more scratch, in the order of a pass: a few small
+    ones first (mistakes before the first growth), then larger ones with three or four grades, up to
+    tens of thousands of states (far more runs than :func:`~predtron.engine.grade_dp.scratch_sizes`
+    of the largest query gives integers)."""
+    rng = np.random.default_rng(7)
+    sizes = np.array([6, 9, 14, 24, 40, 18, 56, 70, 33, 70])
+    X = rng.standard_normal((int(sizes.sum()), 5))
+    y = np.concatenate([rng.choice(4 if m > 30 else 3, size=m, p=[0.4, 0.3, 0.2, 0.1] if m > 30 else [0.5, 0.3, 0.2])
+                        for m in sizes])
+    return X, y, sizes
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("average", [False, True])
+def test_pass_grows_the_programme_scratch_and_equals_the_reference_loop(monkeypatch, average, sparse):
+    """The kernel allocates nothing: when a query's grade programme needs more scratch than it was
+    handed, it stops before that query (status 2, the sizes in ``needs``), and ``run_pass`` grows
+    the scratch and runs the rest of the pass (``tau0`` advanced, the rounds shifted).  Here the
+    growth happens several times within a pass, after mistakes, for ``best``/``move`` and for the
+    integer scratch; the fit is the reference loop's bit for bit (every round's loss, the updates,
+    the weights or their average)."""
+    from predtron.engine import run
+    from predtron.engine.spec import Kind
+
+    tier = run._PASSES[Kind.RANKING]
+    kernel = tier.kernel
+    calls = []
+
+    def spy(*args):
+        result = kernel(*args)
+        calls.append((result[2], args[6].shape[0], args[32].shape[0], args[34].shape[0]))  # order, ints, best
+        return result
+
+    monkeypatch.setattr(tier, "kernel", spy)
+    X, y, sizes = _growing_queries()
+    data = sp.csr_matrix(np.where(np.abs(X) > 0.3, X, 0.0)) if sparse else X
+    fast = Predtron(SubsetRanking(oracle="dp"), average=average).fit(data, y, group=sizes, epochs=2)
+    monkeypatch.setattr(tier, "kernel", kernel)
+    slow = reference_fit(Predtron(SubsetRanking(oracle="dp"), average=average), data, y, group=sizes, epochs=2)
+    np.testing.assert_array_equal(fast.loss_history_, slow.losses)
+    assert fast.n_updates_ == slow.n_updates
+    if average:
+        np.testing.assert_allclose(fast._params, slow.params, rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(fast._params, slow.params)
+    statuses = [status for status, *_ in calls]
+    assert statuses.count(2) >= 4 and 1 not in statuses  # several growths in each of the two passes
+    ints = [n_ints for *_, n_ints, _ in calls]
+    assert max(ints) > min(ints) == grade_dp.scratch_sizes(int(sizes.max()))[0]  # the integers grew too
+    # a call after a growth runs the rest of the pass: from a query after the first
+    assert any(n_order < calls[0][1] for _, n_order, *_ in calls[1:])

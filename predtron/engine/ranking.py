@@ -5,14 +5,24 @@ The scores of a query are ``t = X_q w``; the prediction sorts them (ties within 
 sort where the problem's ``f`` is an affine function of the position weights, else the
 grade dynamic programme of :mod:`predtron.engine.grade_dp`.  The arithmetic is that of
 :mod:`predtron.problems.ranking_batch` and ``RankingProblem._oracle``.
+
+Like the vector passes (:mod:`predtron.engine.vectors`), the kernel allocates nothing and returns
+plain integers: :func:`predtron.engine.run.run_pass` allocates its work arrays, the grade
+programme's scratch and the mistake rounds and losses in NumPy.  A query whose programme needs
+more scratch than the kernel holds ends the call (status 2, the sizes in ``needs``): the caller
+grows the scratch and calls it again on the rest of the pass.  Its helpers (``_grade_order``,
+and ``_sort_desc`` and ``_grade_dp`` of :mod:`~predtron.engine.grade_dp`) are compiled into it
+only (:data:`~predtron.engine.jit.jit_callee`), and take offsets where a slice would do.  Each
+allocation, slice and Python entry point is compile time: the kernel took about 4.3 s of
+processor time to compile with them (dense or CSR rows), about 3 s without.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from predtron.engine.grade_dp import grade_dp_into, scratch_sizes, sort_desc
-from predtron.engine.jit import jit
+from predtron.engine.grade_dp import _grade_dp, _sort_desc
+from predtron.engine.jit import jit, jit_callee
 from predtron.engine.spec import TIE_TOLERANCE
 from predtron.engine.vectors import _dot
 
@@ -20,24 +30,19 @@ from predtron.engine.vectors import _dot
 _FEW_GRADES = 63
 
 
-@jit
-def finish(n_done, mistakes, rounds, losses, status):
-    """What the pass returns."""
-    return n_done, mistakes, rounds[:mistakes], losses[:mistakes], status
-
-
-@jit
+@jit_callee
 def _grade_order(y, a, m, out, keys, buf, tally):
     """``out[:m]``: the documents ``a .. a + m - 1`` by decreasing grade ``y``, ties in document
     order (the stable sort of ``-y``): a counting sort when the grades are at most
-    :data:`_FEW_GRADES`, else :func:`sort_desc`."""
+    :data:`_FEW_GRADES`, else :func:`~predtron.engine.grade_dp.sort_desc`."""
     top = 0
     for i in range(m):
         top = max(top, y[a + i])
     if top > _FEW_GRADES:
         for i in range(m):
             keys[i] = y[a + i]
-        sort_desc(keys, m, out, buf)
+        at = np.int64(0)  # (not the constant 0: _sort_desc compiled once, for int64 offsets)
+        _sort_desc(keys, m, out, at, buf, at)
         return
     for g in range(top + 1):
         tally[g] = 0
@@ -56,47 +61,45 @@ def _grade_order(y, a, m, out, keys, buf, tally):
 
 @jit
 def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
-                   use_oracle, loss_driven, tau0, weights):
+                   use_oracle, loss_driven, tau0, weights, t, g, keys, c, by_pred, by_grade, chosen, sigma,
+                   sort_buf, no_order, tally, adj, ints, floats, best, move, needs, rounds, losses):
     """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``): the
     dense ``X`` or, when ``X`` is ``None``, the CSR matrix ``(data, indices, indptr)`` with
-    ``p`` columns (``None`` with a dense ``X``; numba compiles only the form given); returns
-    what the vector passes do.
+    ``p`` columns (``None`` with a dense ``X``; numba compiles only the form given).
 
-    The round of ``RankingProblem._round`` on each query, with every work array allocated
-    once per pass: the ideal DCG first (a query without a relevant document has loss 0 for
-    every ranking and ends there), then the prediction's DCG, and on a mistake the oracle
-    and ``g = rep(sigma~) - rep(sigma_y)``; the update ``X_q^T g`` adds the rows with
-    ``g_i != 0`` (the others add zeros), each column's terms in document order.  ``v`` must
-    be a non-decreasing function of the grades ``y`` (every loss of
+    The round of ``RankingProblem._round`` on each query: the ideal DCG first (a query without
+    a relevant document has loss 0 for every ranking and ends there), then the prediction's
+    DCG, and on a mistake the oracle and ``g = rep(sigma~) - rep(sigma_y)``; the update
+    ``X_q^T g`` adds the rows with ``g_i != 0`` (the others add zeros), each column's terms in
+    document order.  ``v`` must be a non-decreasing function of the grades ``y`` (every loss of
     :class:`~predtron.problems.ranking.RankingLoss` is), so that ``v`` in the order of
     ``sigma_y`` is ``v`` sorted decreasingly, the order of the ideal DCG.  ``weights`` (one per
     query, else empty) weigh the rounds as in the vector passes.
+
+    The kernel allocates nothing (see :mod:`predtron.engine.vectors`): its caller,
+    :func:`predtron.engine.run.run_pass`, hands it the work arrays, each of at least ``width``
+    entries (the largest query's size) unless said otherwise: the float64 ``t`` (the scores),
+    ``g`` (the update direction), ``keys`` and ``c`` (the oracle's item values); the int64
+    ``by_pred``, ``by_grade``, ``chosen``, ``sigma`` and ``sort_buf``; ``no_order`` (int64,
+    empty); ``tally`` (int64, ``_FEW_GRADES + 1`` entries); ``adj`` (float64, ``p`` entries,
+    zeros); the scratch of :func:`~predtron.engine.grade_dp.grade_dp_into`, ``ints`` (int64)
+    and ``floats`` (float64) of at least :func:`~predtron.engine.grade_dp.scratch_sizes`
+    ``(width)`` entries, ``best`` (float64) and ``move`` (int8), of any sizes; ``needs``
+    (int64, three entries); and ``rounds`` (int64) and ``losses`` (float64) of one entry per
+    query of ``order``, whose front it fills with the mistake rounds (1-based, relative to
+    ``order``) and their losses.
+
+    Returns ``(queries done, mistakes, status)``: status 0 when the pass is whole, 1 when the
+    scores stopped being finite at query ``done``, 2 when the grade programme of query
+    ``done`` needs more scratch than ``ints``, ``floats``, ``best`` and ``move`` hold: the
+    sizes it needs are then in ``needs`` (ints, floats, states), and nothing of that query has
+    been played (the weights are those after the ``done`` queries before it), so the caller
+    grows the scratch and runs the rest of ``order`` (with ``tau0`` advanced by ``done``).
     """
     n = order.shape[0]
-    width = 1
-    for q in range(offsets.shape[0] - 1):
-        width = max(width, offsets[q + 1] - offsets[q])
-    t = np.zeros(width)
-    g = np.zeros(width)
-    keys = np.zeros(width)
-    c = np.zeros(width)
-    by_pred = np.zeros(width, dtype=np.int64)
-    by_grade = np.zeros(width, dtype=np.int64)
-    chosen = np.zeros(width, dtype=np.int64)
-    sigma = np.zeros(width, dtype=np.int64)
-    sort_buf = np.zeros(width, dtype=np.int64)
-    no_order = np.zeros(0, dtype=np.int64)
-    tally = np.zeros(_FEW_GRADES + 1, dtype=np.int64)
-    n_ints, n_floats = scratch_sizes(width)
-    ints = np.zeros(n_ints, dtype=np.int64)
-    floats = np.zeros(n_floats)
-    best = np.zeros(0)
-    move = np.zeros(0, dtype=np.int8)
-    adj = np.zeros(p)
-    rounds = np.zeros(n, dtype=np.int64)
-    losses = np.zeros(n)
     mistakes = 0
     averaging = u.shape[0] > 0
+    at = np.int64(0)  # the offset of the sorts' outputs (not the constant 0: _sort_desc compiled once)
     for r in range(n):
         q = order[r]
         a, e = offsets[q], offsets[q + 1]
@@ -110,7 +113,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
             if X is not None:
                 t[i] = _dot(X[a + i], w, p)
             if not np.isfinite(t[i]):
-                return finish(r, mistakes, rounds, losses, 1)
+                return r, mistakes, 1
         # sigma_y (the stable sort of y decreasingly) and the ideal DCG, summed in position order
         _grade_order(y, a, m, by_grade, keys, sort_buf, tally)
         ideal = 0.0
@@ -127,7 +130,7 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         unit = scale * TIE_TOLERANCE if scale > 0 else 1.0
         for i in range(m):
             keys[i] = np.rint(t[i] / unit)
-        sort_desc(keys, m, by_pred, sort_buf)
+        _sort_desc(keys, m, by_pred, at, sort_buf, at)
         distinct = True  # rounded scores all different: by_pred is also the order of t itself
         for pos in range(1, m):
             if keys[by_pred[pos]] == keys[by_pred[pos - 1]]:
@@ -144,24 +147,19 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         if use_oracle and np.isnan(alpha):  # no exact sort for this size: dynamic programming
             for i in range(m):
                 c[i] = v[a + i] / ideal
-            while True:
-                done, need_ints, need_floats, need_states = grade_dp_into(
-                    t, c, f_flat[fs:fs + m], b, m, sigma, ints, floats, best, move, by_pred if distinct else no_order)
-                if done:
-                    break
-                if need_ints > ints.shape[0]:
-                    ints = np.zeros(need_ints, dtype=np.int64)
-                if need_floats > floats.shape[0]:
-                    floats = np.zeros(need_floats)
-                if need_states > best.shape[0]:
-                    best = np.zeros(max(need_states, 2 * best.shape[0]))
-                    move = np.zeros(best.shape[0], dtype=np.int8)
+            done, need_ints, need_floats, need_states = _grade_dp(
+                t, c, f_flat, fs, b, m, sigma, ints, floats, best, move, by_pred if distinct else no_order)
+            if not done:  # the caller grows the scratch and plays this query again
+                needs[0] = need_ints
+                needs[1] = need_floats
+                needs[2] = need_states
+                return r, mistakes, 2
             for i in range(m):
                 chosen[sigma[i]] = i
         elif use_oracle:
             for i in range(m):
                 keys[i] = t[i] if alpha == 0 else alpha * t[i] - v[a + i] / ideal
-            sort_desc(keys, m, chosen, sort_buf)
+            _sort_desc(keys, m, chosen, at, sort_buf, at)
         else:
             for i in range(m):
                 chosen[i] = by_pred[i]
@@ -204,4 +202,4 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
                 w[j] += alpha * adj[j]
                 if averaging:
                     u[j] += alpha_u * adj[j]
-    return finish(n, mistakes, rounds, losses, 0)
+    return n, mistakes, 0

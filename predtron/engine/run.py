@@ -8,13 +8,17 @@ from pathlib import Path
 import numpy as np
 
 from predtron.engine import vectors
+from predtron.engine.grade_dp import scratch_sizes
 from predtron.engine.jit import Tiered, discard_early_worker, encode_signature
-from predtron.engine.ranking import pass_documents
+from predtron.engine.ranking import _FEW_GRADES, pass_documents
 from predtron.engine.spec import EngineSpec, Kind
 from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_multiclass, pass_multilabel
 
 #: The weights of an unweighted pass.
 _NO_WEIGHTS = np.empty(0)
+
+#: The empty ``by_score`` of :func:`~predtron.engine.grade_dp.grade_dp_into` (no order given).
+_NO_ORDER = np.empty(0, dtype=np.int64)
 
 #: Rounds run by the NumPy block scan after which a pass kernel is compiled: a NumPy round
 #: with a mistake costs tens of microseconds (a query with its oracle, about a millisecond),
@@ -138,9 +142,8 @@ def run_pass(spec: EngineSpec, inputs, order: np.ndarray, W: np.ndarray, U: np.n
     tier = _PASSES[spec.kind]
     weights = _NO_WEIGHTS if weights is None else weights
     if spec.kind == Kind.RANKING:
-        run = tier.if_ready if ready_only else tier
-        return run(*forms, inputs.offsets, order, W, U, spec.labels, spec.gains, spec.f_table, spec.f_start,
-                   spec.alphas, spec.position_weights, eta, use_oracle, loss_driven, tau0, weights)
+        return _pass_queries(tier, forms, inputs.offsets, order, W, U, spec, eta, use_oracle, loss_driven, tau0,
+                             weights, ready_only)
     n, d = order.shape[0], W.shape[0]
     rounds, losses = np.empty(n, dtype=np.int64), np.empty(n)
     options = (eta, use_oracle, loss_driven, bool(inputs.intercept), tau0, weights)
@@ -182,3 +185,44 @@ def _outcome(result: tuple, rounds: np.ndarray, losses: np.ndarray) -> tuple:
     the mistake rounds and losses the kernel wrote at the front of ``rounds`` and ``losses``."""
     done, mistakes, status = result
     return done, mistakes, rounds[:mistakes], losses[:mistakes], status
+
+
+def _pass_queries(tier: Tiered, forms: tuple, offsets: np.ndarray, order: np.ndarray, w: np.ndarray, u: np.ndarray,
+                  spec: EngineSpec, eta: float, use_oracle: bool, loss_driven: bool, tau0: int,
+                  weights: np.ndarray, ready_only: bool):
+    """:func:`run_pass` for :attr:`Kind.RANKING`: the work arrays of
+    :func:`~predtron.engine.ranking.pass_documents` allocated here, and the kernel called again on
+    the rest of ``order`` each time its grade programme asks for more scratch (status 2: the
+    sizes it needs in ``needs``, the query it stopped at not played), after growing that scratch
+    (``best`` and ``move`` at least doubled, so that a pass grows them a few times at most): the
+    same rounds, in the same order, on the same weights as one call with large enough scratch."""
+    n, p = order.shape[0], forms[4]
+    width = max(1, int(np.max(np.diff(offsets)))) if offsets.shape[0] > 1 else 1
+    n_ints, n_floats = scratch_sizes(width)
+    ints, floats = np.zeros(n_ints, dtype=np.int64), np.zeros(n_floats)
+    best, move = np.zeros(0), np.zeros(0, dtype=np.int8)
+    needs = np.zeros(3, dtype=np.int64)
+    work = (np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width),  # t, g, keys, c
+            *(np.zeros(width, dtype=np.int64) for _ in range(5)),  # by_pred, by_grade, chosen, sigma, sort_buf
+            _NO_ORDER, np.zeros(_FEW_GRADES + 1, dtype=np.int64), np.zeros(p))  # tally, adj
+    rounds, losses = np.zeros(n, dtype=np.int64), np.zeros(n)
+    head = (*forms, offsets)
+    tail = (w, u, spec.labels, spec.gains, spec.f_table, spec.f_start, spec.alphas, spec.position_weights, eta,
+            use_oracle, loss_driven)
+    args = (*head, order, *tail, tau0, weights, *work, ints, floats, best, move, needs, rounds, losses)
+    if not _chosen(tier, args, ready_only):
+        return None
+    done, mistakes, status = tier.kernel(*args)
+    while status == 2:  # grow the programme's scratch, then the rest of the pass
+        if needs[0] > ints.shape[0]:
+            ints = np.zeros(needs[0], dtype=np.int64)
+        if needs[1] > floats.shape[0]:
+            floats = np.zeros(needs[1])
+        if needs[2] > best.shape[0]:
+            best = np.zeros(max(int(needs[2]), 2 * best.shape[0]))
+            move = np.zeros(best.shape[0], dtype=np.int8)
+        more, extra, status = tier.kernel(*head, order[done:], *tail, tau0 + done, weights, *work, ints, floats,
+                                          best, move, needs, rounds[mistakes:], losses[mistakes:])
+        rounds[mistakes:mistakes + extra] += done  # its rounds were relative to order[done:]
+        done, mistakes = done + more, mistakes + extra
+    return _outcome((done, mistakes, status), rounds, losses)
