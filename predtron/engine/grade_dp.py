@@ -223,16 +223,18 @@ def scratch_sizes(m: int) -> tuple[int, int]:
 
 
 @jit_callee
-def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score):
-    """:func:`grade_dp_into` with ``f[fo:fo + m]`` for ``f``: what the kernels call.  Every part of
-    the scratch is an offset into ``ints`` or ``floats`` (no slice: each costs compile time)."""
-    # ints: the grade of each item [0, m), by_t [m, 2m), the sort's scratch [2m, 3m), the items in
+def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
+    """:func:`grade_dp_into` with ``f[fo:fo + m]`` for ``f`` and the order of the scores given:
+    ``by_score[bo:bo + m]``, the items in decreasing ``t``, ties by index (what the kernels call).
+    It calls no sort (each helper a kernel calls is compiled again into every function that calls
+    it), and every part of the scratch is an offset into ``ints`` or ``floats`` (no slice: each
+    costs compile time)."""
+    # ints: the grade of each item [0, m), by_t [m, 2m), a sort's scratch [2m, 3m), the items in
     # placement order [3m, 4m), then the counts, starts, fill, strides, placed, active, last and
     # shifts of the grades, the lowest grade-0 count of each run and the dominance bounds.
     # floats: the distinct values of c [0, G), then t and c of the items in placement order, and
     # the t and c of each move.
     BY_T = m
-    BUF = 2 * m
     ITEMS = 3 * m
     COUNTS = 4 * m
     # the grades: distinct values of c, increasing (floats[:G]), and the grade of each item
@@ -278,11 +280,8 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score):
     MOVE_T = G + 2 * m
     MOVE_C = 2 * G + 2 * m
     # items of each grade in decreasing t, ties by index (a stable sort of -t), grade by grade
-    if by_score.shape[0] >= m:
-        for q in range(m):
-            ints[BY_T + q] = by_score[q]
-    else:
-        _sort_desc(t, m, ints, BY_T, ints, BUF)
+    for q in range(m):
+        ints[BY_T + q] = by_score[bo + q]
     for gidx in range(G):
         ints[FILL + gidx] = ints[STARTS + gidx]
     for q in range(m):
@@ -414,9 +413,13 @@ def grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move, by_score):
 
     Only the states whose placed items are closed under dominance are visited (when ``b``
     is non-increasing; see the module): the others are never written, never read.  (The
-    kernels call ``_grade_dp``, this programme with an offset into ``f``.)
+    kernels call ``_grade_dp``, this programme with offsets into ``f`` and the order of the
+    scores, which they sort themselves.)
     """
-    return _grade_dp(t, c, f, 0, b, m, sigma, ints, floats, best, move, by_score)
+    if by_score.shape[0] >= m:
+        return _grade_dp(t, c, f, np.int64(0), b, m, sigma, ints, floats, best, move, by_score, np.int64(0))
+    _sort_desc(t, m, ints, m, ints, 2 * m)  # where the programme keeps it: ints[m:2m], scratch ints[2m:3m]
+    return _grade_dp(t, c, f, np.int64(0), b, m, sigma, ints, floats, best, move, ints, m)
 
 
 @jit
@@ -429,9 +432,12 @@ def _argmax(t, c, f, b):
     floats = np.empty(4 * m + 2)
     best = np.empty(0)
     move = np.empty(0, dtype=np.int8)
-    by_score = np.empty(0, dtype=np.int64)
+    by_score = np.empty(m, dtype=np.int64)
+    at = np.int64(0)
+    _sort_desc(t, m, by_score, at, sigma, at)  # (sigma: the sort's scratch, written at the end)
     while True:
-        done, n_ints, n_floats, n_states = _grade_dp(t, c, f, 0, b, m, sigma, ints, floats, best, move, by_score)
+        done, n_ints, n_floats, n_states = _grade_dp(t, c, f, at, b, m, sigma, ints, floats, best, move, by_score,
+                                                     at)
         if done:
             return sigma
         if n_ints > ints.shape[0]:

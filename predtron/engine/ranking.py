@@ -12,9 +12,11 @@ programme's scratch and the mistake rounds and losses in NumPy.  A query whose p
 more scratch than the kernel holds ends the call (status 2, the sizes in ``needs``): the caller
 grows the scratch and calls it again on the rest of the pass.  Its helpers (``_grade_order``,
 and ``_sort_desc`` and ``_grade_dp`` of :mod:`~predtron.engine.grade_dp`) are compiled into it
-only (:data:`~predtron.engine.jit.jit_callee`), and take offsets where a slice would do.  Each
-allocation, slice and Python entry point is compile time: the kernel took about 4.3 s of
-processor time to compile with them (dense or CSR rows), about 3 s without.
+only (:data:`~predtron.engine.jit.jit_callee`), take offsets where a slice would do, and call
+no other helper (the kernel sorts for them): a helper's code is compiled again into every
+function that calls it.  Each allocation, slice, Python entry point and nested helper is compile
+time: the kernel took about 4.1 s of processor time to compile with them (dense or CSR rows),
+2.8 s without.
 """
 
 from __future__ import annotations
@@ -31,19 +33,19 @@ _FEW_GRADES = 63
 
 
 @jit_callee
-def _grade_order(y, a, m, out, keys, buf, tally):
+def _grade_order(y, a, m, out, keys, tally):
     """``out[:m]``: the documents ``a .. a + m - 1`` by decreasing grade ``y``, ties in document
-    order (the stable sort of ``-y``): a counting sort when the grades are at most
-    :data:`_FEW_GRADES`, else :func:`~predtron.engine.grade_dp.sort_desc`."""
+    order (the stable sort of ``-y``), by a counting sort when the grades are at most
+    :data:`_FEW_GRADES` (returns ``True``); else the grades into ``keys[:m]`` and ``False``: the
+    caller sorts them with :func:`~predtron.engine.grade_dp.sort_desc` (a helper that calls
+    another has its code compiled again into it)."""
     top = 0
     for i in range(m):
         top = max(top, y[a + i])
     if top > _FEW_GRADES:
         for i in range(m):
             keys[i] = y[a + i]
-        at = np.int64(0)  # (not the constant 0: _sort_desc compiled once, for int64 offsets)
-        _sort_desc(keys, m, out, at, buf, at)
-        return
+        return False
     for g in range(top + 1):
         tally[g] = 0
     for i in range(m):
@@ -57,44 +59,82 @@ def _grade_order(y, a, m, out, keys, buf, tally):
         g = y[a + i]
         out[tally[g]] = i
         tally[g] += 1
+    return True
 
 
 @jit
 def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_flat, f_start, alphas, b, eta,
                    use_oracle, loss_driven, tau0, weights, t, g, keys, c, by_pred, by_grade, chosen, sigma,
-                   sort_buf, no_order, tally, adj, ints, floats, best, move, needs, rounds, losses):
-    """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``): the
-    dense ``X`` or, when ``X`` is ``None``, the CSR matrix ``(data, indices, indptr)`` with
-    ``p`` columns (``None`` with a dense ``X``; numba compiles only the form given).
+                   sort_buf, tally, adj, ints, floats, best, move, needs, rounds, losses):
+    """One pass over the queries ``order`` of a flat document matrix (``t = X_q w``).
 
     The round of ``RankingProblem._round`` on each query: the ideal DCG first (a query without
     a relevant document has loss 0 for every ranking and ends there), then the prediction's
     DCG, and on a mistake the oracle and ``g = rep(sigma~) - rep(sigma_y)``; the update
     ``X_q^T g`` adds the rows with ``g_i != 0`` (the others add zeros), each column's terms in
-    document order.  ``v`` must be a non-decreasing function of the grades ``y`` (every loss of
-    :class:`~predtron.problems.ranking.RankingLoss` is), so that ``v`` in the order of
-    ``sigma_y`` is ``v`` sorted decreasingly, the order of the ideal DCG.  ``weights`` (one per
-    query, else empty) weigh the rounds as in the vector passes.
+    document order.  The kernel allocates nothing (see :mod:`predtron.engine.vectors`): its
+    caller, :func:`predtron.engine.run.run_pass`, hands it every array it works in.
 
-    The kernel allocates nothing (see :mod:`predtron.engine.vectors`): its caller,
-    :func:`predtron.engine.run.run_pass`, hands it the work arrays, each of at least ``width``
-    entries (the largest query's size) unless said otherwise: the float64 ``t`` (the scores),
-    ``g`` (the update direction), ``keys`` and ``c`` (the oracle's item values); the int64
-    ``by_pred``, ``by_grade``, ``chosen``, ``sigma`` and ``sort_buf``; ``no_order`` (int64,
-    empty); ``tally`` (int64, ``_FEW_GRADES + 1`` entries); ``adj`` (float64, ``p`` entries,
-    zeros); the scratch of :func:`~predtron.engine.grade_dp.grade_dp_into`, ``ints`` (int64)
-    and ``floats`` (float64) of at least :func:`~predtron.engine.grade_dp.scratch_sizes`
-    ``(width)`` entries, ``best`` (float64) and ``move`` (int8), of any sizes; ``needs``
-    (int64, three entries); and ``rounds`` (int64) and ``losses`` (float64) of one entry per
-    query of ``order``, whose front it fills with the mistake rounds (1-based, relative to
-    ``order``) and their losses.
+    Parameters
+    ----------
+    X, data, indices, indptr : ndarray or None
+        The dense document matrix ``X`` (the CSR arrays then ``None``) or, when ``X`` is
+        ``None``, the CSR matrix ``(data, indices, indptr)``; numba compiles only the form given.
+    p : int
+        The number of features (columns).
+    offsets : ndarray of int64
+        Query ``q`` is the documents ``offsets[q]:offsets[q + 1]``.
+    order : ndarray of int64
+        The queries of the pass, in order.
+    w, u : ndarray of float64
+        The weights and, when averaging, ``sum_tau tau Delta_tau`` (else empty), updated in place.
+    y, v : ndarray
+        Every document's grade (int64) and gain (float64); ``v`` must be a non-decreasing
+        function of ``y`` (every loss of :class:`~predtron.problems.ranking.RankingLoss` is), so
+        that ``v`` in the order of ``sigma_y`` is ``v`` sorted decreasingly, the order of the
+        ideal DCG.
+    f_flat, f_start, alphas, b : ndarray
+        The problem's ``f`` of every query size ``m`` (``f_flat[f_start[m]:f_start[m] + m]``),
+        the exact sort's ``alphas[m]`` (NaN: the grade programme is the oracle) and the
+        position weights ``b``.
+    eta : float
+        The step.
+    use_oracle, loss_driven : bool
+        The update rule and whether the step is scaled by the loss.
+    tau0 : int
+        The rounds before ``order[0]``.
+    weights : ndarray of float64
+        One weight per query (the rounds weighed as in the vector passes), or empty.
+    t, g, keys, c : ndarray of float64
+        Work arrays of at least ``width`` entries (the largest query's size): the scores, the
+        update direction, sort keys, the oracle's item values.
+    by_pred, by_grade, chosen, sigma, sort_buf : ndarray of int64
+        Work arrays of at least ``width`` entries: the orders of the prediction, of the grades
+        and of the oracle, the programme's ranking, a sort's scratch.
+    tally : ndarray of int64
+        ``_FEW_GRADES + 1`` entries: the counting sort of the grades.
+    adj : ndarray of float64
+        ``p`` entries: ``X_q^T g``.  Zeros for CSR rows, whose pass leaves them zeros (a dense
+        pass sets them to zero before each update).
+    ints, floats, best, move : ndarray
+        The scratch of :func:`~predtron.engine.grade_dp.grade_dp_into`: ``ints`` (int64) and
+        ``floats`` (float64) of at least :func:`~predtron.engine.grade_dp.scratch_sizes`
+        ``(width)`` entries, ``best`` (float64) and ``move`` (int8) of any sizes.
+    needs : ndarray of int64
+        Three entries, written with status 2.
+    rounds, losses : ndarray
+        One entry per query of ``order`` (int64, float64): their fronts get the mistake rounds
+        (1-based, relative to ``order``) and their losses.
 
-    Returns ``(queries done, mistakes, status)``: status 0 when the pass is whole, 1 when the
-    scores stopped being finite at query ``done``, 2 when the grade programme of query
-    ``done`` needs more scratch than ``ints``, ``floats``, ``best`` and ``move`` hold: the
-    sizes it needs are then in ``needs`` (ints, floats, states), and nothing of that query has
-    been played (the weights are those after the ``done`` queries before it), so the caller
-    grows the scratch and runs the rest of ``order`` (with ``tau0`` advanced by ``done``).
+    Returns
+    -------
+    done, mistakes, status : int
+        The queries played, the mistakes among them and the status: 0 when the pass is whole,
+        1 when the scores stopped being finite at query ``done``, 2 when the grade programme of
+        query ``done`` needs more scratch than ``ints``, ``floats``, ``best`` and ``move`` hold.
+        The sizes it needs are then in ``needs`` (ints, floats, states), nothing of that query
+        has been played (the weights are those after the ``done`` queries before it), and the
+        caller grows the scratch and runs the rest of ``order`` (``tau0`` advanced by ``done``).
     """
     n = order.shape[0]
     mistakes = 0
@@ -115,7 +155,8 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
             if not np.isfinite(t[i]):
                 return r, mistakes, 1
         # sigma_y (the stable sort of y decreasingly) and the ideal DCG, summed in position order
-        _grade_order(y, a, m, by_grade, keys, sort_buf, tally)
+        if not _grade_order(y, a, m, by_grade, keys, tally):
+            _sort_desc(keys, m, by_grade, at, sort_buf, at)
         ideal = 0.0
         for pos in range(m):
             ideal += v[a + by_grade[pos]] * b[pos]
@@ -147,8 +188,10 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         if use_oracle and np.isnan(alpha):  # no exact sort for this size: dynamic programming
             for i in range(m):
                 c[i] = v[a + i] / ideal
+            if not distinct:  # by_pred is the order of the rounded scores: the programme's is of t itself
+                _sort_desc(t, m, chosen, at, sort_buf, at)
             done, need_ints, need_floats, need_states = _grade_dp(
-                t, c, f_flat, fs, b, m, sigma, ints, floats, best, move, by_pred if distinct else no_order)
+                t, c, f_flat, fs, b, m, sigma, ints, floats, best, move, by_pred if distinct else chosen, at)
             if not done:  # the caller grows the scratch and plays this query again
                 needs[0] = need_ints
                 needs[1] = need_floats

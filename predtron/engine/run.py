@@ -17,9 +17,6 @@ from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_m
 #: The weights of an unweighted pass.
 _NO_WEIGHTS = np.empty(0)
 
-#: The empty ``by_score`` of :func:`~predtron.engine.grade_dp.grade_dp_into` (no order given).
-_NO_ORDER = np.empty(0, dtype=np.int64)
-
 #: Rounds run by the NumPy block scan after which a pass kernel is compiled: a NumPy round
 #: with a mistake costs tens of microseconds (a query with its oracle, about a millisecond),
 #: a compilation a few seconds.
@@ -204,7 +201,7 @@ def _pass_queries(tier: Tiered, forms: tuple, offsets: np.ndarray, order: np.nda
     needs = np.zeros(3, dtype=np.int64)
     work = (np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width),  # t, g, keys, c
             *(np.zeros(width, dtype=np.int64) for _ in range(5)),  # by_pred, by_grade, chosen, sigma, sort_buf
-            _NO_ORDER, np.zeros(_FEW_GRADES + 1, dtype=np.int64), np.zeros(p))  # tally, adj
+            np.zeros(_FEW_GRADES + 1, dtype=np.int64), np.zeros(p))  # tally, adj
     rounds, losses = np.zeros(n, dtype=np.int64), np.zeros(n)
     head = (*forms, offsets)
     tail = (w, u, spec.labels, spec.gains, spec.f_table, spec.f_start, spec.alphas, spec.position_weights, eta,
