@@ -165,7 +165,7 @@ def _sort_desc(keys, m, idx, io, buf, bo):
     for i in range(m):
         idx[io + i] = i
     for lo in range(0, m, _RUN):
-        hi = min(lo + _RUN, m)
+        hi = lo + _RUN if lo + _RUN < m else m  # (min() is compiled as a function of its own)
         for i in range(lo + 1, hi):
             cur = idx[io + i]
             key = keys[cur]
@@ -180,8 +180,8 @@ def _sort_desc(keys, m, idx, io, buf, bo):
         src, so = (idx, io) if in_idx else (buf, bo)
         dst, do = (buf, bo) if in_idx else (idx, io)
         for lo in range(0, m, 2 * width):
-            mid = min(lo + width, m)
-            hi = min(lo + 2 * width, m)
+            mid = lo + width if lo + width < m else m
+            hi = lo + 2 * width if lo + 2 * width < m else m
             i, j, o = lo, mid, lo
             while i < mid and j < hi:
                 if keys[src[so + j]] > keys[src[so + i]]:  # only a strictly larger key goes first: stable
@@ -347,7 +347,7 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
             a = ints[PLACED + gidx]
             if a > 0:
                 row = BOUNDS + ints[FILL + gidx] + (a - 1) * gidx
-                lo = max(lo, ints[row])
+                lo = ints[row] if ints[row] > lo else lo  # (max() is compiled as a function of its own)
                 for h in range(1, gidx):
                     if ints[PLACED + h] < ints[row + h]:
                         feasible = False
@@ -358,7 +358,7 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
             ints[LO_RUN + r] = n0 + 1
             continue
         ints[LO_RUN + r] = lo
-        k0 = max(lo, 1) if base == 0 else lo  # state 0 (nothing placed) has no move
+        k0 = (lo if lo > 1 else 1) if base == 0 else lo  # state 0 (nothing placed) has no move
         n_moves = 0  # the moves of grades above 0 whose predecessor run is visited, highest grade first
         for e in range(n_active):
             gidx = ints[ACTIVE + e]

@@ -40,8 +40,8 @@ def _grade_order(y, a, m, out, keys, tally):
     caller sorts them with :func:`~predtron.engine.grade_dp.sort_desc` (a helper that calls
     another has its code compiled again into it)."""
     top = 0
-    for i in range(m):
-        top = max(top, y[a + i])
+    for i in range(m):  # (no max(): numba compiles each builtin's overload as a function of its own)
+        top = y[a + i] if y[a + i] > top else top
     if top > _FEW_GRADES:
         for i in range(m):
             keys[i] = y[a + i]
@@ -180,7 +180,8 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
         dcg = 0.0
         for pos in range(m):
             dcg += v[a + by_pred[pos]] * b[pos]
-        loss = max(0.0, (ideal - dcg) / ideal)
+        loss = (ideal - dcg) / ideal
+        loss = loss if loss > 0.0 else 0.0  # max(0.0, loss), without the builtin's own function
         if loss == 0:
             continue
         fs = f_start[m]
