@@ -84,10 +84,10 @@ def grade_dp_is_cheap(c: np.ndarray) -> bool:
 
 
 @jit_callee
-def _distinct(values, a, e, vals, counts, at):
+def _distinct(values, a, e, vals, counts):
     """The distinct entries of ``values[a:e]`` in increasing order into ``vals[:G]`` and their
-    counts into ``counts[at:at + G]`` (binary-search insertion, no allocation); returns ``G``.
-    Equal under ``==`` is one value, as in :func:`numpy.unique`."""
+    counts into ``counts[:G]`` (binary-search insertion, no allocation); returns ``G``.  Equal
+    under ``==`` is one value, as in :func:`numpy.unique`."""
     G = 0
     for i in range(a, e):
         x = values[i]
@@ -99,13 +99,13 @@ def _distinct(values, a, e, vals, counts, at):
             else:
                 hi = mid
         if lo < G and vals[lo] == x:
-            counts[at + lo] += 1
+            counts[lo] += 1
             continue
         for q in range(G, lo, -1):
             vals[q] = vals[q - 1]
-            counts[at + q] = counts[at + q - 1]
+            counts[q] = counts[q - 1]
         vals[lo] = x
-        counts[at + lo] = 1
+        counts[lo] = 1
         G += 1
     return G
 
@@ -121,7 +121,7 @@ def _covers(values, offsets, needed, cheap):
         if not needed[q]:
             continue
         a, e = offsets[q], offsets[q + 1]
-        grades = _distinct(values, a, e, vals, counts, 0)
+        grades = _distinct(values, a, e, vals, counts)
         states = 1
         for gidx in range(grades):  # the product is exact up to the limit, whatever the order
             states *= counts[gidx] + 1
@@ -158,61 +158,58 @@ def grade_dp_covers(values, offsets, needed, cheap: bool) -> bool:
 _RUN = 16
 
 
-@jit_callee
-def _sort_desc(keys, m, idx, io, buf, bo):
-    """:func:`sort_desc` into ``idx[io:io + m]`` with the scratch ``buf[bo:bo + m]`` (which may be
-    another part of the same array): what the kernels call."""
+@jit
+def sort_desc(keys, m, idx, buf):
+    """Write into ``idx[:m]`` the indices sorting ``keys[:m]`` in decreasing order, ties in index
+    order: the permutation of ``np.argsort(-keys[:m], kind="stable")``, without allocating
+    (``buf``: scratch of at least ``m`` entries).  Insertion sort on runs of 16, then merges.
+    The kernels call ``_sort_desc``, the same function compiled into them only."""
     for i in range(m):
-        idx[io + i] = i
+        idx[i] = i
     for lo in range(0, m, _RUN):
         hi = lo + _RUN if lo + _RUN < m else m  # (min() is compiled as a function of its own)
         for i in range(lo + 1, hi):
-            cur = idx[io + i]
+            cur = idx[i]
             key = keys[cur]
             j = i - 1
-            while j >= lo and keys[idx[io + j]] < key:
-                idx[io + j + 1] = idx[io + j]
+            while j >= lo and keys[idx[j]] < key:
+                idx[j + 1] = idx[j]
                 j -= 1
-            idx[io + j + 1] = cur
+            idx[j + 1] = cur
     width = _RUN
     in_idx = True  # the current runs are in idx (True) or in buf
     while width < m:
-        src, so = (idx, io) if in_idx else (buf, bo)
-        dst, do = (buf, bo) if in_idx else (idx, io)
+        src = idx if in_idx else buf
+        dst = buf if in_idx else idx
         for lo in range(0, m, 2 * width):
             mid = lo + width if lo + width < m else m
             hi = lo + 2 * width if lo + 2 * width < m else m
             i, j, o = lo, mid, lo
             while i < mid and j < hi:
-                if keys[src[so + j]] > keys[src[so + i]]:  # only a strictly larger key goes first: stable
-                    dst[do + o] = src[so + j]
+                if keys[src[j]] > keys[src[i]]:  # only a strictly larger key goes first: stable
+                    dst[o] = src[j]
                     j += 1
                 else:
-                    dst[do + o] = src[so + i]
+                    dst[o] = src[i]
                     i += 1
                 o += 1
             while i < mid:
-                dst[do + o] = src[so + i]
+                dst[o] = src[i]
                 i += 1
                 o += 1
             while j < hi:
-                dst[do + o] = src[so + j]
+                dst[o] = src[j]
                 j += 1
                 o += 1
         in_idx = not in_idx
         width *= 2
     if not in_idx:
         for i in range(m):
-            idx[io + i] = buf[bo + i]
+            idx[i] = buf[i]
 
 
-@jit
-def sort_desc(keys, m, idx, buf):
-    """Write into ``idx[:m]`` the indices sorting ``keys[:m]`` in decreasing order, ties in index
-    order: the permutation of ``np.argsort(-keys[:m], kind="stable")``, without allocating
-    (``buf``: scratch of at least ``m`` entries).  Insertion sort on runs of 16, then merges
-    (``_sort_desc``, which the kernels call)."""
-    _sort_desc(keys, m, idx, 0, buf, 0)
+#: :func:`sort_desc` for the kernels (:data:`~predtron.engine.jit.jit_callee`).
+_sort_desc = jit_callee(getattr(sort_desc, "py_func", sort_desc))
 
 
 def scratch_sizes(m: int) -> tuple[int, int]:
@@ -223,76 +220,80 @@ def scratch_sizes(m: int) -> tuple[int, int]:
 
 
 @jit_callee
-def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
-    """:func:`grade_dp_into` with ``f[fo:fo + m]`` for ``f`` and the order of the scores given:
-    ``by_score[bo:bo + m]``, the items in decreasing ``t``, ties by index (what the kernels call).
-    It calls no sort (each helper a kernel calls is compiled again into every function that calls
-    it), and every part of the scratch is an offset into ``ints`` or ``floats`` (no slice: each
-    costs compile time)."""
-    # ints: the grade of each item [0, m), by_t [m, 2m), a sort's scratch [2m, 3m), the items in
-    # placement order [3m, 4m), then the counts, starts, fill, strides, placed, active, last and
-    # shifts of the grades, the lowest grade-0 count of each run and the dominance bounds.
-    # floats: the distinct values of c [0, G), then t and c of the items in placement order, and
-    # the t and c of each move.
-    BY_T = m
-    ITEMS = 3 * m
-    COUNTS = 4 * m
-    # the grades: distinct values of c, increasing (floats[:G]), and the grade of each item
-    G = _distinct(c, 0, m, floats, ints, COUNTS)
+def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score):
+    """:func:`grade_dp_into` with ``f[fo:fo + m]`` for ``f`` and ``by_score`` given (``m``
+    entries: the caller sorts, so that the kernels, which sort anyway, compile no sort into it):
+    what the kernels call.  (Its parts of the scratch are slices: offsets into ``ints`` and
+    ``floats`` compiled a little faster but ran the programme a quarter slower.)"""
+    # the grades: distinct values of c, increasing, and the grade of each item
+    vals = floats
+    counts = ints[4 * m:]
+    G = _distinct(c, 0, m, vals, counts)
+    grade = ints[:m]
     for i in range(m):
         x = c[i]
         lo, hi = 0, G
         while lo < hi:
             mid = (lo + hi) >> 1
-            if floats[mid] < x:
+            if vals[mid] < x:
                 lo = mid + 1
             else:
                 hi = mid
-        ints[i] = lo
-    STARTS = COUNTS + G
-    FILL = STARTS + G + 1
-    STRIDES = FILL + G
-    PLACED = STRIDES + G
-    ACTIVE = PLACED + G
-    LAST = ACTIVE + G
-    SHIFTS = LAST + G
-    ints[STARTS] = 0
+        grade[i] = lo
+    o = 4 * m + G
+    starts = ints[o:o + G + 1]
+    o += G + 1
+    fill = ints[o:o + G]
+    o += G
+    strides = ints[o:o + G]
+    o += G
+    placed = ints[o:o + G]
+    o += G
+    active = ints[o:o + G]
+    o += G
+    last = ints[o:o + G]
+    o += G
+    starts[0] = 0
     for gidx in range(G):
-        ints[STARTS + gidx + 1] = ints[STARTS + gidx] + ints[COUNTS + gidx]
-    ints[STRIDES] = 1
+        starts[gidx + 1] = starts[gidx] + counts[gidx]
+    strides[0] = 1
     for gidx in range(1, G):
-        ints[STRIDES + gidx] = ints[STRIDES + gidx - 1] * (ints[COUNTS + gidx - 1] + 1)
-    n_states = ints[STRIDES + G - 1] * (ints[COUNTS + G - 1] + 1)
-    run = ints[COUNTS] + 1
+        strides[gidx] = strides[gidx - 1] * (counts[gidx - 1] + 1)
+    n_states = strides[G - 1] * (counts[G - 1] + 1)
+    run = counts[0] + 1
     n_runs = n_states // run
     n_bounds = 0
     for gidx in range(1, G):
-        n_bounds += ints[COUNTS + gidx] * gidx
-    need_ints = SHIFTS + G + n_runs + n_bounds
+        n_bounds += counts[gidx] * gidx
+    need_ints = o + G + n_runs + n_bounds
     need_floats = 3 * G + 2 * m
     if (need_ints > ints.shape[0] or need_floats > floats.shape[0] or n_states > best.shape[0]
             or n_states > move.shape[0]):
         return False, need_ints, need_floats, n_states
-    LO_RUN = SHIFTS + G
-    BOUNDS = LO_RUN + n_runs
-    T_ITEMS = G
-    C_ITEMS = G + m
-    MOVE_T = G + 2 * m
-    MOVE_C = 2 * G + 2 * m
+    shifts = ints[o:o + G]
+    o += G
+    lo_run = ints[o:o + n_runs]
+    o += n_runs
+    bounds = ints[o:o + n_bounds]
+    by_t = ints[m:2 * m]  # (ints[2 m:3 m]: the scratch of grade_dp_into's sort)
+    items = ints[3 * m:4 * m]
+    t_items = floats[G:G + m]
+    c_items = floats[G + m:G + 2 * m]
+    move_t = floats[G + 2 * m:2 * G + 2 * m]
+    move_c = floats[2 * G + 2 * m:3 * G + 2 * m]
     # items of each grade in decreasing t, ties by index (a stable sort of -t), grade by grade
     for q in range(m):
-        ints[BY_T + q] = by_score[bo + q]
+        by_t[q] = by_score[q]
     for gidx in range(G):
-        ints[FILL + gidx] = ints[STARTS + gidx]
+        fill[gidx] = starts[gidx]
     for q in range(m):
-        i = ints[BY_T + q]
-        gi = ints[i]
-        ints[ITEMS + ints[FILL + gi]] = i
-        ints[FILL + gi] += 1
+        i = by_t[q]
+        items[fill[grade[i]]] = i
+        fill[grade[i]] += 1
     # t and c of the items in placement order (grade by grade), read without indirection
     for q in range(m):
-        floats[T_ITEMS + q] = t[ints[ITEMS + q]]
-        floats[C_ITEMS + q] = c[ints[ITEMS + q]]
+        t_items[q] = t[items[q]]
+        c_items[q] = c[items[q]]
     # Dominance: with b non-increasing, an item of a lower grade and a strictly higher score
     # comes first in every optimal ranking.  bounds[fill[g] + (a - 1) g + h] (h < g) is the
     # number of items of grade h that must be placed once a items of grade g are.
@@ -302,16 +303,16 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
             prune = False
     offset = 0
     for gidx in range(1, G):
-        ints[FILL + gidx] = offset
+        fill[gidx] = offset
         for h in range(gidx):
             p = 0
-            for a in range(ints[COUNTS + gidx]):
-                x = floats[T_ITEMS + ints[STARTS + gidx] + a]
+            for a in range(counts[gidx]):
+                x = t_items[starts[gidx] + a]
                 if prune:
-                    while p < ints[COUNTS + h] and floats[T_ITEMS + ints[STARTS + h] + p] > x:
+                    while p < counts[h] and t_items[starts[h] + p] > x:
                         p += 1
-                ints[BOUNDS + offset + a * gidx + h] = p
-        offset += ints[COUNTS + gidx] * gidx
+                bounds[offset + a * gidx + h] = p
+        offset += counts[gidx] * gidx
     # Pull form: the value of state s is the best over its predecessors s - stride_g (the
     # last item placed is of grade g, at position j - 1).  Predecessors are tried from the
     # highest grade down and only a strictly larger value replaces the current one, which
@@ -322,51 +323,51 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
     # they contradict each other): the predecessors it reads are visited states.  In a run,
     # the moves of the grades above 0 read earlier runs only; the grade-0 move, tried last,
     # reads the state just before, whose value is kept in a register (no store-to-load wait).
-    n0 = ints[COUNTS]
+    n0 = counts[0]
     best[0] = 0.0
     move[0] = -1
     for gidx in range(G):
-        ints[PLACED + gidx] = 0
+        placed[gidx] = 0
     j0 = 0  # items of grades 1.. placed at the start of the run
     for r in range(n_runs):
         base = r * run
         if r > 0:
             gidx = 1
-            ints[PLACED + 1] += 1
+            placed[1] += 1
             j0 += 1
-            while ints[PLACED + gidx] > ints[COUNTS + gidx]:
-                ints[PLACED + gidx] = 0
-                j0 -= ints[COUNTS + gidx] + 1
+            while placed[gidx] > counts[gidx]:
+                placed[gidx] = 0
+                j0 -= counts[gidx] + 1
                 gidx += 1
-                ints[PLACED + gidx] += 1
+                placed[gidx] += 1
                 j0 += 1
         lo = 0
         feasible = True
         n_active = 0  # grades 1.. with an item placed, highest first
         for gidx in range(G - 1, 0, -1):
-            a = ints[PLACED + gidx]
+            a = placed[gidx]
             if a > 0:
-                row = BOUNDS + ints[FILL + gidx] + (a - 1) * gidx
-                lo = ints[row] if ints[row] > lo else lo  # (max() is compiled as a function of its own)
+                row = fill[gidx] + (a - 1) * gidx
+                lo = bounds[row] if bounds[row] > lo else lo
                 for h in range(1, gidx):
-                    if ints[PLACED + h] < ints[row + h]:
+                    if placed[h] < bounds[row + h]:
                         feasible = False
-                ints[ACTIVE + n_active] = gidx
-                ints[LAST + n_active] = ints[STARTS + gidx] + a - 1
+                active[n_active] = gidx
+                last[n_active] = starts[gidx] + a - 1
                 n_active += 1
         if not feasible:
-            ints[LO_RUN + r] = n0 + 1
+            lo_run[r] = n0 + 1
             continue
-        ints[LO_RUN + r] = lo
+        lo_run[r] = lo
         k0 = (lo if lo > 1 else 1) if base == 0 else lo  # state 0 (nothing placed) has no move
         n_moves = 0  # the moves of grades above 0 whose predecessor run is visited, highest grade first
         for e in range(n_active):
-            gidx = ints[ACTIVE + e]
-            if ints[LO_RUN + r - ints[STRIDES + gidx] // run] <= n0:
-                ints[ACTIVE + n_moves] = gidx
-                ints[SHIFTS + n_moves] = base - ints[STRIDES + gidx]
-                floats[MOVE_T + n_moves] = floats[T_ITEMS + ints[LAST + e]]
-                floats[MOVE_C + n_moves] = floats[C_ITEMS + ints[LAST + e]]
+            gidx = active[e]
+            if lo_run[r - strides[gidx] // run] <= n0:
+                active[n_moves] = gidx
+                shifts[n_moves] = base - strides[gidx]
+                move_t[n_moves] = t_items[last[e]]
+                move_c[n_moves] = c_items[last[e]]
                 n_moves += 1
         previous = best[base + k0 - 1] if k0 > lo else 0.0  # the grade-0 predecessor's value
         for k in range(k0, run):
@@ -376,12 +377,12 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
             top = -np.inf
             arg = -1
             for e in range(n_moves):  # branch-free selects: the comparisons are unpredictable
-                value = best[ints[SHIFTS + e] + k] + (floats[MOVE_T + e] * fp - floats[MOVE_C + e] * bp)
+                value = best[shifts[e] + k] + (move_t[e] * fp - move_c[e] * bp)
                 better = value > top
                 top = value if better else top
-                arg = ints[ACTIVE + e] if better else arg
+                arg = active[e] if better else arg
             if k > lo:
-                value = previous + (floats[T_ITEMS + k - 1] * fp - floats[C_ITEMS + k - 1] * bp)
+                value = previous + (t_items[k - 1] * fp - c_items[k - 1] * bp)
                 better = value > top
                 top = value if better else top
                 arg = 0 if better else arg
@@ -391,12 +392,12 @@ def _grade_dp(t, c, f, fo, b, m, sigma, ints, floats, best, move, by_score, bo):
     # sigma from the moves, the last position first
     s = n_states - 1
     for gidx in range(G):
-        ints[FILL + gidx] = ints[COUNTS + gidx]
+        fill[gidx] = counts[gidx]
     for j in range(m - 1, -1, -1):
         gidx = move[s]
-        ints[FILL + gidx] -= 1
-        sigma[ints[ITEMS + ints[STARTS + gidx] + ints[FILL + gidx]]] = j
-        s -= ints[STRIDES + gidx]
+        fill[gidx] -= 1
+        sigma[items[starts[gidx] + fill[gidx]]] = j
+        s -= strides[gidx]
     return True, need_ints, need_floats, n_states
 
 
@@ -413,13 +414,13 @@ def grade_dp_into(t, c, f, b, m, sigma, ints, floats, best, move, by_score):
 
     Only the states whose placed items are closed under dominance are visited (when ``b``
     is non-increasing; see the module): the others are never written, never read.  (The
-    kernels call ``_grade_dp``, this programme with offsets into ``f`` and the order of the
-    scores, which they sort themselves.)
+    kernels call ``_grade_dp``, the programme with an offset into ``f`` and ``by_score``, which
+    they sort themselves.)
     """
-    if by_score.shape[0] >= m:
-        return _grade_dp(t, c, f, np.int64(0), b, m, sigma, ints, floats, best, move, by_score, np.int64(0))
-    _sort_desc(t, m, ints, m, ints, 2 * m)  # where the programme keeps it: ints[m:2m], scratch ints[2m:3m]
-    return _grade_dp(t, c, f, np.int64(0), b, m, sigma, ints, floats, best, move, ints, m)
+    if by_score.shape[0] < m:  # sorted where the programme keeps the order: ints[m:2m]
+        by_score = ints[m:2 * m]
+        _sort_desc(t, m, by_score, ints[2 * m:3 * m])
+    return _grade_dp(t, c, f, np.int64(0), b, m, sigma, ints, floats, best, move, by_score)
 
 
 @jit
@@ -433,11 +434,10 @@ def _argmax(t, c, f, b):
     best = np.empty(0)
     move = np.empty(0, dtype=np.int8)
     by_score = np.empty(m, dtype=np.int64)
-    at = np.int64(0)
-    _sort_desc(t, m, by_score, at, sigma, at)  # (sigma: the sort's scratch, written at the end)
+    _sort_desc(t, m, by_score, sigma)  # (sigma: the sort's scratch, written at the end)
     while True:
-        done, n_ints, n_floats, n_states = _grade_dp(t, c, f, at, b, m, sigma, ints, floats, best, move, by_score,
-                                                     at)
+        done, n_ints, n_floats, n_states = _grade_dp(t, c, f, np.int64(0), b, m, sigma, ints, floats, best, move,
+                                                     by_score)
         if done:
             return sigma
         if n_ints > ints.shape[0]:
