@@ -17,6 +17,11 @@ from predtron.engine.vectors import pass_binary, pass_fbeta, pass_finite, pass_m
 #: The weights of an unweighted pass.
 _NO_WEIGHTS = np.empty(0)
 
+#: The grade programme's states that a ranking pass holds at first (32 KB of ``best``): a query of up to
+#: about 30 documents in three grades, or 60 in two, needs no more, so that a short pass (a
+#: ``partial_fit`` of a few queries) calls its kernel once; a pass that needs more grows them.
+_STATES = 4096
+
 #: Rounds run by the NumPy block scan after which a pass kernel is compiled: a NumPy round
 #: with a mistake costs tens of microseconds (a query with its oracle, about a millisecond),
 #: a compilation a few seconds.
@@ -191,13 +196,14 @@ def _pass_queries(tier: Tiered, forms: tuple, offsets: np.ndarray, order: np.nda
     :func:`~predtron.engine.ranking.pass_documents` allocated here, and the kernel called again on
     the rest of ``order`` each time its grade programme asks for more scratch (status 2: the
     sizes it needs in ``needs``, the query it stopped at not played), after growing that scratch
-    (``best`` and ``move`` at least doubled, so that a pass grows them a few times at most): the
-    same rounds, in the same order, on the same weights as one call with large enough scratch."""
+    (``best`` and ``move``, of :data:`_STATES` at first, at least doubled, so that a pass grows them
+    a few times at most): the same rounds, in the same order, on the same weights as one call with
+    large enough scratch."""
     n, p = order.shape[0], forms[4]
     width = max(1, int(np.max(np.diff(offsets)))) if offsets.shape[0] > 1 else 1
     n_ints, n_floats = scratch_sizes(width)
     ints, floats = np.zeros(n_ints, dtype=np.int64), np.zeros(n_floats)
-    best, move = np.zeros(0), np.zeros(0, dtype=np.int8)
+    best, move = np.zeros(_STATES), np.zeros(_STATES, dtype=np.int8)
     needs = np.zeros(3, dtype=np.int64)
     work = (np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width),  # t, g, keys, c
             *(np.zeros(width, dtype=np.int64) for _ in range(5)),  # by_pred, by_grade, chosen, sigma, sort_buf
