@@ -127,3 +127,18 @@ def test_a_block_of_queries_gives_each_query_s_own_results_bit_for_bit(queries, 
         np.testing.assert_array_equal(sort_segments(scores[a:e], one) + a, block_order[a:e])
         np.testing.assert_array_equal(rankings(scores[a:e], one), block_ranks[a:e])
         assert segment_sums(scores[a:e], one).tobytes() == block_sums[q:q + 1].tobytes()
+
+
+def test_scores_too_small_for_the_tie_grid_all_tie():
+    """A query whose largest score is so small that ``TIE_TOLERANCE`` times it underflows to 0 (a
+    subnormal score, found by the test above) divided by that zero: a RuntimeWarning, and keys of
+    inf and NaN.  Its scores all tie now (item order), as the scores of a query at 0 do."""
+    from predtron.problems.ranking_batch import losses_of_scores, rankings
+    from predtron.problems.ranking_measures import RankingLoss
+
+    offsets = np.array([0, 3, 5])
+    scores = np.array([1e-313, 2e-313, -3e-313, -1.0, 2.0])
+    np.testing.assert_array_equal(rankings(scores, offsets), [0, 1, 2, 1, 0])
+    grades = np.array([0, 1, 0, 1, 0])
+    np.testing.assert_array_equal(losses_of_scores(RankingLoss("ndcg"), scores, grades, offsets) > 0,
+                                  [True, True])

@@ -168,7 +168,8 @@ def pass_documents(X, data, indices, indptr, p, offsets, order, w, u, y, v, f_fl
             s = -t[i] if t[i] < 0 else t[i]
             if s > scale:
                 scale = s
-        unit = scale * TIE_TOLERANCE if scale > 0 else 1.0
+        unit = scale * TIE_TOLERANCE
+        unit = unit if unit > 0 else 1.0  # (all zero, or so small that the grid underflows: all tie)
         for i in range(m):
             keys[i] = np.rint(t[i] / unit)
         _sort_desc(keys, m, by_pred, sort_buf)

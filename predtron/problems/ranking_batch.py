@@ -49,7 +49,8 @@ def tie_keys(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.nda
         scale = np.full(len(values), np.max(np.abs(values)))
     else:
         scale = np.maximum.reduceat(np.abs(values), offsets[:-1])[seg]
-    unit = np.where(scale > 0, scale * TIE_TOLERANCE, 1.0)
+    unit = scale * TIE_TOLERANCE
+    unit = np.where(unit > 0, unit, 1.0)  # all zero, or so small (subnormal) that the grid underflows: all tie
     return np.round(values / unit)
 
 
