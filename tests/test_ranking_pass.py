@@ -148,6 +148,17 @@ PROBLEMS = [
 ]
 
 
+def _assert_the_reference_s(fast, slow, average: bool) -> None:
+    """The compiled fit ``fast`` played the rounds of the reference loop's ``slow``: the same losses and
+    updates, and the same parameters (bit for bit, or to rounding for the average's sums)."""
+    np.testing.assert_array_equal(fast.loss_history_, slow.losses)
+    assert fast.n_updates_ == slow.n_updates
+    if average:
+        np.testing.assert_allclose(fast._params, slow.params, rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(fast._params, slow.params)
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("top_grade,step", [(2, 1), (4, 1), (4, 30)])  # grades up to 120: sigma_y sorted
@@ -157,12 +168,7 @@ def test_pass_equals_the_reference_loop_on_large_queries(make, top_grade, step, 
     data = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
     fast = Predtron(make(), average=average).fit(data, y, group=sizes, epochs=2)
     slow = reference_fit(Predtron(make(), average=average), data, y, group=sizes, epochs=2)
-    np.testing.assert_array_equal(fast.loss_history_, slow.losses)
-    assert fast.n_updates_ == slow.n_updates
-    if average:
-        np.testing.assert_allclose(fast._params, slow.params, rtol=1e-10, atol=1e-12)
-    else:
-        np.testing.assert_array_equal(fast._params, slow.params)
+    _assert_the_reference_s(fast, slow, average)
 
 
 @st.composite
@@ -231,12 +237,7 @@ def test_pass_grows_the_programme_scratch_and_equals_the_reference_loop(monkeypa
     fast = Predtron(SubsetRanking(oracle="dp"), average=average).fit(data, y, group=sizes, epochs=2)
     monkeypatch.setattr(tier, "kernel", kernel)
     slow = reference_fit(Predtron(SubsetRanking(oracle="dp"), average=average), data, y, group=sizes, epochs=2)
-    np.testing.assert_array_equal(fast.loss_history_, slow.losses)
-    assert fast.n_updates_ == slow.n_updates
-    if average:
-        np.testing.assert_allclose(fast._params, slow.params, rtol=1e-10, atol=1e-12)
-    else:
-        np.testing.assert_array_equal(fast._params, slow.params)
+    _assert_the_reference_s(fast, slow, average)
     statuses = [status for status, *_ in calls]
     assert statuses.count(2) >= 4 and 1 not in statuses  # several growths in each of the two passes
     ints = [n_ints for *_, n_ints, _ in calls]
